@@ -1,0 +1,26 @@
+# FindRE2 — Debian 12's libre2-dev has pkg-config metadata but no CMake config.
+# Defines RE2::re2. Prefers an upstream re2Config.cmake when one exists.
+find_package(re2 CONFIG QUIET)
+if(re2_FOUND AND TARGET re2::re2)
+  if(NOT TARGET RE2::re2)
+    add_library(RE2::re2 INTERFACE IMPORTED)
+    set_target_properties(RE2::re2 PROPERTIES INTERFACE_LINK_LIBRARIES re2::re2)
+  endif()
+  set(RE2_FOUND TRUE)
+  return()
+endif()
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(PC_RE2 QUIET re2)
+endif()
+find_path(RE2_INCLUDE_DIR re2/re2.h HINTS ${PC_RE2_INCLUDE_DIRS})
+find_library(RE2_LIBRARY NAMES re2 HINTS ${PC_RE2_LIBRARY_DIRS})
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(RE2 REQUIRED_VARS RE2_LIBRARY RE2_INCLUDE_DIR)
+if(RE2_FOUND AND NOT TARGET RE2::re2)
+  add_library(RE2::re2 UNKNOWN IMPORTED)
+  set_target_properties(RE2::re2 PROPERTIES
+    IMPORTED_LOCATION "${RE2_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${RE2_INCLUDE_DIR}")
+endif()
+mark_as_advanced(RE2_INCLUDE_DIR RE2_LIBRARY)

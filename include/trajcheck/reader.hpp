@@ -1,0 +1,121 @@
+// trajcheck/reader.hpp — reading trace files of every supported format into Trajectory.
+//
+// Two stages, so that `-j N` can split on one thread and parse on many:
+//
+//   trajcheck::RecordSource src({"traces/", "more.jsonl"});   // files, dirs (recursive,
+//   trajcheck::RawRecord rec;                                 // sorted) or "-" for stdin
+//   trajcheck::TraceParser parser(options);                   // immutable, share it
+//   trajcheck::ToolTable tools;                               // one per thread
+//   trajcheck::Trajectory t(&tools);
+//   while (src.next(rec)) {
+//     trajcheck::ParseOutcome o = parser.parse(rec, t, [&](trajcheck::Trajectory& tr) { … });
+//     if (!o.ok()) report(o.error);                           // file:line:col: error: reason
+//   }
+//
+// RecordSource streams: a `.jsonl` file is read line by line through a fixed buffer, so
+// memory does not grow with the number of records. A `.json` file is one record or an
+// array of records and is read whole. Problems with a file itself (cannot open, not
+// valid UTF-8, …) are reported as rejected records too, never thrown.
+//
+// A TraceParser is immutable after construction and safe to share between threads; the
+// Trajectory (and its ToolTable) passed to parse() belong to the calling thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "trajcheck/trace.hpp"
+
+namespace trajcheck {
+
+enum class InputFormat : std::uint8_t { auto_detect, native, openai, anthropic, otel, list };
+std::string_view to_string(InputFormat f);
+// Accepts "auto", "native", "openai", "anthropic", "otel", "list"; false when unknown.
+bool parse_input_format(std::string_view name, InputFormat* out);
+
+struct NormalizeOptions {
+  InputFormat format = InputFormat::auto_detect;
+  // OBSERVED=CANONICAL, applied after trimming and case-folding both sides (unless
+  // case_sensitive).
+  std::vector<std::pair<std::string, std::string>> aliases;
+  // RE2 patterns over a tool result's text; a match sets the step's status to `error`.
+  std::vector<std::string> error_patterns;
+  bool case_sensitive = false;
+};
+
+// Trim and (unless case_sensitive) ASCII case-fold a tool name.
+std::string normalize_tool_name(std::string_view raw, bool case_sensitive = false);
+
+// One record's bytes and where they came from.
+struct RawRecord {
+  std::string text;  // reused between records
+  RecordOrigin origin;
+  // Set when the container itself failed (unreadable file, bad UTF-8 in a line that is
+  // then not parsed, …): the record is rejected with this message at `origin`.
+  std::string container_error;
+};
+
+class RecordSource {
+ public:
+  explicit RecordSource(std::vector<std::string> inputs);
+  ~RecordSource();
+  RecordSource(RecordSource&&) noexcept;
+  RecordSource& operator=(RecordSource&&) noexcept;
+
+  // Next record; false at the end of all inputs. Blank lines of a .jsonl file are
+  // skipped (they are not records).
+  bool next(RawRecord& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct RecordError {
+  RecordOrigin where;  // line and byte column of the error itself, not just of the record
+  std::string message;
+};
+
+struct ParseOutcome {
+  std::uint32_t traces = 0;          // trajectories emitted (OTLP may give several per record)
+  std::vector<RecordError> errors;   // non-empty: the record was rejected
+  bool ok() const { return errors.empty(); }
+};
+
+class TraceParser {
+ public:
+  explicit TraceParser(NormalizeOptions options);
+  ~TraceParser();
+  TraceParser(TraceParser&&) noexcept;
+  TraceParser& operator=(TraceParser&&) noexcept;
+
+  // Returns an error message when an option is invalid (a bad RE2 pattern, …); empty if ok.
+  const std::string& option_error() const;
+
+  using Emit = std::function<void(Trajectory&)>;
+  // Parses one record into `scratch` (cleared first) and calls `emit` once per trajectory
+  // it holds. Warnings (unparseable arguments, a result with no call, …) are attached to
+  // the trajectory, formatted as "file:line:col: warning: …".
+  ParseOutcome parse(const RawRecord& record, Trajectory& scratch, const Emit& emit) const;
+
+  // Parses a JSON value that is one trajectory in any format (used for the `actual` and
+  // `expected` sides of score records). `origin` is used for messages.
+  ParseOutcome parse_value(std::string_view json, const RecordOrigin& origin, Trajectory& out) const;
+
+  const NormalizeOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The normalized JSON form of TRACES.md, one line, no trailing newline (what
+// `trajcheck normalize` prints).
+void write_normalized_json(const Trajectory& t, std::string& out);
+
+}  // namespace trajcheck

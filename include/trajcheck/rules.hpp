@@ -1,0 +1,98 @@
+// trajcheck/rules.hpp — compile a rules file once, check many traces against it.
+//
+//   trajcheck::CompileResult r = trajcheck::compile(
+//       trajcheck::Source("refunds.rules", text));
+//   std::cerr << trajcheck::format_diagnostics(r.source, r.diagnostics);
+//   if (!r.ok()) return 2;
+//   trajcheck::Checker checker(r.program);        // one per thread
+//   std::vector<trajcheck::RuleResult> results;
+//   checker.check(trajectory, results);           // one entry per rule (and per binding)
+//
+// A Program is immutable and may be shared by any number of threads. A Checker holds one
+// trace's state; it is reset, not reallocated, between traces, and belongs to one thread.
+// No exception crosses this API: compile problems are diagnostics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trajcheck/diagnostic.hpp"
+#include "trajcheck/trace.hpp"
+
+namespace trajcheck {
+
+class Program;  // opaque; see Program accessors below
+
+struct CompileOptions {
+  // Cap on the states of one PATH automaton; past it the rule is an error (E-code in
+  // docs/language.md), never a hang.
+  std::uint32_t max_automaton_states = 4096;
+  // Nesting depth limit for parentheses in patterns, conditions and paths.
+  std::uint32_t max_nesting = 256;
+  // A catalog file to use instead of (or in absence of) the file's `catalog` line.
+  std::string catalog_override;
+};
+
+struct CompileResult {
+  Source source;
+  std::shared_ptr<const Program> program;  // null when any error was reported
+  std::vector<Diagnostic> diagnostics;     // sorted by position
+  bool ok() const { return program != nullptr; }
+};
+
+CompileResult compile(Source source, const CompileOptions& options = {});
+
+enum class VerdictStatus : std::uint8_t { satisfied, violated, vacuous };
+std::string_view to_string(VerdictStatus s);
+
+enum class RuleSeverity : std::uint8_t { info, warning, error, critical };
+std::string_view to_string(RuleSeverity s);
+// Accepts "critical", "error", "warning", "info"; false when unknown.
+bool parse_rule_severity(std::string_view name, RuleSeverity* out);
+
+struct RuleInfo {
+  std::string name;
+  RuleSeverity severity = RuleSeverity::error;
+  std::string message;
+  std::vector<std::string> tags;
+  std::string location;  // "rules/refunds.rules:12:5"
+};
+
+struct RuleResult {
+  std::uint32_t rule = 0;  // index into Program::rules()
+  VerdictStatus status = VerdictStatus::satisfied;
+  std::vector<std::uint32_t> steps;  // witness step indices, sorted, no repeats
+  std::vector<std::pair<std::string, std::string>> binding;  // parametric: var -> value (JSON)
+};
+
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual const std::vector<RuleInfo>& rules() const = 0;
+  virtual const std::string& workflow() const = 0;
+  // Stage dumps for `trajcheck explain`.
+  virtual std::string dump_ast() const = 0;
+  virtual std::string dump_ir() const = 0;
+  virtual std::string dump_automaton() const = 0;
+};
+
+class Checker {
+ public:
+  explicit Checker(std::shared_ptr<const Program> program);
+  ~Checker();
+  Checker(Checker&&) noexcept;
+  Checker& operator=(Checker&&) noexcept;
+
+  // Checks one trajectory. `out` is cleared and filled with one entry per rule, in
+  // rules-file order (several for a parametric rule violated by several bindings).
+  void check(const Trajectory& trace, std::vector<RuleResult>& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trajcheck

@@ -1,0 +1,148 @@
+// trajcheck/trace.hpp — the normalized trajectory that rules and metrics see.
+//
+//   trajcheck::ToolTable tools;                 // one per reader/worker thread
+//   trajcheck::Trajectory t(&tools);
+//   reader.next(t);                             // fills t, reusing its memory
+//   for (const trajcheck::Step& s : t.steps())
+//     if (s.type == trajcheck::StepType::tool_call)
+//       use(t.text(s.tool_name), t.text(s.arguments));
+//
+// Ownership: a Trajectory owns all of its text in one arena string; steps refer to it
+// by `Slice` (offset, length), so the arena may grow while a trace is being built and
+// `clear()` keeps every buffer's capacity for the next trace. A Trajectory is not
+// thread-safe; give each thread its own. A ToolTable interns normalized tool names to
+// dense ids; it is shared by every trajectory of one thread (ids are only comparable
+// between trajectories that use the same table).
+//
+// Arguments, results, context and extra fields are kept as raw JSON text (minified
+// as the source wrote it): nothing is parsed for a rule that never looks at it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace trajcheck {
+
+// A byte range of a Trajectory's arena. An empty slice (len == 0) means "absent".
+struct Slice {
+  std::uint32_t off = 0;
+  std::uint32_t len = 0;
+  bool empty() const { return len == 0; }
+};
+
+enum class StepType : std::uint8_t {
+  tool_call,
+  user_message,
+  assistant_message,
+  approval_request,
+  approval,
+  final_answer,
+  system_message,  // kept only by the native format; chat readers drop system prompts
+  other,           // a native step type outside this list; its name is in Step::type_name
+};
+constexpr int kStepTypeCount = 8;
+std::string_view to_string(StepType t);
+// Parses a step-type name ("tool_call", …); returns StepType::other for any other name.
+StepType step_type_from_string(std::string_view name);
+
+enum class StepStatus : std::uint8_t { none, ok, error };  // none: not a tool call
+std::string_view to_string(StepStatus s);
+
+using ToolId = std::uint32_t;
+constexpr ToolId kNoTool = 0xffffffffu;
+
+// Interns normalized tool names. Not thread-safe: one per thread.
+class ToolTable {
+ public:
+  ToolId intern(std::string_view name);
+  // kNoTool when the name was never interned.
+  ToolId find(std::string_view name) const;
+  std::string_view name(ToolId id) const { return names_[id]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, ToolId, Hash, std::equal_to<>> ids_;
+};
+
+struct Step {
+  StepType type = StepType::other;
+  StepStatus status = StepStatus::none;
+  bool arguments_invalid = false;  // source arguments were a string that is not JSON; `arguments`
+                                   // then holds that string as a JSON string literal
+  ToolId tool = kNoTool;           // normalized, interned (tool_call only)
+  std::uint32_t turn = 0;          // calls made in one assistant message share a turn number
+  Slice type_name;                 // the source's type name (set for StepType::other)
+  Slice tool_name;                 // normalized tool name (text of `tool`)
+  Slice raw_tool;                  // the tool name as the source wrote it
+  Slice id;                        // tool call id (decoded text)
+  Slice arguments;                 // raw JSON (object, normally); empty when absent
+  Slice result;                    // raw JSON; a string result that is itself a JSON object or
+                                   // array is stored parsed (see docs/traces.md); empty if none
+  Slice content;                   // decoded message text (messages, final_answer)
+  Slice extra;                     // raw JSON object of every other source field; empty if none
+};
+
+// Where a record came from, for diagnostics and reports.
+struct RecordOrigin {
+  std::string file;         // "-" for standard input
+  std::uint64_t line = 0;   // 1-based line of the record's first byte
+  std::uint64_t column = 0; // 1-based byte column of the record's first byte
+  std::uint64_t record = 0; // 0-based index of the record in the whole input
+};
+
+class Trajectory {
+ public:
+  explicit Trajectory(ToolTable* tools = nullptr) : tools_(tools) {}
+
+  // Forgets the trace but keeps every buffer's capacity.
+  void clear();
+
+  std::string_view text(Slice s) const { return std::string_view(arena_.data() + s.off, s.len); }
+  // Appends bytes to the arena and returns their slice.
+  Slice store(std::string_view bytes);
+
+  const std::vector<Step>& steps() const { return steps_; }
+  std::vector<Step>& steps() { return steps_; }
+  Step& add_step(StepType type) {
+    steps_.emplace_back();
+    steps_.back().type = type;
+    return steps_.back();
+  }
+
+  // The trace identifier (from the source, or "<file>:<line>" when the source has none).
+  std::string_view trace_id() const { return text(trace_id_); }
+  void set_trace_id(Slice s) { trace_id_ = s; }
+  // Raw JSON object text of the trace context (`context.*` paths); empty when absent.
+  std::string_view context() const { return text(context_); }
+  void set_context(Slice s) { context_ = s; }
+  // Raw JSON object text of the fields a record wrapped its trajectory with
+  // (`id`, `case_id`, `reward`, `info`, …); empty when none.
+  std::string_view metadata() const { return text(metadata_); }
+  void set_metadata(Slice s) { metadata_ = s; }
+
+  // Normalized tool name of a step (empty for non tool_call steps).
+  std::string_view tool_name(const Step& s) const { return text(s.tool_name); }
+
+  ToolTable* tools() const { return tools_; }
+  void set_tools(ToolTable* t) { tools_ = t; }
+
+  RecordOrigin origin;
+  // Non-fatal problems found while reading this record (e.g. arguments that are not JSON).
+  std::vector<std::string> warnings;
+
+ private:
+  ToolTable* tools_ = nullptr;
+  std::string arena_;
+  std::vector<Step> steps_;
+  Slice trace_id_, context_, metadata_;
+};
+
+}  // namespace trajcheck

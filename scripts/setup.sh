@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One script behind the README's two commands (run as root on Debian 12, idempotent):
+#   bash scripts/setup.sh examples   install what is missing, build (Release), run the examples
+#   bash scripts/setup.sh test       install what is missing, build, run the whole test suite
+#                                    (Release, then again built with ASan+UBSan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-examples}
+jobs=${JOBS:-$(nproc)}
+
+# Debian packages the build and the tests need.
+packages=(build-essential cmake ninja-build pkg-config
+          tao-pegtl-dev libfmt-dev nlohmann-json3-dev doctest-dev libsimdjson-dev libre2-dev
+          libcli11-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build() {  # build DIR [cmake args…]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  cmake --build "$dir" -j "$jobs"
+}
+
+case "$mode" in
+  examples)
+    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_TESTS=OFF
+    bash scripts/run-examples.sh build/trajcheck
+    ;;
+  test)
+    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_TESTS=ON
+    ctest --test-dir build --output-on-failure -j "$jobs"
+    bash scripts/run-examples.sh build/trajcheck >/dev/null
+    # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+    build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_SANITIZE=ON
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      ctest --test-dir build-asan --output-on-failure -j "$jobs"
+    ;;
+  *)
+    echo "usage: scripts/setup.sh examples|test" >&2
+    exit 2
+    ;;
+esac
