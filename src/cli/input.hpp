@@ -1,0 +1,54 @@
+// Options shared by every command that reads traces, and the summary they all print.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck::cli {
+
+struct TraceInputOptions {
+  std::vector<std::string> inputs;          // files, directories, "-"
+  std::string input_format = "auto";
+  std::vector<std::string> aliases;         // OBSERVED=CANONICAL
+  std::vector<std::string> error_patterns;  // RE2 over result text
+  unsigned jobs = 0;                        // 0: all cores
+  bool quiet = false;
+  std::string color = "auto";               // auto|always|never
+};
+
+// Adds TRACES… (positional, required unless `inputs_required` is false), --input-format,
+// --alias, --error-pattern, -j/--jobs, --quiet and --color.
+void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_required = true);
+
+// NormalizeOptions from the command line; false (with *error set) when invalid.
+bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, std::string* error);
+
+// -j 0 means every core.
+unsigned effective_jobs(unsigned jobs);
+
+// Whether to colour output written to `f` under --color MODE (auto: only on a terminal).
+bool use_color(const std::string& mode, std::FILE* f);
+
+// "file:line:col: error: message" for a rejected record.
+std::string format_record_error(const RecordError& e);
+
+// Counts every command reports, so that read == traces + rejected holds and is visible.
+struct InputCounts {
+  std::uint64_t records = 0;   // records read from the inputs
+  std::uint64_t rejected = 0;  // records rejected (each reported on stderr)
+  std::uint64_t traces = 0;    // trajectories produced (an OTLP record may hold several)
+  std::uint64_t warnings = 0;
+  void merge(const InputCounts& o) {
+    records += o.records;
+    rejected += o.rejected;
+    traces += o.traces;
+    warnings += o.warnings;
+  }
+};
+
+}  // namespace trajcheck::cli

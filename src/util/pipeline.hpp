@@ -1,0 +1,165 @@
+// Parallel, order-preserving processing of input records with bounded memory.
+//
+//   struct Worker {                                   // one per thread, reused per record
+//     void process(const trajcheck::RawRecord& rec, std::string& out, std::string& err);
+//   };
+//   std::vector<Worker> done = trajcheck::process_records<Worker>(
+//       source, jobs, [&] { return Worker{…}; }, stdout, stderr);
+//   // merge each worker's own counters from `done`
+//
+// The calling thread reads records in batches; `jobs` workers process batches; each
+// batch's `out` and `err` text is written in input order. At most a fixed number of
+// batches are in flight, so memory stays flat whatever the input size. With jobs <= 1
+// everything runs on the calling thread.
+#pragma once
+
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck {
+
+namespace detail {
+struct Batch {
+  std::uint64_t seq = 0;
+  std::vector<RawRecord> records;
+  std::size_t used = 0;  // records[0, used) are live; the rest keep capacity
+  std::string out, err;
+};
+void write_all(std::FILE* f, const std::string& s);
+}  // namespace detail
+
+// Records per batch and batch byte budget: small enough to keep latency and memory low,
+// large enough to amortize locking.
+constexpr std::size_t kBatchRecords = 256;
+constexpr std::size_t kBatchBytes = 1 << 20;
+
+template <class Worker>
+std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
+                                    const std::function<Worker()>& make_worker, std::FILE* out,
+                                    std::FILE* err) {
+  using detail::Batch;
+  auto fill = [&](Batch& b) {
+    b.used = 0;
+    std::size_t bytes = 0;
+    while (b.used < kBatchRecords && bytes < kBatchBytes) {
+      if (b.used == b.records.size()) b.records.emplace_back();
+      if (!source.next(b.records[b.used])) break;
+      bytes += b.records[b.used].text.size();
+      ++b.used;
+    }
+    return b.used > 0;
+  };
+  std::vector<Worker> workers;
+  if (jobs <= 1) {
+    workers.push_back(make_worker());
+    Batch b;
+    while (fill(b)) {
+      b.out.clear();
+      b.err.clear();
+      for (std::size_t i = 0; i < b.used; ++i) workers[0].process(b.records[i], b.out, b.err);
+      detail::write_all(err, b.err);
+      detail::write_all(out, b.out);
+    }
+    return workers;
+  }
+
+  for (unsigned i = 0; i < jobs; ++i) workers.push_back(make_worker());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Batch*> todo;              // filled, waiting for a worker
+  std::map<std::uint64_t, Batch*> done; // processed, waiting for their turn to be written
+  std::vector<Batch*> free_batches;
+  std::vector<std::unique_ptr<Batch>> owned;
+  const std::size_t max_batches = 2 * jobs + 2;
+  bool closed = false;
+
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < jobs; ++i) {
+    threads.emplace_back([&, i] {
+      for (;;) {
+        Batch* b;
+        {
+          std::unique_lock<std::mutex> lk(mu);
+          cv.wait(lk, [&] { return closed || !todo.empty(); });
+          if (todo.empty()) return;
+          b = todo.front();
+          todo.pop_front();
+        }
+        b->out.clear();
+        b->err.clear();
+        for (std::size_t r = 0; r < b->used; ++r) workers[i].process(b->records[r], b->out, b->err);
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          done.emplace(b->seq, b);
+        }
+        cv.notify_all();
+      }
+    });
+  }
+
+  std::uint64_t next_seq = 0, next_write = 0;
+  auto write_ready = [&](std::unique_lock<std::mutex>& lk) {
+    // Writes every batch whose turn it is; called with the lock held.
+    for (auto it = done.find(next_write); it != done.end(); it = done.find(next_write)) {
+      Batch* b = it->second;
+      done.erase(it);
+      lk.unlock();
+      detail::write_all(err, b->err);
+      detail::write_all(out, b->out);
+      lk.lock();
+      free_batches.push_back(b);
+      ++next_write;
+    }
+  };
+  for (;;) {
+    Batch* b;
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      write_ready(lk);
+      if (free_batches.empty() && owned.size() < max_batches) {
+        owned.push_back(std::make_unique<Batch>());
+        free_batches.push_back(owned.back().get());
+      }
+      cv.wait(lk, [&] {
+        write_ready(lk);
+        return !free_batches.empty();
+      });
+      b = free_batches.back();
+      free_batches.pop_back();
+    }
+    if (!fill(*b)) {
+      std::lock_guard<std::mutex> lk(mu);
+      free_batches.push_back(b);
+      break;
+    }
+    b->seq = next_seq++;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      todo.push_back(b);
+    }
+    cv.notify_all();
+  }
+  {
+    std::unique_lock<std::mutex> lk(mu);
+    cv.wait(lk, [&] {
+      write_ready(lk);
+      return next_write == next_seq;
+    });
+    closed = true;
+  }
+  cv.notify_all();
+  for (auto& t : threads) t.join();
+  return workers;
+}
+
+}  // namespace trajcheck
