@@ -63,7 +63,7 @@ bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
       } else {
         bool null = false;
         if (!c.is_null(v, &null)) return false;
-        if (!null && !c.write_value(v, extra.key(key))) return false;
+        if (!null) return c.fail(location_of(v), "step \"content\" must be a string");
       }
     } else if (key == "status") {
       od::json_type type;

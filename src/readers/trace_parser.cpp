@@ -258,11 +258,12 @@ namespace {
 enum class Shape { unknown, native, chat, otel, list };
 
 // Detects an object record's shape from its top-level keys.
-Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry = nullptr) {
+Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson::error_code* error) {
   bool steps = false, messages = false, otel = false, tool_calls = false, role = false, name = false;
+  *error = simdjson::SUCCESS;
   for (auto field : o) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) break;
+    if ((*error = field.unescaped_key().get(key))) break;
     if (key == "steps") steps = true;
     else if (key == "messages" || key == "traj") messages = true;
     else if (key == "resourceSpans") otel = true;
@@ -301,6 +302,52 @@ Shape forced_shape(InputFormat f) {
   }
 }
 
+// simdjson rejects an unbalanced document before reading it, and reports structural errors
+// met while skipping without a useful position. This scan (string-aware, error path only)
+// finds where: a closer that does not match, the end of the input (truncated), or the first
+// byte after the value (trailing content). npos when the structure is balanced.
+std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
+  std::size_t i = 0;
+  auto ws = [&](std::size_t k) { return text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'; };
+  while (i < text.size() && ws(i)) ++i;
+  std::string open;
+  for (; i < text.size(); ++i) {
+    char ch = text[i];
+    if (ch == '"') {
+      std::size_t start = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      if (i >= text.size()) return {start, "invalid JSON: unclosed string"};
+      if (open.empty()) { ++i; break; }
+      continue;
+    }
+    if (ch == '{' || ch == '[') {
+      open.push_back(ch == '{' ? '}' : ']');
+    } else if (ch == '}' || ch == ']') {
+      if (open.empty() || open.back() != ch)
+        return {i, open.empty() ? fmt::format("invalid JSON: unexpected '{}'", ch)
+                                : fmt::format("invalid JSON: '{}' where '{}' was expected", ch, open.back())};
+      open.pop_back();
+      if (open.empty()) {
+        ++i;
+        break;
+      }
+    } else if (open.empty()) {
+      // A scalar at the top: its end is the next whitespace.
+      while (i < text.size() && !ws(i)) ++i;
+      break;
+    }
+  }
+  if (!open.empty()) {
+    std::size_t end = text.size();
+    while (end > 0 && ws(end - 1)) --end;
+    return {end, fmt::format("invalid JSON: unexpected end of input ('{}' expected)", open.back())};
+  }
+  while (i < text.size() && ws(i)) ++i;
+  if (i < text.size()) return {i, detail::json_error_message(simdjson::TRAILING_CONTENT)};
+  return {std::string_view::npos, {}};
+}
+
 constexpr std::string_view kUnknownShape =
     "not a known trace shape: expected an object with \"steps\" (native), \"messages\" or \"traj\" "
     "(OpenAI/Anthropic chat), \"resourceSpans\" (OpenTelemetry) or \"tool_calls\", or an array of "
@@ -330,10 +377,36 @@ struct TraceParser::Impl {
 
   bool run(std::string_view json, const RecordOrigin& origin, Trajectory& t, ParseOutcome& outcome,
            const Emit& emit) const;
+  bool read(std::string_view json, const RecordOrigin& origin, Trajectory& t, ParseOutcome& outcome,
+            const Emit& emit) const;
 };
 
 bool TraceParser::Impl::run(std::string_view json, const RecordOrigin& origin, Trajectory& t,
                             ParseOutcome& outcome, const Emit& emit) const {
+  if (read(json, origin, t, outcome, emit)) return true;
+  // A structural error found while skipping is reported where simdjson stopped, which may
+  // be far from the cause: prefer the position a bracket-matching scan finds.
+  if (!outcome.errors.empty()) {
+    RecordError& err = outcome.errors.front();
+    bool structural = err.message.rfind("invalid JSON: unexpected character", 0) == 0 ||
+                      err.message.rfind("invalid JSON: unclosed", 0) == 0;
+    if (structural) {
+      std::size_t skip = json.size() >= 3 && json.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+      std::string_view text = json.substr(skip);
+      auto [at, message] = diagnose_root(text);
+      if (at != std::string_view::npos) {
+        RecordOrigin start = origin;
+        start.column += skip;
+        err.where = detail::locate(start, text, at);
+        err.message = std::move(message);
+      }
+    }
+  }
+  return false;
+}
+
+bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, Trajectory& t,
+                             ParseOutcome& outcome, const Emit& emit) const {
   ScratchLease lease;
   detail::Scratch& s = *lease.s;
   std::size_t skip = 0;
@@ -366,9 +439,15 @@ bool TraceParser::Impl::run(std::string_view json, const RecordOrigin& origin, T
 
   if (type == json_type::object) {
     od::object o;
-    if (auto e = doc.get_object().get(o)) return ctx.fail(top, detail::json_error_message(e));
-    bool lone_message = false;
-    Shape detected = object_shape(o, &lone_message);
+    if (auto e = doc.get_object().get(o)) {
+      auto [at, message] = diagnose_root(text);
+      if (at == std::string_view::npos) return ctx.fail(top, detail::json_error_message(e));
+      return ctx.fail(text.data() + at, message);
+    }
+    bool lone_message = false, tool_entry = false;
+    simdjson::error_code err;
+    Shape detected = object_shape(o, &lone_message, &tool_entry, &err);
+    if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
     if (!forced) shape = detected;
     if (shape == Shape::unknown && lone_message)
       return ctx.fail(top, "a single chat message, not a trajectory: expected an array of messages or {\"messages\": [...]}");
@@ -388,19 +467,25 @@ bool TraceParser::Impl::run(std::string_view json, const RecordOrigin& origin, T
     if (!ok) return false;
   } else if (type == json_type::array) {
     od::array a;
-    if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
+    if (auto e = doc.get_array().get(a)) {
+      auto [at, message] = diagnose_root(text);
+      if (at == std::string_view::npos) return ctx.fail(top, detail::json_error_message(e));
+      return ctx.fail(text.data() + at, message);
+    }
     Shape detected = Shape::chat;  // an empty array is an empty trajectory
     for (auto element : a) {
       od::value v;
-      if (element.get(v)) break;
+      if (auto e = element.get(v)) return ctx.fail(ctx.here(), detail::json_error_message(e));
       json_type et;
-      if (v.type().get(et)) break;
+      if (auto e = v.type().get(et)) return ctx.fail(ctx.here(), detail::json_error_message(e));
       if (et == json_type::string) detected = Shape::list;
       else if (et == json_type::object) {
         od::object eo;
-        if (v.get_object().get(eo)) break;
+        if (auto e = v.get_object().get(eo)) return ctx.fail(ctx.here(), detail::json_error_message(e));
         bool role = false, tool_entry = false;
-        object_shape(eo, &role, &tool_entry);
+        simdjson::error_code err;
+        object_shape(eo, &role, &tool_entry, &err);
+        if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
         detected = role ? Shape::chat : tool_entry ? Shape::list : Shape::unknown;
       } else {
         detected = Shape::unknown;
