@@ -218,6 +218,17 @@ std::uint32_t ParseCtx::join_result(const PendingResult& r, std::uint32_t turn) 
 
 bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, od::value v) {
   if (key == "context") return store_value(v, &context);
+  if (key == "metadata") {
+    // A record's own metadata object (as `normalize` prints it) joins the wrapper fields.
+    json_type type;
+    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+    if (type == json_type::object) {
+      s.value.clear();
+      if (!write_value(v, s.value)) return false;
+      w.meta->append_members(s.value);
+      return true;
+    }
+  }
   Slice* id_slot = key == "trace_id" ? &w.trace_id
                    : key == "id"     ? &w.id
                    : key == "task_id" ? &w.task_id
