@@ -269,7 +269,8 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   // Match modes: maximum matching over compatible (expected, actual) pairs.
   adj.assign(ne * na, 0);
   for (std::size_t i = 0; i < ne; ++i) {
-    ArgumentMode mode = path ? ArgumentMode::ignore : mode_for(exp[i].name);
+    // An expected call that carries no arguments (a list of names, a PATH) constrains names only.
+    ArgumentMode mode = path || !exp[i].has_args ? ArgumentMode::ignore : mode_for(exp[i].name);
     for (std::size_t j = 0; j < na; ++j) {
       bool ok = path ? pattern_matches_name(*path->module, exp[i].pattern, act[j].name)
                      : eid[i] == aid[j];
