@@ -220,7 +220,8 @@ struct ScoreWorker {
     Trajectory actual{&tools}, expected{&tools};
     Scorer scorer;
     simdjson::dom::parser json;
-    std::string side, id, plain_id;
+    simdjson::ondemand::parser od;
+    std::string buf, id, plain_id;
   };
   const TraceParser* parser = nullptr;
   const TraceParser* list_parser = nullptr;
@@ -241,24 +242,26 @@ struct ScoreWorker {
     }
   }
 
-  bool parse_side(simdjson::dom::element e, bool expected_side, const RawRecord& rec, Trajectory& t,
-                  std::string& out, std::string& err) {
-    st->side = simdjson::minify(e);
-    const TraceParser* p = parser;
-    if (expected_side && e.is_array()) {
-      // A list of tool names or {"name"}/{"function"} entries, not chat messages.
-      bool chat = false;
-      simdjson::dom::array items;
-      if (e.get_array().get(items) != simdjson::SUCCESS) return false;
-      for (simdjson::dom::element item : items)
-        if (item.is_object() && (item["role"].error() == simdjson::SUCCESS || item["type"].error() == simdjson::SUCCESS))
-          chat = true;
-      if (!chat) p = list_parser;
+  // Where byte `off` of a record is, for messages.
+  static RecordOrigin at(const RawRecord& rec, std::size_t off) {
+    RecordOrigin o = rec.origin;
+    off = std::min(off, rec.text.size());
+    std::size_t nl = rec.text.rfind('\n', off == 0 ? 0 : off - 1);
+    if (off == 0 || nl == std::string::npos) {
+      o.column += off;
+    } else {
+      o.line += static_cast<std::uint64_t>(std::count(rec.text.begin(), rec.text.begin() + off, '\n'));
+      o.column = off - nl;
     }
-    ParseOutcome o = p->parse_value(st->side, rec.origin, t);
+    return o;
+  }
+
+  bool parse_side(std::string_view raw, bool list_like, const RawRecord& rec, Trajectory& t,
+                  std::string& out, std::string& err) {
+    ParseOutcome o = (list_like ? list_parser : parser)->parse_value(raw, rec.origin, t);
     if (!o.ok()) {
       ++counts.rejected;
-      for (const RecordError& e2 : o.errors) err += format_record_error(e2);
+      for (const RecordError& e : o.errors) err += format_record_error(e);
       if (settings->format != "text") {
         out += "{\"record\":";
         metrics::append_json_string(out, fmt::format("{}:{}", rec.origin.file, rec.origin.line));
@@ -274,32 +277,104 @@ struct ScoreWorker {
     return true;
   }
 
+  // An expected array is a tool list unless its entries are chat messages (have a "role").
+  bool is_tool_list(std::string_view raw) {
+    simdjson::dom::element root;
+    simdjson::dom::array items;
+    if (st->json.parse(raw.data(), raw.size(), true).get(root) != simdjson::SUCCESS ||
+        root.get_array().get(items) != simdjson::SUCCESS)
+      return false;
+    for (simdjson::dom::element item : items)
+      if (item.is_object() && item["role"].error() == simdjson::SUCCESS) return false;
+    return true;
+  }
+
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     ++counts.records;
     if (!rec.container_error.empty()) return reject(rec.origin, rec.container_error, out, err);
-    simdjson::dom::element root;
-    if (auto e = st->json.parse(rec.text).get(root); e != simdjson::SUCCESS)
-      return reject(rec.origin, fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
-    if (!root.is_object()) return reject(rec.origin, "a score record is an object with \"actual\" and \"expected\"", out, err);
-    simdjson::dom::object obj;
-    if (root.get_object().get(obj) != simdjson::SUCCESS) return reject(rec.origin, "not an object", out, err);
-    simdjson::dom::element actual, expected, id;
-    bool has_actual = obj["actual"].get(actual) == simdjson::SUCCESS ||
-                      obj["outputs"].get(actual) == simdjson::SUCCESS;
-    bool has_expected = obj["expected"].get(expected) == simdjson::SUCCESS ||
-                        obj["reference_outputs"].get(expected) == simdjson::SUCCESS;
-    if (!has_actual) return reject(rec.origin, "record has no \"actual\" (or \"outputs\")", out, err);
-    if (!has_expected) return reject(rec.origin, "record has no \"expected\" (or \"reference_outputs\")", out, err);
+    // A padded copy lets simdjson's on-demand parser hand out raw slices of each side
+    // without re-serializing them.
+    std::string& buf = st->buf;
+    buf.assign(rec.text);
+    buf.reserve(rec.text.size() + simdjson::SIMDJSON_PADDING);
+    simdjson::ondemand::document doc;
+    auto bad_json = [&](simdjson::error_code e) {
+      const char* loc = nullptr;
+      std::size_t off = 0;
+      if (doc.current_location().get(loc) == simdjson::SUCCESS && loc >= buf.data())
+        off = static_cast<std::size_t>(loc - buf.data());
+      reject(at(rec, off), fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
+    };
+    if (auto e = st->od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc))
+      return bad_json(e);
+    simdjson::ondemand::object obj;
+    if (auto e = doc.get_object().get(obj)) {
+      if (e == simdjson::INCORRECT_TYPE)
+        return reject(rec.origin, "a score record is an object with \"actual\" and \"expected\"", out, err);
+      return bad_json(e);
+    }
+    std::string_view actual, expected, path, id_text, id_number, key;
+    bool expected_is_path = false, expected_is_array = false, id_is_string = false;
+    int id_rank = 0;  // id > case_id > trace_id
+    for (auto field : obj) {
+      if (auto e = field.unescaped_key().get(key)) return bad_json(e);
+      simdjson::ondemand::value v;
+      if (auto e = field.value().get(v)) return bad_json(e);
+      simdjson::ondemand::json_type type;
+      if (auto e = v.type().get(type)) return bad_json(e);
+      bool is_actual = key == "actual" || key == "outputs";
+      bool is_expected = key == "expected" || key == "reference_outputs";
+      int rank = key == "id" ? 3 : key == "case_id" ? 2 : key == "trace_id" ? 1 : 0;
+      std::string_view raw;
+      simdjson::error_code e = simdjson::SUCCESS;
+      if (is_actual || is_expected) {
+        if (type == simdjson::ondemand::json_type::array) {
+          simdjson::ondemand::array a;
+          e = v.get_array().get(a);
+          if (!e) e = a.raw_json().get(raw);
+        } else if (type == simdjson::ondemand::json_type::object) {
+          simdjson::ondemand::object o;
+          e = v.get_object().get(o);
+          if (!e) e = o.raw_json().get(raw);
+        } else if (is_expected && type == simdjson::ondemand::json_type::string) {
+          e = v.get_string().get(path);
+          expected_is_path = true;
+          raw = path;
+        } else {
+          raw = v.raw_json_token();
+        }
+        if (e) return bad_json(e);
+        if (is_actual) actual = raw;
+        else {
+          expected = raw;
+          expected_is_array = type == simdjson::ondemand::json_type::array;
+          if (type != simdjson::ondemand::json_type::string) expected_is_path = false;
+        }
+      } else if (rank > id_rank) {
+        if (type == simdjson::ondemand::json_type::string) {
+          if (auto e2 = v.get_string().get(id_text)) return bad_json(e2);
+          st->plain_id.assign(id_text);  // the view dies with the next string read
+          id_is_string = true;
+          id_rank = rank;
+        } else if (type == simdjson::ondemand::json_type::number) {
+          id_number = v.raw_json_token();
+          while (!id_number.empty() && (id_number.back() == ' ' || id_number.back() == '\n' ||
+                                        id_number.back() == '\t' || id_number.back() == '\r'))
+            id_number.remove_suffix(1);
+          id_is_string = false;
+          id_rank = rank;
+        }
+      }
+    }
+    if (actual.empty()) return reject(rec.origin, "record has no \"actual\" (or \"outputs\")", out, err);
+    if (expected.empty() && !expected_is_path)
+      return reject(rec.origin, "record has no \"expected\" (or \"reference_outputs\")", out, err);
 
     st->id.clear();
-    std::string_view id_text;
-    bool has_id = obj["id"].get(id) == simdjson::SUCCESS || obj["case_id"].get(id) == simdjson::SUCCESS ||
-                  obj["trace_id"].get(id) == simdjson::SUCCESS;
-    if (has_id && id.get_string().get(id_text) == simdjson::SUCCESS) {
-      st->plain_id = std::string(id_text);
-      metrics::append_json_string(st->id, id_text);
-    } else if (has_id && id.is_number()) {
-      st->id = simdjson::minify(id);
+    if (id_rank > 0 && id_is_string) {
+      metrics::append_json_string(st->id, st->plain_id);
+    } else if (id_rank > 0) {
+      st->id.assign(id_number);
       st->plain_id = st->id;
     } else {
       st->plain_id = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
@@ -308,13 +383,12 @@ struct ScoreWorker {
 
     if (!parse_side(actual, false, rec, st->actual, out, err)) return;
     ScoreResult r;
-    if (expected.is_string()) {
-      std::string_view path;
-      if (expected.get_string().get(path) != simdjson::SUCCESS) return reject(rec.origin, "bad string", out, err);
+    if (expected_is_path) {
       r = st->scorer.score(st->actual, path, "expected");
       if (!r.error.empty()) return reject(rec.origin, r.error, out, err);
     } else {
-      if (!parse_side(expected, true, rec, st->expected, out, err)) return;
+      if (!parse_side(expected, expected_is_array && is_tool_list(expected), rec, st->expected, out, err))
+        return;
       r = st->scorer.score(st->actual, st->expected);
     }
     ++counts.traces;

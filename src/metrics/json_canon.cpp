@@ -11,24 +11,25 @@ namespace trajcheck::metrics {
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20) {
-      switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", u);
-      }
-    } else {
-      out += c;
+  std::size_t run = 0;  // start of the pending run of bytes that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c != '"' && c != '\\' && u >= 0x20) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", u);
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
@@ -65,22 +66,28 @@ void ArgCanon::canon(simdjson::dom::element e, std::string& out) {
       break;
     }
     case element_type::OBJECT: {
-      std::vector<std::pair<std::string, std::string>> kv;
+      // Keys are views into the parser's document; values are canonicalized into one buffer.
+      struct Kv {
+        std::string_view key;
+        std::size_t off, len;
+      };
+      std::vector<Kv> kv;
+      std::string vals;
       simdjson::dom::object obj;
       if (e.get_object().get(obj) != simdjson::SUCCESS) break;
       for (auto field : obj) {
-        std::string v;
-        canon(field.value, v);
-        kv.emplace_back(std::string(field.key), std::move(v));
+        std::size_t off = vals.size();
+        canon(field.value, vals);
+        kv.push_back({field.key, off, vals.size() - off});
       }
-      std::stable_sort(kv.begin(), kv.end(),
-                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      std::stable_sort(kv.begin(), kv.end(), [](const Kv& x, const Kv& y) { return x.key < y.key; });
       out += '{';
       for (std::size_t i = 0; i < kv.size(); ++i) {
-        if (i) out += ',';
-        append_json_string(out, kv[i].first);
+        if (i + 1 < kv.size() && kv[i].key == kv[i + 1].key) continue;  // duplicate key: last wins
+        if (out.back() != '{') out += ',';
+        append_json_string(out, kv[i].key);
         out += ':';
-        out += kv[i].second;
+        out.append(vals, kv[i].off, kv[i].len);
       }
       out += '}';
       break;
@@ -120,26 +127,29 @@ CanonArgs ArgCanon::add(std::string_view raw) {
     finish();
     return a;
   }
-  if (root.type() != simdjson::dom::element_type::OBJECT) {
+  simdjson::dom::object obj;
+  if (root.get_object().get(obj) != simdjson::SUCCESS) {
     a.object = false;
     canon(root, arena_);
     finish();
     return a;
   }
   sort_buf_.clear();
-  simdjson::dom::object obj;
-  if (root.get_object().get(obj) != simdjson::SUCCESS) obj = {};
+  scratch_.clear();
   for (auto field : obj) {
-    scratch_.clear();
+    std::size_t off = scratch_.size();
     canon(field.value, scratch_);
-    sort_buf_.emplace_back(std::string(field.key), scratch_);
+    sort_buf_.push_back({field.key, static_cast<std::uint32_t>(off),
+                         static_cast<std::uint32_t>(scratch_.size() - off)});
   }
-  std::stable_sort(sort_buf_.begin(), sort_buf_.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
-  // Duplicate keys: the last one wins, as in most JSON readers.
+  // Already sorted in most sources; stable so that the last of duplicate keys can win.
+  if (!std::is_sorted(sort_buf_.begin(), sort_buf_.end(),
+                      [](const Member& x, const Member& y) { return x.key < y.key; }))
+    std::stable_sort(sort_buf_.begin(), sort_buf_.end(),
+                     [](const Member& x, const Member& y) { return x.key < y.key; });
   std::size_t w = 0;
   for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
-    if (w > 0 && sort_buf_[w - 1].first == sort_buf_[i].first) sort_buf_[w - 1] = sort_buf_[i];
+    if (w > 0 && sort_buf_[w - 1].key == sort_buf_[i].key) sort_buf_[w - 1] = sort_buf_[i];
     else sort_buf_[w++] = sort_buf_[i];
   }
   sort_buf_.resize(w);
@@ -147,11 +157,11 @@ CanonArgs ArgCanon::add(std::string_view raw) {
   for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
     if (i) arena_ += ',';
     CanonMember m;
-    append_json_string(arena_, sort_buf_[i].first);
+    append_json_string(arena_, sort_buf_[i].key);
     arena_ += ':';
     m.value_off = static_cast<std::uint32_t>(arena_.size());
-    arena_ += sort_buf_[i].second;
-    m.value_len = static_cast<std::uint32_t>(sort_buf_[i].second.size());
+    arena_.append(scratch_, sort_buf_[i].off, sort_buf_[i].len);
+    m.value_len = sort_buf_[i].len;
     members_.push_back(m);
   }
   arena_ += '}';
@@ -160,8 +170,8 @@ CanonArgs ArgCanon::add(std::string_view raw) {
   for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
     CanonMember& m = members_[a.members_begin + i];
     m.key_off = static_cast<std::uint32_t>(arena_.size());
-    arena_ += sort_buf_[i].first;
-    m.key_len = static_cast<std::uint32_t>(sort_buf_[i].first.size());
+    arena_ += sort_buf_[i].key;
+    m.key_len = static_cast<std::uint32_t>(sort_buf_[i].key.size());
   }
   a.members_end = static_cast<std::uint32_t>(members_.size());
   return a;

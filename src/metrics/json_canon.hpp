@@ -48,7 +48,11 @@ class ArgCanon {
   std::string arena_;
   std::string scratch_;
   std::vector<CanonMember> members_;
-  std::vector<std::pair<std::string, std::string>> sort_buf_;
+  struct Member {
+    std::string_view key;  // into the parser's document
+    std::uint32_t off, len;  // canonical value in scratch_
+  };
+  std::vector<Member> sort_buf_;
 };
 
 // Appends `s` as a JSON string literal (escaped).
