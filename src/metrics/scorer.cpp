@@ -161,16 +161,18 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
 
   // Local name ids shared by both sides.
   ids.clear();
-  std::vector<std::string_view> names;
+  names.clear();
   auto id_of = [&](std::string_view n) {
     auto [it, fresh] = ids.emplace(n, static_cast<std::uint32_t>(names.size()));
     if (fresh) names.push_back(n);
     return it->second;
   };
-  std::vector<std::uint32_t> eid(ne), aid(na);
+  eid.resize(ne);
+  aid.resize(na);
   for (std::size_t i = 0; i < ne; ++i) eid[i] = id_of(exp[i].name);
   for (std::size_t j = 0; j < na; ++j) aid[j] = id_of(act[j].name);
-  std::vector<std::uint32_t> ce(names.size(), 0), ca(names.size(), 0);
+  ce.assign(names.size(), 0);
+  ca.assign(names.size(), 0);
   for (auto i : eid) ++ce[i];
   for (auto j : aid) ++ca[j];
 
@@ -200,7 +202,7 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
       break;
   }
   {
-    std::vector<char> seen(names.size(), 0);
+    seen.assign(names.size(), 0);
     for (auto i : eid) {
       if (seen[i]) continue;
       seen[i] = 1;
@@ -217,11 +219,12 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
 
   // Arguments of actual calls, canonical; duplicates are equal (name, arguments) repeats.
   canon.clear();
-  std::vector<CanonArgs> aa(na), ea(ne);
+  aa.resize(na);
+  ea.resize(ne);
   for (std::size_t j = 0; j < na; ++j) aa[j] = canon.add(act[j].args);
   for (std::size_t i = 0; i < ne; ++i) ea[i] = canon.add(exp[i].args);
   {
-    std::vector<std::uint32_t> order(na);
+    order.resize(na);
     for (std::size_t j = 0; j < na; ++j) order[j] = static_cast<std::uint32_t>(j);
     auto key = [&](std::uint32_t j) { return std::make_pair(aid[j], canon.whole(aa[j])); };
     std::sort(order.begin(), order.end(), [&](auto x, auto y) { return key(x) < key(y); });
@@ -236,7 +239,6 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     double o = ne == 0 ? 1.0 : double(path->matched) / double(ne);
     if (!order_null) r.ordering = o;
   } else {
-    std::vector<char> matched;
     std::uint32_t l = lcs(eid, aid, &matched);
     double o = ne == 0 ? 1.0 : double(l) / double(ne);
     if (!order_null) r.ordering = o;
@@ -288,8 +290,6 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     } else {
       // Same order, except that calls of one actual turn may be permuted among themselves.
       bool ok = true;
-      std::vector<char> block_adj;
-      BipartiteMatcher bm;
       for (std::size_t s = 0; s < na && ok;) {
         std::size_t e = s + 1;
         while (e < na && act[e].turn == act[s].turn) ++e;
@@ -297,7 +297,7 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
         block_adj.assign(len * len, 0);
         for (std::size_t i = 0; i < len; ++i)
           for (std::size_t j = 0; j < len; ++j) block_adj[i * len + j] = adj[(s + i) * na + s + j];
-        ok = static_cast<std::size_t>(bm.solve(int(len), int(len), block_adj)) == len;
+        ok = static_cast<std::size_t>(block_matcher.solve(int(len), int(len), block_adj)) == len;
         s = e;
       }
       r.match.strict = ok;
@@ -308,7 +308,10 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   if (!path) {
     std::uint32_t pairs = 0, exact = 0;
     for (std::size_t k = 0; k < names.size(); ++k) {
-      std::vector<std::uint32_t> es, as;
+      std::vector<std::uint32_t>& es = group_e;
+      std::vector<std::uint32_t>& as = group_a;
+      es.clear();
+      as.clear();
       for (std::size_t i = 0; i < ne; ++i)
         if (eid[i] == k && exp[i].has_args) es.push_back(std::uint32_t(i));
       if (es.empty()) continue;
@@ -317,7 +320,8 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
       std::size_t p = std::min(es.size(), as.size());
       pairs += std::uint32_t(p);
       // Equality is an equivalence, so pairing equal texts first is optimal.
-      std::vector<char> eu(es.size(), 0), au(as.size(), 0);
+      eu.assign(es.size(), 0);
+      au.assign(as.size(), 0);
       std::uint32_t ex = 0;
       for (std::size_t x = 0; x < es.size(); ++x)
         for (std::size_t y = 0; y < as.size(); ++y)

@@ -48,6 +48,12 @@ struct Scorer::Impl {
   std::vector<metrics::Call> actual, expected;
   std::unordered_map<std::string_view, std::uint32_t> ids;
   std::vector<char> adj;
+  // Scratch reused between records (no steady-state allocation for these).
+  std::vector<std::string_view> names;
+  std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a;
+  std::vector<metrics::CanonArgs> aa, ea;
+  std::vector<char> seen, matched, eu, au, block_adj;
+  metrics::BipartiteMatcher block_matcher;
 
   ScoreResult score_calls(const std::vector<metrics::Call>& actual,
                           const std::vector<metrics::Call>& expected,
