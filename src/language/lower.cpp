@@ -406,7 +406,9 @@ class Lowerer {
         return intern_pattern(std::move(out));
       case K::quoted:
         out.kind = ir::Pattern::Kind::tool;
+        used_names_.insert(normalize(p.text));
         out.name = resolve_alias(normalize(p.text));
+        used_names_.insert(out.name);
         return intern_pattern(std::move(out));
       case K::name: {
         std::string name = normalize(p.text);

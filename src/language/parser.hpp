@@ -37,6 +37,7 @@ std::string print_operand(const ir::Operand& operand);
 std::string quote_string(std::string_view value);
 std::string quote_name_if_needed(std::string_view name);
 std::string dump_ast(const ast::File& file);
+std::string_view statement_kind_name(ir::StatementKind kind);
 
 // Checks `file` and lowers it to `module`; appends diagnostics.
 void lower_file(const Source& source, const ast::File& file, ir::Module& module,
