@@ -361,3 +361,20 @@ TEST_CASE("all errors of a file are reported, sorted") {
   CHECK(r.diagnostics[1].code == "E008");
   CHECK(r.diagnostics[2].code == "E003");
 }
+
+TEST_CASE("hostile: groups nesting into each other are bounded, not a stack overflow") {
+  std::string text;
+  for (int i = 1; i <= 5000; ++i)
+    text += "group g" + std::to_string(i) + " = not not not not (g" + std::to_string(i - 1) + ")\n";
+  text += "group g0 = x\nforbid g5000\n";
+  auto r = compile(text);
+  bool e010 = false;
+  for (const auto& d : r.diagnostics) e010 |= d.code == "E010";
+  CHECK(e010);
+  // Depth within the limit is fine.
+  text.clear();
+  for (int i = 1; i <= 20; ++i) text += "group g" + std::to_string(i) + " = not g" + std::to_string(i - 1) + "\n";
+  text += "group g0 = x\nforbid g20\n";
+  r = compile(text);
+  CHECK(r.diagnostics.empty());
+}
