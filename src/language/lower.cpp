@@ -84,7 +84,9 @@ class Lowerer {
  public:
   Lowerer(const Source& source, const ast::File& file, std::uint32_t max_nesting, ir::Module& module,
           std::vector<Diagnostic>& diags)
-      : source_(source), file_(file), max_nesting_(max_nesting), m_(module), diags_(diags) {}
+      : file_(file), max_nesting_(max_nesting), m_(module), diags_(diags) {
+    (void)source;  // ranges are offsets into it; kept in the signature for future notes
+  }
 
   void run() {
     collect_declarations();
@@ -846,7 +848,6 @@ class Lowerer {
     SourceRange first;
   };
 
-  const Source& source_;
   const ast::File& file_;
   std::uint32_t max_nesting_;
   ir::Module& m_;
