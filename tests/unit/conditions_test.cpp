@@ -102,7 +102,7 @@ TEST_CASE("compare_values and contains_value directly") {
   CHECK_FALSE(detail::compare_values(Value{}, Value{}, Op::eq));
 }
 
-TEST_CASE("an invalid regex is an E105 error; variables and seen() are E102/E103, not ignored") {
+TEST_CASE("an invalid regex is an E105 error; unsupported variables and seen() are E102/E103, not ignored") {
   IrBuilder b;
   b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.any(), b.matches("arguments.q", "(unclosed"))));
   std::vector<Diagnostic> d;
@@ -113,6 +113,7 @@ TEST_CASE("an invalid regex is an E105 error; variables and seen() are E102/E103
   IrBuilder v;
   ir::Cond c;
   c.kind = ir::Cond::Kind::compare;
+  c.op = ir::CompareOp::ne;  // a variable binds only through ==
   c.a = IrBuilder::path_op("arguments.order_id");
   c.b.kind = ir::Operand::Kind::variable;
   c.b.variable = "o";
