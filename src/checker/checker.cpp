@@ -224,6 +224,7 @@ struct Checker::Impl {
         if (parametric[r]) step_parametric(*rules[r].spec, *parametric[r]);
         else step(rules[r]);
       }
+      eval.end_step();
     }
     out.clear();
     for (std::uint32_t r = 0; r < rules.size(); ++r) {

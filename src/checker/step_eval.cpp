@@ -70,6 +70,19 @@ void StepEval::begin_trace(const Trajectory& trace) {
     table_ = trace.tools();
     by_table_id_.clear();
   }
+  if (program_.uses_seen)
+    if (const simdjson::dom::element* ctx = docs_.root(ir::FieldPath::Root::context))
+      docs_.provenance().add_leaves(*ctx);
+}
+
+void StepEval::end_step() {
+  if (!program_.uses_seen) return;
+  if (step_->type == StepType::tool_call) {
+    if (const simdjson::dom::element* r = docs_.root(ir::FieldPath::Root::result))
+      docs_.provenance().add_leaves(*r);
+  } else if (step_->type == StepType::user_message) {
+    docs_.provenance().add_user_text(trace_->text(step_->content));
+  }
 }
 
 void StepEval::begin_step(const Step& step, std::uint32_t index) {

@@ -23,6 +23,8 @@ class StepEval {
 
   void begin_trace(const Trajectory& trace);
   void begin_step(const Step& step, std::uint32_t index);
+  // After every rule has seen the step: its result and user text become "earlier" for seen().
+  void end_step();
 
   bool match(std::uint32_t pattern) {
     if (stamp_[pattern] == epoch_) return value_[pattern] != 0;

@@ -228,7 +228,7 @@ struct Builder {
         break;
       case ir::Cond::Kind::seen:
         n.text = fmt::format("seen({})", operand_key(c.a));
-        error("E103", c.range, "`seen(…)` provenance conditions are not supported by this checker yet");
+        p.uses_seen = true;
         break;
     }
     n.lhs = operand(c.a);

@@ -68,6 +68,7 @@ class ProgramImpl final : public Program {
   std::string workflow_name;
   std::string ast_dump, ir_dump;
   bool case_sensitive = false;
+  bool uses_seen = false;  // keep the provenance index of seen() while checking
   std::vector<std::pair<std::string, std::string>> aliases;  // observed -> canonical, normalized
   std::vector<ToolColumn> columns;
   std::vector<PatternNode> patterns;

@@ -173,6 +173,12 @@ struct IrBuilder {
     c.a = path_op(path);
     return cond(c);
   }
+  ir::Id seen(const std::string& path) {
+    ir::Cond c;
+    c.kind = ir::Cond::Kind::seen;
+    c.a = path_op(path);
+    return cond(c);
+  }
   ir::Id cand(ir::Id a, ir::Id b) { ir::Cond c; c.kind = ir::Cond::Kind::and_; c.lhs = a; c.rhs = b; return cond(c); }
   ir::Id cor(ir::Id a, ir::Id b) { ir::Cond c; c.kind = ir::Cond::Kind::or_; c.lhs = a; c.rhs = b; return cond(c); }
   ir::Id cnot(ir::Id a) { ir::Cond c; c.kind = ir::Cond::Kind::not_; c.lhs = a; return cond(c); }

@@ -173,7 +173,29 @@ struct Ref {
         }
         return false;
       }
-      case ir::Cond::Kind::seen: return false;
+      case ir::Cond::Kind::seen: {
+        auto v = value(c.a, i);
+        if (!scalar(v)) return false;
+        std::function<bool(const json&)> leaf = [&](const json& j) {
+          if (j.is_object() || j.is_array()) {
+            for (const json& e : j)
+              if (leaf(e)) return true;
+            return false;
+          }
+          return eq(j, v);
+        };
+        if (auto ctx = parse(t.context()); ctx && leaf(*ctx)) return true;
+        for (std::size_t j = 0; j < i; ++j) {
+          const Step& s = t.steps()[j];
+          if (s.type == StepType::tool_call) {
+            if (auto r = parse(t.text(s.result)); r && leaf(*r)) return true;
+          } else if (s.type == StepType::user_message && v->is_string() &&
+                     t.text(s.content).find(v->get<std::string>()) != std::string_view::npos) {
+            return true;
+          }
+        }
+        return false;
+      }
     }
     return false;
   }

@@ -42,7 +42,7 @@ struct Gen {
       case 9: return b.matches("content", "^h");
       case 10: return b.cmp("result.ok", Op::eq, lit_bool(true));
       case 11: return b.cmp("context.user", Op::eq, lit_str("u1"));
-      case 12: return b.cmp_paths("arguments.id", Op::eq, "arguments.tags[0]");
+      case 12: return chance(50) ? b.cmp_paths("arguments.id", Op::eq, "arguments.tags[0]") : b.seen("arguments.id");
       case 13: return b.cand(cond(depth - 1), cond(depth - 1));
       case 14: return b.cor(cond(depth - 1), cond(depth - 1));
       default: return b.cnot(cond(depth - 1));
@@ -151,14 +151,16 @@ struct Gen {
                                   R"({"b":1,"a":{"y":[1,2],"x":null}})", R"({"a":{"x":null,"y":[1.0,2]},"b":1.0})",
                                   R"({"id":"p","tags":["p"]})"};
     t.t.clear();
-    if (chance(50)) t.context(R"({"user":"u1"})");
+    if (chance(50)) t.context(chance(50) ? R"({"user":"u1"})" : R"({"user":"u1","ids":["p",1]})");
     int n = pick(11);
     for (int i = 0; i < n; ++i) {
       int k = pick(10);
       if (k < 6) {
-        t.call(kTools[pick(5)], kArgs[pick(10)], chance(35), chance(50) ? R"({"ok":true})" : "");
+        static const char* kResults[] = {"", R"({"ok":true})", R"({"id":1,"items":[{"id":"x"}]})", R"("p")",
+                                         R"({"a":{"b":[2.0,null]}})"};
+        t.call(kTools[pick(5)], kArgs[pick(10)], chance(35), kResults[pick(5)]);
       } else if (k == 6) {
-        t.message(StepType::user_message, chance(50) ? "hello" : "bye");
+        t.message(StepType::user_message, std::array{"hello", "bye", "order x 12"}[pick(3)]);
       } else if (k == 7) {
         t.message(StepType::assistant_message, "ok");
       } else if (k == 8) {
