@@ -239,7 +239,17 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     double o = ne == 0 ? 1.0 : double(path->matched) / double(ne);
     if (!order_null) r.ordering = o;
   } else {
-    std::uint32_t l = lcs(eid, aid, &matched);
+    // Calls of one assistant turn were issued together: their order among themselves is not
+    // the agent's choice, so ordering (like strict) lets them match in any order.
+    block_end.clear();
+    for (std::size_t j = 1; j <= na; ++j)
+      if (j == na || act[j].turn != act[j - 1].turn) block_end.push_back(static_cast<std::uint32_t>(j));
+    const bool blocks = block_end.size() < na &&
+                        double(block_end.size()) * double(ne) * double(ne) <= 5e7;
+    auto order_len = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
+      return blocks ? block_lcs(e, aid, block_end, names.size(), marks) : lcs(e, aid, marks);
+    };
+    std::uint32_t l = order_len(eid, &matched);
     double o = ne == 0 ? 1.0 : double(l) / double(ne);
     if (!order_null) r.ordering = o;
     if (l < ne && ne <= 64) {
@@ -248,7 +258,7 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
       for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
         if (eid[k] == eid[k + 1]) continue;
         std::swap(sw[k], sw[k + 1]);
-        if (lcs(sw, aid) > l)
+        if (order_len(sw, nullptr) > l)
           order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
         std::swap(sw[k], sw[k + 1]);
       }

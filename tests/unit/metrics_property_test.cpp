@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -247,6 +248,39 @@ TEST_CASE("property: LCS equals the longest subsequence found by brute force") {
       if (matched[i]) sub.push_back(e[i]);
     CHECK(sub.size() == best);
     CHECK(metrics::lcs(sub, a) == best);
+  }
+}
+
+TEST_CASE("property: turn-block LCS equals the best LCS over orders within each block") {
+  std::mt19937 rng(99);
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::vector<std::uint32_t> e(rng() % 7), a(rng() % 8);
+    for (auto& x : e) x = rng() % 3;
+    for (auto& x : a) x = rng() % 3;
+    std::vector<std::uint32_t> ends;
+    for (std::size_t j = 1; j <= a.size(); ++j)
+      if (j == a.size() || rng() % 2) ends.push_back(static_cast<std::uint32_t>(j));
+    // Brute force: every permutation inside every block.
+    std::uint32_t best = 0;
+    std::vector<std::uint32_t> cur = a;
+    std::function<void(std::size_t)> go = [&](std::size_t b) {
+      if (b == ends.size()) {
+        best = std::max(best, metrics::lcs(e, cur));
+        return;
+      }
+      std::size_t s = b ? ends[b - 1] : 0;
+      std::sort(cur.begin() + s, cur.begin() + ends[b]);
+      do go(b + 1);
+      while (std::next_permutation(cur.begin() + s, cur.begin() + ends[b]));
+    };
+    go(0);
+    std::vector<char> marks;
+    INFO("iteration " << iter);
+    CHECK(metrics::block_lcs(e, a, ends, 3) == best);
+    CHECK(metrics::block_lcs(e, a, ends, 3, &marks) == best);
+    std::uint32_t marked = 0;
+    for (char c : marks) marked += c ? 1 : 0;
+    CHECK(marked == best);
   }
 }
 
