@@ -356,6 +356,7 @@ TEST_CASE("PATH: alternatives, groups and repetition on the brief's examples") {
   CHECK(r.match.strict);
   r = run(p1, {"order_get", "customer_get", "order_list"});
   CHECK(*r.ordering == doctest::Approx(2.0 / 3.0));
+  CHECK(r.explanation.find("Ordering 67% (out of order: order_get)") != std::string::npos);
   CHECK(r.expected_steps == 3);
   CHECK_FALSE(r.match.strict);
   CHECK(r.match.unordered);
