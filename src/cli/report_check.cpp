@@ -536,15 +536,14 @@ void CheckReporter::summary_markdown(const CheckStats& st, std::string& out) con
 }
 
 namespace {
-void copy_file(std::FILE* from, std::FILE* to, bool skip_first_byte) {
+void copy_file(std::FILE* from, std::FILE* to, std::size_t skip) {
   std::rewind(from);
   char buf[1 << 16];
-  bool first = true;
   for (;;) {
     std::size_t n = std::fread(buf, 1, sizeof buf, from);
     if (n == 0) break;
-    std::size_t off = first && skip_first_byte ? 1 : 0;
-    first = false;
+    std::size_t off = std::min(skip, n);
+    skip -= off;
     if (n > off) std::fwrite(buf + off, 1, n - off, to);
   }
 }
@@ -579,9 +578,9 @@ void CheckReporter::finish(const CheckStats& st, std::FILE* body, std::FILE* out
       break;
     case CheckFormat::jsonl: break;
     case CheckFormat::json: {
-      detail::write_all(out, "{\"traces\":[\n");
-      // Every element was written as ",\n{…}": drop the very first comma.
-      if (body) copy_file(body, out, true);
+      detail::write_all(out, "{\"traces\":[");
+      // Every element was written as ",\n{…}": drop the first comma.
+      if (body) copy_file(body, out, 1);
       s = "\n],\n";
       summary_json(st, s);
       s += "}\n";
@@ -597,7 +596,7 @@ void CheckReporter::finish(const CheckStats& st, std::FILE* body, std::FILE* out
       s += fmt::format("\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
                        st.traces + st.rejected, st.failed, st.rejected);
       detail::write_all(out, s);
-      if (body) copy_file(body, out, false);
+      if (body) copy_file(body, out, 0);
       detail::write_all(out, "  </testsuite>\n</testsuites>\n");
       break;
     }
