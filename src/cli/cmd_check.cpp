@@ -206,7 +206,9 @@ int run_check(const CheckArgs& a) {
 const bool registered = register_command({"check", 10, [](CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* sub = app.add_subcommand("check", "check traces against rules files");
-  sub->add_option("-r,--rules", args->rules, "rules file (repeatable)")->required();
+  sub->add_option("-r,--rules", args->rules, "rules file (repeatable)")
+      ->required()
+      ->allow_extra_args(false);  // -r takes one file, so `-r a.rules traces.jsonl` works
   sub->add_option("--format", args->format, "text|json|jsonl|junit|markdown")
       ->check(CLI::IsMember({"text", "json", "jsonl", "junit", "markdown"}));
   sub->add_option("--fail-on", args->fail_on,

@@ -52,7 +52,9 @@ int run_explain(const ExplainArgs& a) {
 const bool registered = register_command({"explain", 70, [](CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* sub = app.add_subcommand("explain", "show a compilation stage of rules files");
-  sub->add_option("-r,--rules,rules", args->rules, "rules file (repeatable)")->required();
+  sub->add_option("-r,--rules,rules", args->rules, "rules file (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
   sub->add_option("--emit", args->emit, "ast|ir|automaton (default ir)")
       ->check(CLI::IsMember({"ast", "ir", "automaton"}));
   sub->add_option("--catalog", args->catalog, "tool catalog JSON (overrides the files' catalog line)");

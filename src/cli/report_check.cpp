@@ -228,10 +228,10 @@ void CheckReporter::trace_text(const Trajectory& t,
                                std::string& out) const {
   const bool c = options_.color;
   std::string id(t.trace_id());
-  out += fmt::format("{}{}{} {}{}{}  {}({}, {} steps){}\n", c ? kBold : "",
+  out += fmt::format("{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
                      c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", id,
                      c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
-                     c ? kReset : "");
+                     t.steps().size() == 1 ? "" : "s", c ? kReset : "");
   // Results of one rule are adjacent (rules-file order), so capping counts a run.
   std::uint32_t run_rule = 0xffffffffu;
   std::size_t run_count = 0;
@@ -263,7 +263,8 @@ void CheckReporter::trace_text(const Trajectory& t,
     if (!info.message.empty()) out += fmt::format(": {}", info.message);
     out += fmt::format("  {}{}{}\n", c ? kDim : "", info.location, c ? kReset : "");
     if (r.steps.empty()) {
-      out += fmt::format("      at end of trace ({} steps)\n", t.steps().size());
+      out += fmt::format("      at end of trace ({} step{})\n", t.steps().size(),
+                         t.steps().size() == 1 ? "" : "s");
       return;
     }
     std::uint32_t shown_until = 0;  // steps below this index were already printed
@@ -480,14 +481,16 @@ void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
     total += n;
     if (n) sev += fmt::format("{}{} {}", sev.empty() ? "" : ", ", n, to_string(s));
   }
-  out += fmt::format("{}{} traces{} from {} records: {}{} passed{}, {}{} failed{}, {} rejected; ",
-                     c ? kBold : "", st.traces, c ? kReset : "", st.records,
+  out += fmt::format("{}{} trace{}{} from {} record{}: {}{} passed{}, {}{} failed{}, {} rejected; ",
+                     c ? kBold : "", st.traces, st.traces == 1 ? "" : "s", c ? kReset : "",
+                     st.records, st.records == 1 ? "" : "s",
                      c ? kGreen : "", st.passed, c ? kReset : "",
                      c && st.failed ? kRed : "", st.failed, c && st.failed ? kReset : "",
                      st.rejected);
   out += fmt::format("{} violation{}{}", total, total == 1 ? "" : "s",
                      sev.empty() ? "" : " (" + sev + ")");
-  out += fmt::format("; {} of {} rules never activated", never, rules_.rules.size());
+  out += fmt::format("; {} of {} rule{} never activated", never, rules_.rules.size(),
+                     rules_.rules.size() == 1 ? "" : "s");
   if (!options_.has_fail_on) out += " (--fail-on never)";
   out += '\n';
 }
@@ -523,7 +526,7 @@ void CheckReporter::summary_markdown(const CheckStats& st, std::string& out) con
   out += "| records | traces | passed | failed | rejected | fail on |\n|---:|---:|---:|---:|---:|---|\n";
   out += fmt::format("| {} | {} | {} | {} | {} | {} |\n\n", st.records, st.traces, st.passed,
                      st.failed, st.rejected, options_.fail_on_name);
-  out += "| rule | severity | violations | failing traces | activated | source |\n"
+  out += "| rule | severity | violations | traces violating | activated | source |\n"
          "|---|---|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
     const RuleInfo& info = *rules_.rules[i].info;
