@@ -102,6 +102,11 @@ if [[ ! -s $data/slice.jsonl ]]; then head -n "$rules_slice_lines" "$native" >"$
 slice_meta=$(meta "$data/slice.jsonl")
 rules=bench/bench.rules
 rule_count=20
+if has_command lint; then  # a rules file that does not compile would make every check figure fail
+  if ! "$tc" lint "$rules" >bench/out/lint.txt 2>&1; then
+    note "bench/bench.rules does not compile with this build (bench/out/lint.txt): $(head -n 1 bench/out/lint.txt)"
+  fi
+fi
 [[ ${ONLY_DATA:-0} == 1 ]] && exit 0
 
 # ------------------------------------------------------------------ measuring
