@@ -46,7 +46,7 @@ def trajcheck_views(rec):
 def compare(tc, peer, keys, title, out):
     ids = [i for i in peer if i != "__rejected__"]
     out.append(f"### trajcheck score vs {title}\n")
-    out.append(f"{len(ids)} records with a {title} verdict; {len([i for i in ids if i in tc])} also scored by trajcheck.\n")
+    out.append(f"{len(ids)} records judged by {title}; {len([i for i in ids if i in tc])} also scored by trajcheck.\n")
     out.append("| verdict | agree | trajcheck true, peer false | trajcheck false, peer true | missing on one side | example ids |")
     out.append("|---|---|---|---|---|---|")
     total_dis = 0
