@@ -151,6 +151,13 @@ if ((has_check)); then
     "$tc" check -r "$rules" -j "$JOBS" --quiet "$native"
   figure check "check-j1-jsonl" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, --format jsonl" -- \
     "$tc" check -r "$rules" -j 1 --format jsonl "$native"
+  if "$tc" lint bench/bench-parametric.rules >bench/out/lint-parametric.txt 2>&1; then
+    figure check "check-j1-param" "$native_meta" $((rule_count + 2)) "$RUNS" "0 1" /dev/null \
+      "20 rules + 2 parametric (bench-parametric.rules)" -- \
+      "$tc" check -r "$rules" -r bench/bench-parametric.rules -j 1 --quiet "$native"
+  else
+    note "bench/bench-parametric.rules does not compile with this build (bench/out/lint-parametric.txt): no parametric figure"
+  fi
 fi
 if has_command normalize; then
   figure check "normalize-j1" "$native_meta" 0 "$RUNS" "0" /dev/null "reader + normalized JSON writer" -- \
