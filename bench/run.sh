@@ -231,7 +231,7 @@ if [[ $SKIP_SCALING != 1 ]]; then
   if ((has_check)); then
     for r in $rule_counts; do
       rf=$data/rules-$r.rules
-      [[ -s $rf ]] || "$gen" rules -o "$rf" --count "$r" --seed 17
+      "$gen" rules -o "$rf" --count "$r" --seed 17  # cheap: always current with the generator
       figure rules "check-$r" "$slice_meta" "$r" "$SCALING_RUNS" "0 1" /dev/null "$r generated rules" -- \
         "$tc" check -r "$rf" -j 1 --quiet "$data/slice.jsonl"
     done
