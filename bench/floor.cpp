@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <simdjson.h>
 
@@ -102,47 +102,54 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto start = std::chrono::steady_clock::now();
-  // Streams the file through a fixed buffer (grown only for a line longer than it), as a
+  // Streams the file through a fixed buffer (doubled only for a line longer than it), as a
   // checker of unbounded input must; each line is parsed in place, the bytes after it (or the
   // buffer's padding) serving as simdjson's padding.
-  std::vector<char> buf(std::size_t{16} << 20);
-  std::size_t have = 0;
+  std::size_t cap = std::size_t{16} << 20;
+  std::unique_ptr<char[]> buf(new char[cap + simdjson::SIMDJSON_PADDING]);  // not zero-filled
+  std::size_t have = 0;   // bytes in buf
+  std::size_t scan = 0;   // bytes of buf already searched for a newline
   od::parser parser;
   Counts c;
   bool eof = false;
-  while (!eof || have > 0) {
-    if (!eof) {
-      if (buf.size() - have < simdjson::SIMDJSON_PADDING + (1 << 20)) buf.resize(buf.size() * 2);
-      std::size_t room = buf.size() - have - simdjson::SIMDJSON_PADDING;
-      std::size_t got = std::fread(buf.data() + have, 1, room, f);
-      if (got == 0) eof = true;
-      have += got;
-      c.bytes += got;
+  while (!eof) {
+    if (have == cap) {  // one line fills the buffer: grow it
+      std::unique_ptr<char[]> bigger(new char[cap * 2 + simdjson::SIMDJSON_PADDING]);
+      std::memcpy(bigger.get(), buf.get(), have);
+      buf = std::move(bigger);
+      cap *= 2;
     }
-    std::size_t pos = 0;
+    std::size_t got = std::fread(buf.get() + have, 1, cap - have, f);
+    if (got == 0) eof = true;
+    have += got;
+    c.bytes += got;
+    std::size_t pos = 0;  // start of the first unparsed line
     for (;;) {
-      const char* begin = buf.data() + pos;
-      const char* nl = static_cast<const char*>(std::memchr(begin, '\n', have - pos));
+      char* begin = buf.get() + pos;
+      char* nl = static_cast<char*>(std::memchr(buf.get() + scan, '\n', have - scan));
       if (!nl) {
-        if (!eof) break;  // need more bytes for this line
-        if (pos == have) break;
-        nl = buf.data() + have;  // last line without a newline
+        scan = have;
+        if (!eof || pos == have) break;
+        nl = buf.get() + have;  // the last line has no newline
       }
       std::size_t len = static_cast<std::size_t>(nl - begin);
       if (len > 0) {
         od::document doc;
-        std::size_t capacity = buf.size() - pos;
+        std::size_t capacity = cap + simdjson::SIMDJSON_PADDING - pos;
         auto err = parser.iterate(begin, len, capacity).get(doc);
         if (!err) err = agentevals ? agentevals_record(doc, c) : native_record(doc, c);
         if (err) c.errors++;
         c.records++;
       }
-      pos = std::min(have, static_cast<std::size_t>(nl - buf.data()) + 1);
+      pos = std::min(have, static_cast<std::size_t>(nl - buf.get()) + 1);
+      scan = pos;
       if (pos >= have) break;
     }
-    std::memmove(buf.data(), buf.data() + pos, have - pos);
-    have -= pos;
-    if (eof && have == 0) break;
+    if (pos > 0) {
+      std::memmove(buf.get(), buf.get() + pos, have - pos);
+      have -= pos;
+      scan -= pos;
+    }
   }
   if (f != stdin) std::fclose(f);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
