@@ -169,10 +169,16 @@ fi
 figure score floor "$ae_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool-call names" -- \
   "$floor" --format agentevals "$agentevals"
 if ((has_score)); then
+  score_args=(--format jsonl)
+  if "$tc" score --help 2>&1 | grep -q -- --tool-args; then
+    score_args+=(--tool-args exact)
+  else
+    note "trajcheck score has no --tool-args option in this build: its default argument matching is compared with agentevals' exact mode"
+  fi
   figure score "score-j1" "$ae_meta" 0 "$RUNS" "0 1" bench/out/score.jsonl "all four match modes, --tool-args exact" -- \
-    "$tc" score -j 1 --tool-args exact --format jsonl "$agentevals"
+    "$tc" score -j 1 "${score_args[@]}" "$agentevals"
   figure score "score-j$JOBS" "$ae_meta" 0 "$RUNS" "0 1" /dev/null "all four match modes, --tool-args exact" -- \
-    "$tc" score -j "$JOBS" --tool-args exact --format jsonl "$agentevals"
+    "$tc" score -j "$JOBS" "${score_args[@]}" "$agentevals"
 fi
 
 if [[ $SKIP_PEERS != 1 ]]; then
