@@ -1,0 +1,325 @@
+// The statement monitors of §3 with the fine print of §4a: counters and small state
+// machines stepped once per step of a segment, and a Glushkov automaton for `expect`.
+#include "checker/monitor.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace trajcheck::detail {
+
+using K = ir::StatementKind;
+
+StatementMonitor::StatementMonitor(const StatementSpec& spec, const ProgramImpl& program)
+    : spec_(&spec) {
+  if (spec.nfa != kNoId) {
+    nfa_ = &program.nfas[spec.nfa];
+    cur_.assign(nfa_->words, 0);
+    next_.assign(nfa_->words, 0);
+  }
+  begin();
+}
+
+void StatementMonitor::begin() {
+  done_ = activated_ = seen_a_ = seen_b_ = any_ = flag_ = false;
+  first_a_ = first_b_ = pending_ = last_ = kNoId;
+  count_ = 0;
+  buf_.clear();
+  for (std::uint32_t t : touched_) chains_[t] = {false, 0};
+  touched_.clear();
+  keys_.clear();
+  started_ = false;
+}
+
+void StatementMonitor::step(StepEval& ev) {
+  const StatementSpec& s = *spec_;
+  const std::uint32_t i = ev.index();
+  switch (s.kind) {
+    case K::forbid:
+      if (ev.match(s.a)) buf_.push_back(i);
+      break;
+    case K::require:
+      if (ev.match(s.a)) seen_a_ = done_ = true;
+      break;
+    case K::count:
+      if (ev.match(s.a)) {
+        ++count_;
+        // "at most N" names the (N+1)th and later; the other forms name every match.
+        bool at_most = s.lo == 0 && s.hi != ir::kUnbounded;
+        if (!at_most || count_ > s.hi) buf_.push_back(i);
+      }
+      break;
+    case K::precedes:
+      if (ev.match(s.b)) {
+        activated_ = true;
+        if (!seen_a_) buf_.push_back(i);
+      }
+      if (ev.match(s.a)) seen_a_ = true;
+      break;
+    case K::immediately_precedes:
+      if (ev.match(s.b)) {
+        activated_ = true;
+        if (!flag_) buf_.push_back(i);
+      }
+      flag_ = ev.match(s.a);  // the previous step of the (filtered) segment was an A
+      break;
+    case K::followed_by:
+      if (ev.match(s.b)) buf_.clear();  // every A so far now has a later B
+      if (ev.match(s.a)) {
+        activated_ = true;
+        buf_.push_back(i);
+      }
+      break;
+    case K::immediately_followed_by:
+      if (pending_ != kNoId && !ev.match(s.b)) buf_.push_back(pending_);
+      pending_ = kNoId;
+      if (ev.match(s.a)) {
+        activated_ = true;
+        pending_ = i;
+      }
+      break;
+    case K::requires_:
+      if (ev.match(s.a) && first_a_ == kNoId) first_a_ = i;
+      if (ev.match(s.b)) seen_b_ = true;
+      done_ = first_a_ != kNoId && seen_b_;
+      break;
+    case K::never_followed_by:
+      if (first_a_ != kNoId && ev.match(s.b)) buf_.push_back(i);
+      if (first_a_ == kNoId && ev.match(s.a)) first_a_ = i;
+      break;
+    case K::excludes:
+      if (first_a_ == kNoId && ev.match(s.a)) first_a_ = i;
+      if (first_b_ == kNoId && ev.match(s.b)) first_b_ = i;
+      done_ = first_a_ != kNoId && first_b_ != kNoId;
+      break;
+    case K::starts_with:
+      if (!any_) {
+        any_ = done_ = true;
+        first_a_ = i;
+        flag_ = ev.match(s.a);
+      }
+      break;
+    case K::ends_with:
+      any_ = true;
+      last_ = i;
+      flag_ = ev.match(s.a);
+      break;
+    case K::only:
+      if (ev.is_tool_call() && !ev.match(s.a)) buf_.push_back(i);
+      break;
+    case K::no_duplicate:
+      if (ev.is_tool_call() && ev.match(s.a)) {
+        canonical_arguments(ev);
+        if (keys_.find(scratch_) != keys_.end()) buf_.push_back(i);
+        else keys_.insert(scratch_);
+      }
+      break;
+    case K::in_a_row:
+      if (ev.is_tool_call()) {
+        if (ev.match(s.a)) {
+          if (++count_ > s.hi) buf_.push_back(i);
+        } else {
+          count_ = 0;
+        }
+      }
+      break;
+    case K::retries:
+      if (ev.is_tool_call() && ev.match(s.a)) {
+        std::uint32_t t = ev.tool();
+        if (t >= chains_.size()) chains_.resize(std::size_t(t) + 1, {false, 0});
+        auto& [active, n] = chains_[t];
+        if (active && ++n > s.hi) buf_.push_back(i);
+        if (ev.step().status == StepStatus::error) {
+          if (!active) touched_.push_back(t);
+          active = true;
+        } else {
+          active = false;  // a success ends the chain (having counted as a retry)
+          n = 0;
+        }
+      }
+      break;
+    case K::expect:
+    case K::expect_exactly:
+      step_expect(ev);
+      break;
+  }
+}
+
+void StatementMonitor::step_expect(StepEval& ev) {
+  if (!ev.is_tool_call() || nfa_ == nullptr) return;
+  const Nfa& n = *nfa_;
+  if (spec_->kind == K::expect) {
+    bool letter = false;
+    for (std::uint32_t a : n.atoms)
+      if (ev.match(a)) {
+        letter = true;
+        break;
+      }
+    if (!letter) return;
+  }
+  // Candidates are the positions reachable by one more letter; keep those whose atom matches.
+  std::fill(next_.begin(), next_.end(), 0);
+  if (!started_) {
+    std::copy(n.first.begin(), n.first.end(), next_.begin());
+  } else {
+    for (std::uint32_t w = 0; w < n.words; ++w)
+      for (std::uint64_t bits = cur_[w]; bits != 0; bits &= bits - 1) {
+        std::uint32_t p = w * 64 + static_cast<std::uint32_t>(__builtin_ctzll(bits));
+        const std::uint64_t* f = n.follow_of(p);
+        for (std::uint32_t v = 0; v < n.words; ++v) next_[v] |= f[v];
+      }
+  }
+  bool any = false;
+  for (std::uint32_t w = 0; w < n.words; ++w)
+    for (std::uint64_t bits = next_[w]; bits != 0; bits &= bits - 1) {
+      unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
+      if (!ev.match(n.atom[w * 64 + b])) next_[w] &= ~(std::uint64_t(1) << b);
+      else any = true;
+    }
+  started_ = true;
+  cur_.swap(next_);
+  if (!any) {  // no word continues with this call: it is the witness
+    buf_.push_back(ev.index());
+    done_ = true;
+  }
+}
+
+VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) {
+  const StatementSpec& s = *spec_;
+  bool violated = false;
+  bool vacuous = false;
+  switch (s.kind) {
+    case K::forbid:
+    case K::only:
+    case K::no_duplicate:
+    case K::in_a_row:
+    case K::retries:
+      violated = !buf_.empty();
+      break;
+    case K::count: violated = count_ < s.lo || count_ > s.hi; break;
+    case K::require: violated = !seen_a_; break;
+    case K::precedes:
+    case K::immediately_precedes:
+    case K::followed_by:
+      violated = !buf_.empty();
+      vacuous = !activated_;
+      break;
+    case K::immediately_followed_by:
+      if (pending_ != kNoId) buf_.push_back(pending_);  // an A at the end has no next step
+      pending_ = kNoId;
+      violated = !buf_.empty();
+      vacuous = !activated_;
+      break;
+    case K::requires_:
+      violated = first_a_ != kNoId && !seen_b_;
+      if (violated) buf_.assign(1, first_a_);
+      vacuous = first_a_ == kNoId;
+      break;
+    case K::never_followed_by:
+      violated = !buf_.empty();
+      if (violated) buf_.insert(buf_.begin(), first_a_);
+      vacuous = first_a_ == kNoId;
+      break;
+    case K::excludes:
+      violated = first_a_ != kNoId && first_b_ != kNoId;
+      if (violated) {
+        buf_.assign({std::min(first_a_, first_b_), std::max(first_a_, first_b_)});
+        if (first_a_ == first_b_) buf_.pop_back();
+      }
+      vacuous = first_a_ == kNoId && first_b_ == kNoId;
+      break;
+    case K::starts_with:
+    case K::ends_with:
+      violated = !any_ || !flag_;
+      buf_.clear();
+      if (any_ && !flag_) buf_.push_back(s.kind == K::starts_with ? first_a_ : last_);
+      break;
+    case K::expect:
+    case K::expect_exactly: {
+      if (!buf_.empty() || nfa_ == nullptr) {
+        violated = true;
+        break;
+      }
+      bool accept = false;
+      if (!started_) {
+        accept = nfa_->nullable;
+      } else {
+        for (std::uint32_t w = 0; w < nfa_->words; ++w) accept = accept || (cur_[w] & nfa_->last[w]);
+      }
+      violated = !accept;  // the trace ended early: no witness
+      break;
+    }
+  }
+  if (violated) {
+    witnesses.insert(witnesses.end(), buf_.begin(), buf_.end());
+    return VerdictStatus::violated;
+  }
+  return vacuous ? VerdictStatus::vacuous : VerdictStatus::satisfied;
+}
+
+void StatementMonitor::canonical_arguments(StepEval& ev) {
+  scratch_.clear();
+  fmt::format_to(std::back_inserter(scratch_), "{}|", ev.tool());
+  const Step& step = ev.step();
+  if (step.arguments.empty()) {
+    scratch_ += "{}";  // absent arguments equal {}
+    return;
+  }
+  const simdjson::dom::element* root = ev.docs().root(ir::FieldPath::Root::arguments);
+  if (root == nullptr) {
+    scratch_ += "r";
+    scratch_ += ev.docs().trace().text(step.arguments);
+    return;
+  }
+  members_.clear();
+  canonical_value(*root);
+}
+
+// A canonical text for deep equality: object keys sorted, numbers by value, strings
+// length-prefixed so no two different values share a text.
+void StatementMonitor::canonical_value(simdjson::dom::element el) {
+  switch (el.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      std::size_t begin = members_.size();
+      for (auto field : simdjson::dom::object(el)) members_.emplace_back(field.key, field.value);
+      std::size_t end = members_.size();
+      std::sort(members_.begin() + begin, members_.begin() + end,
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      scratch_ += '{';
+      for (std::size_t i = begin; i < end; ++i) {
+        // members_ may grow (and move) in the recursive call: copy this entry first.
+        auto [key, value] = members_[i];
+        fmt::format_to(std::back_inserter(scratch_), "{}:", key.size());
+        scratch_ += key;
+        canonical_value(value);
+      }
+      scratch_ += '}';
+      members_.resize(begin);
+      break;
+    }
+    case simdjson::dom::element_type::ARRAY:
+      scratch_ += '[';
+      for (simdjson::dom::element e : simdjson::dom::array(el)) {
+        canonical_value(e);
+        scratch_ += ',';
+      }
+      scratch_ += ']';
+      break;
+    case simdjson::dom::element_type::STRING: {
+      std::string_view sv(el);
+      fmt::format_to(std::back_inserter(scratch_), "s{}:", sv.size());
+      scratch_ += sv;
+      break;
+    }
+    case simdjson::dom::element_type::INT64:
+    case simdjson::dom::element_type::UINT64:
+    case simdjson::dom::element_type::DOUBLE:
+      fmt::format_to(std::back_inserter(scratch_), "n{};", value_of(el).number);
+      break;
+    case simdjson::dom::element_type::BOOL: scratch_ += bool(el) ? "T" : "F"; break;
+    case simdjson::dom::element_type::NULL_VALUE: scratch_ += "N"; break;
+  }
+}
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,64 @@
+// The step classifier at run time: pattern truth values of the current step, each
+// computed at most once (memo stamped by step), tool columns looked up once per distinct
+// tool of the trace, JSON parsed lazily by StepDocs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/program.hpp"
+
+namespace trajcheck::detail {
+
+class StepEval {
+ public:
+  explicit StepEval(const ProgramImpl& program);
+
+  void begin_trace(const Trajectory& trace);
+  void begin_step(const Step& step, std::uint32_t index);
+
+  bool match(std::uint32_t pattern) {
+    if (stamp_[pattern] == epoch_) return value_[pattern] != 0;
+    bool v = compute(pattern);
+    stamp_[pattern] = epoch_;
+    value_[pattern] = v;
+    return v;
+  }
+  const Step& step() const { return *step_; }
+  std::uint32_t index() const { return index_; }
+  bool is_tool_call() const { return step_->type == StepType::tool_call; }
+  // Dense id of the step's (aliased) tool within this checker; kNoId for other steps.
+  std::uint32_t tool() const { return tool_; }
+  std::uint32_t tool_count() const { return static_cast<std::uint32_t>(names_.size()); }
+  StepDocs& docs() { return docs_; }
+
+ private:
+  bool compute(std::uint32_t pattern);
+  std::uint32_t local_tool(const Trajectory& trace, const Step& step);
+  std::uint32_t intern(std::string_view name);
+
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  const ProgramImpl& program_;
+  StepDocs docs_;
+  const Trajectory* trace_ = nullptr;
+  const Step* step_ = nullptr;
+  std::uint32_t index_ = 0;
+  std::uint32_t tool_ = kNoId;
+  std::uint32_t epoch_ = 0;
+  std::vector<std::uint32_t> stamp_;
+  std::vector<std::uint8_t> value_;
+  // Tool-name columns per local tool id (tools × columns).
+  const ToolTable* table_ = nullptr;
+  std::vector<std::uint32_t> by_table_id_;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> by_name_;
+  std::vector<std::string> names_;
+  std::vector<std::uint8_t> columns_;
+};
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,234 @@
+// Evaluation of compiled conditions on one step: path lookup in the lazily parsed raw
+// JSON (simdjson DOM, buffers reused), typed comparison, RE2 partial match.
+#include "compiler/conditions.hpp"
+
+#include <cstring>
+
+#include <re2/re2.h>
+
+namespace trajcheck::detail {
+
+Value value_of(const ir::Literal& lit) {
+  Value v;
+  switch (lit.kind) {
+    case ir::Literal::Kind::null: v.kind = Value::Kind::null; break;
+    case ir::Literal::Kind::boolean: v.kind = Value::Kind::boolean; v.boolean = lit.boolean; break;
+    case ir::Literal::Kind::number: v.kind = Value::Kind::number; v.number = lit.number; break;
+    case ir::Literal::Kind::string: v.kind = Value::Kind::string; v.string = lit.string; break;
+  }
+  return v;
+}
+
+Value value_of(simdjson::dom::element el) {
+  Value v;
+  switch (el.type()) {
+    case simdjson::dom::element_type::ARRAY: v.kind = Value::Kind::array; v.element = el; break;
+    case simdjson::dom::element_type::OBJECT: v.kind = Value::Kind::object; v.element = el; break;
+    case simdjson::dom::element_type::INT64:
+      v.kind = Value::Kind::number; v.number = static_cast<double>(int64_t(el)); break;
+    case simdjson::dom::element_type::UINT64:
+      v.kind = Value::Kind::number; v.number = static_cast<double>(uint64_t(el)); break;
+    case simdjson::dom::element_type::DOUBLE: v.kind = Value::Kind::number; v.number = double(el); break;
+    case simdjson::dom::element_type::STRING: v.kind = Value::Kind::string; v.string = std::string_view(el); break;
+    case simdjson::dom::element_type::BOOL: v.kind = Value::Kind::boolean; v.boolean = bool(el); break;
+    case simdjson::dom::element_type::NULL_VALUE: v.kind = Value::Kind::null; break;
+  }
+  return v;
+}
+
+namespace {
+bool is_scalar(const Value& v) {
+  return v.kind == Value::Kind::boolean || v.kind == Value::Kind::number ||
+         v.kind == Value::Kind::string;
+}
+}  // namespace
+
+bool scalar_equal(const Value& x, const Value& y) {
+  if (!is_scalar(x) || x.kind != y.kind) return false;
+  switch (x.kind) {
+    case Value::Kind::boolean: return x.boolean == y.boolean;
+    case Value::Kind::number: return x.number == y.number;
+    case Value::Kind::string: return x.string == y.string;
+    default: return false;
+  }
+}
+
+bool compare_values(const Value& x, const Value& y, ir::CompareOp op) {
+  if (!is_scalar(x) || !is_scalar(y)) return false;
+  if (x.kind != y.kind) return op == ir::CompareOp::ne;
+  int c = 0;  // three-way result
+  switch (x.kind) {
+    case Value::Kind::number: c = x.number < y.number ? -1 : (x.number > y.number ? 1 : 0); break;
+    case Value::Kind::string: c = x.string.compare(y.string); c = c < 0 ? -1 : (c > 0 ? 1 : 0); break;
+    case Value::Kind::boolean:
+      // Booleans have equality only: an ordering on them would be a silent surprise.
+      if (op == ir::CompareOp::eq) return x.boolean == y.boolean;
+      if (op == ir::CompareOp::ne) return x.boolean != y.boolean;
+      return false;
+    default: return false;
+  }
+  switch (op) {
+    case ir::CompareOp::eq: return c == 0;
+    case ir::CompareOp::ne: return c != 0;
+    case ir::CompareOp::lt: return c < 0;
+    case ir::CompareOp::le: return c <= 0;
+    case ir::CompareOp::gt: return c > 0;
+    case ir::CompareOp::ge: return c >= 0;
+  }
+  return false;
+}
+
+bool contains_value(const Value& x, const Value& y) {
+  if (x.kind == Value::Kind::string)
+    return y.kind == Value::Kind::string && x.string.find(y.string) != std::string_view::npos;
+  if (x.kind == Value::Kind::array) {
+    if (!is_scalar(y)) return false;
+    for (simdjson::dom::element e : simdjson::dom::array(x.element))
+      if (scalar_equal(value_of(e), y)) return true;
+  }
+  return false;
+}
+
+void StepDocs::begin_trace(const Trajectory& trace) {
+  trace_ = &trace;
+  context_.parsed = false;
+}
+
+void StepDocs::begin_step(const Step& step) {
+  step_ = &step;
+  arguments_.parsed = result_.parsed = extra_.parsed = false;
+}
+
+const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
+  if (!d.parsed) {
+    d.parsed = true;
+    d.ok = false;
+    if (!text.empty()) {
+      // resize only grows the buffer: no allocation once it has reached the largest field.
+      if (d.buffer.size() < text.size() + simdjson::SIMDJSON_PADDING)
+        d.buffer.resize(text.size() + simdjson::SIMDJSON_PADDING);
+      std::memcpy(d.buffer.data(), text.data(), text.size());
+      std::memset(d.buffer.data() + text.size(), 0, simdjson::SIMDJSON_PADDING);
+      auto r = d.parser.parse(reinterpret_cast<const uint8_t*>(d.buffer.data()), text.size(), false);
+      if (!r.error()) {
+        d.element = r.value_unsafe();
+        d.ok = true;
+      }
+    }
+  }
+  return d.ok ? &d.element : nullptr;
+}
+
+const simdjson::dom::element* StepDocs::root(ir::FieldPath::Root r) {
+  switch (r) {
+    case ir::FieldPath::Root::arguments: return load(arguments_, trace_->text(step_->arguments));
+    case ir::FieldPath::Root::result: return load(result_, trace_->text(step_->result));
+    case ir::FieldPath::Root::context: return load(context_, trace_->context());
+    case ir::FieldPath::Root::step: return extra();
+  }
+  return nullptr;
+}
+
+const simdjson::dom::element* StepDocs::extra() { return load(extra_, trace_->text(step_->extra)); }
+
+namespace {
+
+Value navigate(const simdjson::dom::element* root, const std::vector<ir::PathSegment>& segs,
+               std::size_t from) {
+  if (root == nullptr) return {};
+  simdjson::dom::element cur = *root;
+  for (std::size_t i = from; i < segs.size(); ++i) {
+    const ir::PathSegment& s = segs[i];
+    if (s.index >= 0) {
+      simdjson::dom::array arr;
+      if (cur.get_array().get(arr)) return {};
+      if (arr.at(static_cast<std::size_t>(s.index)).get(cur)) return {};
+    } else {
+      simdjson::dom::object obj;
+      if (cur.get_object().get(obj)) return {};
+      if (obj.at_key(s.key).get(cur)) return {};
+    }
+  }
+  return value_of(cur);
+}
+
+Value text_value(std::string_view s) {
+  Value v;
+  v.kind = Value::Kind::string;
+  v.string = s;
+  return v;
+}
+
+}  // namespace
+
+Value eval_operand(const CondOperand& op, StepDocs& docs) {
+  switch (op.kind) {
+    case CondOperand::Kind::none:
+    case CondOperand::Kind::list: return {};
+    case CondOperand::Kind::literal: return value_of(op.literal);
+    case CondOperand::Kind::path: break;
+  }
+  if (op.root != ir::FieldPath::Root::step) return navigate(docs.root(op.root), op.segments, 0);
+  const Step& s = docs.step();
+  const Trajectory& t = docs.trace();
+  // Core fields are strings (or the turn number) with nothing below them.
+  bool leaf = op.segments.size() <= 1;
+  switch (op.field) {
+    case StepField::type:
+      if (!leaf) return {};
+      return text_value(s.type == StepType::other ? t.text(s.type_name) : to_string(s.type));
+    case StepField::tool:
+      if (!leaf || s.type != StepType::tool_call) return {};
+      return text_value(t.text(s.tool_name));
+    case StepField::raw_tool:
+      if (!leaf || s.type != StepType::tool_call) return {};
+      return text_value(t.text(s.raw_tool));
+    case StepField::status:
+      if (!leaf || s.status == StepStatus::none) return {};
+      return text_value(to_string(s.status));
+    case StepField::id:
+      if (!leaf || s.id.empty()) return {};
+      return text_value(t.text(s.id));
+    case StepField::content:
+      if (!leaf || s.content.empty()) return {};
+      return text_value(t.text(s.content));
+    case StepField::turn: {
+      if (!leaf) return {};
+      Value v;
+      v.kind = Value::Kind::number;
+      v.number = s.turn;
+      return v;
+    }
+    case StepField::extra: break;
+  }
+  return navigate(docs.extra(), op.segments, 0);
+}
+
+bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& docs) {
+  const CondNode& c = conds[id];
+  switch (c.kind) {
+    case ir::Cond::Kind::and_: return eval_cond(conds, c.a, docs) && eval_cond(conds, c.b, docs);
+    case ir::Cond::Kind::or_: return eval_cond(conds, c.a, docs) || eval_cond(conds, c.b, docs);
+    case ir::Cond::Kind::not_: return !eval_cond(conds, c.a, docs);
+    case ir::Cond::Kind::compare:
+      return compare_values(eval_operand(c.lhs, docs), eval_operand(c.rhs, docs), c.op);
+    case ir::Cond::Kind::matches: {
+      Value v = eval_operand(c.lhs, docs);
+      if (v.kind != Value::Kind::string || !c.regex) return false;
+      return RE2::PartialMatch(re2::StringPiece(v.string.data(), v.string.size()), *c.regex);
+    }
+    case ir::Cond::Kind::contains:
+      return contains_value(eval_operand(c.lhs, docs), eval_operand(c.rhs, docs));
+    case ir::Cond::Kind::in: {
+      Value v = eval_operand(c.lhs, docs);
+      for (const ir::Literal& lit : c.rhs.list)
+        if (scalar_equal(v, value_of(lit))) return true;
+      return false;
+    }
+    case ir::Cond::Kind::exists: return eval_operand(c.lhs, docs).kind != Value::Kind::absent;
+    case ir::Cond::Kind::seen: return false;  // rejected at compile time (E103)
+  }
+  return false;
+}
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,94 @@
+// Compiled `where` conditions and their evaluation on one step's raw JSON (§2, §4a).
+// Each of arguments/result/extra is parsed at most once per step, and only when a
+// condition (or `no duplicate`) asks for it; the context at most once per trace.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "ir/ir.hpp"
+#include "trajcheck/trace.hpp"
+
+namespace re2 {
+class RE2;
+}
+
+namespace trajcheck::detail {
+
+constexpr std::uint32_t kNoId = 0xffffffffu;
+
+// A field of the step itself named by the first segment of a step-rooted path.
+enum class StepField : std::uint8_t { type, tool, raw_tool, status, id, content, turn, extra };
+
+struct CondOperand {
+  enum class Kind : std::uint8_t { none, path, literal, list };
+  Kind kind = Kind::none;
+  ir::FieldPath::Root root = ir::FieldPath::Root::step;
+  StepField field = StepField::extra;      // root == step
+  std::vector<ir::PathSegment> segments;   // navigated inside the JSON document
+  ir::Literal literal;
+  std::vector<ir::Literal> list;
+};
+
+struct CondNode {
+  ir::Cond::Kind kind = ir::Cond::Kind::exists;
+  std::uint32_t a = kNoId, b = kNoId;  // child conditions (and/or/not)
+  ir::CompareOp op = ir::CompareOp::eq;
+  CondOperand lhs, rhs;
+  std::shared_ptr<const re2::RE2> regex;  // matches
+  std::string text;                       // for dumps
+};
+
+// A JSON or step-field value seen by a condition. Views point into the trajectory or a
+// parsed document; valid only while the step is current.
+struct Value {
+  enum class Kind : std::uint8_t { absent, null, boolean, number, string, object, array };
+  Kind kind = Kind::absent;
+  bool boolean = false;
+  double number = 0;
+  std::string_view string;
+  simdjson::dom::element element;  // object / array
+};
+
+Value value_of(const ir::Literal& lit);
+Value value_of(simdjson::dom::element el);
+// Typed equality of two present scalars (numbers by value); false for object/array/null.
+bool scalar_equal(const Value& x, const Value& y);
+// `x op y` with the §4a rules: absent, null, object, array → false; `!=` across kinds → true.
+bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
+// `x contains y`: substring on strings, typed element equality on arrays, else false.
+bool contains_value(const Value& x, const Value& y);
+
+// The lazily parsed JSON documents of the current step (and the trace's context).
+class StepDocs {
+ public:
+  void begin_trace(const Trajectory& trace);
+  void begin_step(const Step& step);
+  const Trajectory& trace() const { return *trace_; }
+  const Step& step() const { return *step_; }
+  // The parsed root, or nullptr when the field is absent or not valid JSON.
+  const simdjson::dom::element* root(ir::FieldPath::Root r);
+  const simdjson::dom::element* extra();
+
+ private:
+  struct Doc {
+    simdjson::dom::parser parser;
+    std::string buffer;  // padded copy: simdjson reads SIMDJSON_PADDING bytes past the end
+    simdjson::dom::element element;
+    bool parsed = false, ok = false;
+  };
+  const simdjson::dom::element* load(Doc& d, std::string_view text);
+  const Trajectory* trace_ = nullptr;
+  const Step* step_ = nullptr;
+  Doc arguments_, result_, extra_, context_;
+};
+
+Value eval_operand(const CondOperand& op, StepDocs& docs);
+bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& docs);
+
+}  // namespace trajcheck::detail

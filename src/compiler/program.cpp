@@ -1,0 +1,437 @@
+// Builds the immutable Program from the rule IR: dedupes patterns and conditions into
+// classifier columns, precompiles globs and RE2 regexes, builds PATH automata (capped).
+#include "compiler/program.hpp"
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+namespace trajcheck {
+
+std::string_view to_string(VerdictStatus s) {
+  switch (s) {
+    case VerdictStatus::satisfied: return "satisfied";
+    case VerdictStatus::violated: return "violated";
+    case VerdictStatus::vacuous: return "vacuous";
+  }
+  return "";
+}
+
+std::string_view to_string(RuleSeverity s) {
+  switch (s) {
+    case RuleSeverity::info: return "info";
+    case RuleSeverity::warning: return "warning";
+    case RuleSeverity::error: return "error";
+    case RuleSeverity::critical: return "critical";
+  }
+  return "";
+}
+
+bool parse_rule_severity(std::string_view name, RuleSeverity* out) {
+  static constexpr RuleSeverity kAll[] = {RuleSeverity::info, RuleSeverity::warning,
+                                          RuleSeverity::error, RuleSeverity::critical};
+  for (RuleSeverity s : kAll)
+    if (to_string(s) == name) {
+      *out = s;
+      return true;
+    }
+  return false;
+}
+
+namespace detail {
+
+bool glob_match(std::string_view g, std::string_view t) {
+  std::size_t gi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (gi < g.size() && (g[gi] == '?' || (g[gi] != '*' && g[gi] == t[ti]))) {
+      ++gi;
+      ++ti;
+    } else if (gi < g.size() && g[gi] == '*') {
+      star = gi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      gi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (gi < g.size() && g[gi] == '*') ++gi;
+  return gi == g.size();
+}
+
+namespace {
+
+std::string literal_key(const ir::Literal& l) {
+  switch (l.kind) {
+    case ir::Literal::Kind::null: return "null";
+    case ir::Literal::Kind::boolean: return l.boolean ? "true" : "false";
+    case ir::Literal::Kind::number: return fmt::format("{}", l.number);
+    case ir::Literal::Kind::string: {
+      std::string s = "\"";
+      for (char c : l.string) {
+        if (c == '"' || c == '\\') s += '\\';
+        s += c;
+      }
+      return s + "\"";
+    }
+  }
+  return "";
+}
+
+std::string path_key(const ir::FieldPath& p) {
+  static constexpr const char* kRoots[] = {"arguments", "result", "context", ""};
+  std::string s = kRoots[static_cast<int>(p.root)];
+  for (const ir::PathSegment& seg : p.segments) {
+    if (seg.index >= 0) {
+      s += fmt::format("[{}]", seg.index);
+    } else {
+      if (!s.empty()) s += '.';
+      s += seg.key;
+    }
+  }
+  return s;
+}
+
+constexpr const char* kOps[] = {"==", "!=", "<", "<=", ">", ">="};
+
+struct Builder {
+  const ir::Module& m;
+  const Source& source;
+  const CompileOptions& options;
+  ProgramImpl& p;
+  std::vector<Diagnostic>& diags;
+  std::vector<std::uint32_t> pattern_map, cond_map;
+  std::unordered_map<std::string, std::uint32_t> pattern_keys, cond_keys, column_keys;
+
+  void error(const char* code, SourceRange range, std::string message) {
+    diags.push_back(Diagnostic{Severity::error, code, range, std::move(message), {}});
+  }
+
+  std::uint32_t column(bool glob, const std::string& text) {
+    std::string key = (glob ? "g:" : "t:") + text;
+    auto it = column_keys.find(key);
+    if (it != column_keys.end()) return it->second;
+    auto id = static_cast<std::uint32_t>(p.columns.size());
+    p.columns.push_back(ToolColumn{glob, text});
+    column_keys.emplace(key, id);
+    return id;
+  }
+
+  CondOperand operand(const ir::Operand& o) {
+    CondOperand c;
+    switch (o.kind) {
+      case ir::Operand::Kind::none: break;
+      case ir::Operand::Kind::literal:
+        c.kind = CondOperand::Kind::literal;
+        c.literal = o.literal;
+        break;
+      case ir::Operand::Kind::list:
+        c.kind = CondOperand::Kind::list;
+        c.list = o.list;
+        break;
+      case ir::Operand::Kind::variable:
+        error("E102", o.range,
+              fmt::format("parametric rules (`${}`) are not supported by this checker yet", o.variable));
+        break;
+      case ir::Operand::Kind::path: {
+        c.kind = CondOperand::Kind::path;
+        c.root = o.path.root;
+        c.segments = o.path.segments;
+        if (c.root == ir::FieldPath::Root::step && !c.segments.empty() && c.segments[0].index < 0) {
+          const std::string& k = c.segments[0].key;
+          static const std::pair<const char*, StepField> kFields[] = {
+              {"type", StepField::type},     {"tool", StepField::tool},
+              {"raw_tool", StepField::raw_tool}, {"status", StepField::status},
+              {"id", StepField::id},         {"content", StepField::content},
+              {"turn", StepField::turn}};
+          for (const auto& [name, field] : kFields)
+            if (k == name) c.field = field;
+          // A front end that left these as step fields still means the documents.
+          auto reroot = [&](ir::FieldPath::Root r) {
+            c.root = r;
+            c.segments.erase(c.segments.begin());
+          };
+          if (k == "arguments" || k == "args") reroot(ir::FieldPath::Root::arguments);
+          else if (k == "result") reroot(ir::FieldPath::Root::result);
+          else if (k == "context") reroot(ir::FieldPath::Root::context);
+        }
+        break;
+      }
+    }
+    return c;
+  }
+
+  std::string operand_key(const ir::Operand& o) {
+    switch (o.kind) {
+      case ir::Operand::Kind::none: return "";
+      case ir::Operand::Kind::path: return path_key(o.path);
+      case ir::Operand::Kind::literal: return literal_key(o.literal);
+      case ir::Operand::Kind::variable: return "$" + o.variable;
+      case ir::Operand::Kind::list: {
+        std::string s = "[";
+        for (std::size_t i = 0; i < o.list.size(); ++i) s += (i ? ", " : "") + literal_key(o.list[i]);
+        return s + "]";
+      }
+    }
+    return "";
+  }
+
+  std::uint32_t cond(ir::Id id, std::uint32_t depth) {
+    if (id >= m.conds.size() || depth > options.max_nesting + 64) {
+      error("E106", {}, "malformed rule IR: bad condition reference");
+      return kNoId;
+    }
+    if (cond_map[id] != kNoId) return cond_map[id];
+    const ir::Cond& c = m.conds[id];
+    CondNode n;
+    n.kind = c.kind;
+    n.op = c.op;
+    switch (c.kind) {
+      case ir::Cond::Kind::and_:
+      case ir::Cond::Kind::or_:
+        n.a = cond(c.lhs, depth + 1);
+        n.b = cond(c.rhs, depth + 1);
+        if (n.a == kNoId || n.b == kNoId) return kNoId;
+        n.text = fmt::format("({} {} {})", p.conds[n.a].text,
+                             c.kind == ir::Cond::Kind::and_ ? "and" : "or", p.conds[n.b].text);
+        break;
+      case ir::Cond::Kind::not_:
+        n.a = cond(c.lhs, depth + 1);
+        if (n.a == kNoId) return kNoId;
+        n.text = fmt::format("not {}", p.conds[n.a].text);
+        break;
+      case ir::Cond::Kind::compare:
+        n.text = fmt::format("{} {} {}", operand_key(c.a), kOps[static_cast<int>(c.op)], operand_key(c.b));
+        break;
+      case ir::Cond::Kind::matches: {
+        n.text = fmt::format("{} matches /{}/", operand_key(c.a), c.regex);
+        RE2::Options ro;
+        ro.set_log_errors(false);
+        auto re = std::make_shared<RE2>(c.regex, ro);
+        if (!re->ok()) error("E105", c.range, fmt::format("invalid regular expression: {}", re->error()));
+        n.regex = std::move(re);
+        break;
+      }
+      case ir::Cond::Kind::contains:
+        n.text = fmt::format("{} contains {}", operand_key(c.a), operand_key(c.b));
+        break;
+      case ir::Cond::Kind::in:
+        n.text = fmt::format("{} in {}", operand_key(c.a), operand_key(c.b));
+        break;
+      case ir::Cond::Kind::exists:
+        n.text = fmt::format("{} exists", operand_key(c.a));
+        break;
+      case ir::Cond::Kind::seen:
+        n.text = fmt::format("seen({})", operand_key(c.a));
+        error("E103", c.range, "`seen(…)` provenance conditions are not supported by this checker yet");
+        break;
+    }
+    n.lhs = operand(c.a);
+    n.rhs = operand(c.b);
+    auto it = cond_keys.find(n.text);
+    if (it != cond_keys.end()) return cond_map[id] = it->second;
+    auto cid = static_cast<std::uint32_t>(p.conds.size());
+    cond_keys.emplace(n.text, cid);
+    p.conds.push_back(std::move(n));
+    return cond_map[id] = cid;
+  }
+
+  std::uint32_t pattern(ir::Id id, std::uint32_t depth = 0) {
+    if (id == ir::kNone) return kNoId;
+    if (id >= m.patterns.size() || depth > options.max_nesting + 64) {
+      error("E106", {}, "malformed rule IR: bad pattern reference");
+      return kNoId;
+    }
+    if (pattern_map[id] != kNoId) return pattern_map[id];
+    const ir::Pattern& pt = m.patterns[id];
+    PatternNode n;
+    n.kind = pt.kind;
+    n.step_type = pt.step_type;
+    auto child = [&](ir::Id c) {
+      std::uint32_t r = pattern(c, depth + 1);
+      return r == kNoId ? std::string("?") : p.patterns[r].text;
+    };
+    switch (pt.kind) {
+      case ir::Pattern::Kind::tool:
+      case ir::Pattern::Kind::glob:
+        n.column = column(pt.kind == ir::Pattern::Kind::glob, pt.name);
+        n.text = pt.kind == ir::Pattern::Kind::glob ? "glob " + pt.name : pt.name;
+        break;
+      case ir::Pattern::Kind::any_tool: n.text = "any"; break;
+      case ir::Pattern::Kind::any_step: n.text = "step"; break;
+      case ir::Pattern::Kind::step_type: n.text = std::string(to_string(pt.step_type)); break;
+      case ir::Pattern::Kind::or_: {
+        std::string ta = child(pt.a), tb = child(pt.b);
+        n.a = pattern(pt.a, depth + 1);
+        n.b = pattern(pt.b, depth + 1);
+        n.text = fmt::format("({} | {})", ta, tb);
+        break;
+      }
+      case ir::Pattern::Kind::not_:
+      case ir::Pattern::Kind::failed: {
+        std::string ta = child(pt.a);
+        n.a = pattern(pt.a, depth + 1);
+        n.text = fmt::format("{} {}", pt.kind == ir::Pattern::Kind::not_ ? "not" : "failed", ta);
+        break;
+      }
+      case ir::Pattern::Kind::where: {
+        std::string ta = child(pt.a);
+        n.a = pattern(pt.a, depth + 1);
+        n.b = cond(pt.b, depth + 1);
+        n.text = fmt::format("({} where {})", ta, n.b == kNoId ? "?" : p.conds[n.b].text);
+        break;
+      }
+      case ir::Pattern::Kind::write:
+        n.text = "write";
+        error("E104", pt.range,
+              "`write` needs the tool catalog's effects, which this checker does not load yet");
+        break;
+    }
+    if ((n.kind == ir::Pattern::Kind::or_ && (n.a == kNoId || n.b == kNoId)) ||
+        ((n.kind == ir::Pattern::Kind::not_ || n.kind == ir::Pattern::Kind::failed ||
+          n.kind == ir::Pattern::Kind::where) && n.a == kNoId) ||
+        (n.kind == ir::Pattern::Kind::where && n.b == kNoId))
+      return kNoId;
+    auto it = pattern_keys.find(n.text);
+    if (it != pattern_keys.end()) return pattern_map[id] = it->second;
+    auto pid = static_cast<std::uint32_t>(p.patterns.size());
+    pattern_keys.emplace(n.text, pid);
+    p.patterns.push_back(std::move(n));
+    return pattern_map[id] = pid;
+  }
+
+  void build() {
+    pattern_map.assign(m.patterns.size(), kNoId);
+    cond_map.assign(m.conds.size(), kNoId);
+    p.workflow_name = m.workflow;
+    p.case_sensitive = m.case_sensitive;
+    p.aliases = m.aliases;
+    for (const ir::Rule& r : m.rules) {
+      RuleInfo info;
+      info.name = r.name;
+      info.severity = r.severity;
+      info.message = r.message;
+      info.tags = r.tags;
+      LineCol lc = source.line_col(r.range.begin);
+      info.location = fmt::format("{}:{}:{}", source.name(), lc.line, lc.column);
+      p.infos.push_back(std::move(info));
+      RuleSpec spec;
+      spec.scope = r.scope.kind;
+      spec.scope_text = r.scope.text;
+      spec.q = pattern(r.scope.q);
+      spec.r = pattern(r.scope.r);
+      bool needs_q = r.scope.kind == ir::ScopeKind::after || r.scope.kind == ir::ScopeKind::between ||
+                     r.scope.kind == ir::ScopeKind::after_until;
+      bool needs_r = r.scope.kind == ir::ScopeKind::before || r.scope.kind == ir::ScopeKind::between ||
+                     r.scope.kind == ir::ScopeKind::after_until;
+      if ((needs_q && spec.q == kNoId) || (needs_r && spec.r == kNoId))
+        error("E106", r.scope.range, "malformed rule IR: scope without its pattern");
+      for (const ir::Statement& s : r.statements) {
+        StatementSpec st;
+        st.kind = s.kind;
+        st.a = pattern(s.a);
+        st.b = pattern(s.b);
+        st.ignoring = pattern(s.ignoring);
+        st.lo = s.lo;
+        st.hi = s.hi;
+        st.text = s.text;
+        bool binary = s.kind == ir::StatementKind::precedes ||
+                      s.kind == ir::StatementKind::immediately_precedes ||
+                      s.kind == ir::StatementKind::followed_by ||
+                      s.kind == ir::StatementKind::immediately_followed_by ||
+                      s.kind == ir::StatementKind::requires_ ||
+                      s.kind == ir::StatementKind::never_followed_by ||
+                      s.kind == ir::StatementKind::excludes;
+        bool path = s.kind == ir::StatementKind::expect || s.kind == ir::StatementKind::expect_exactly;
+        if (path) {
+          Nfa nfa;
+          std::string message;
+          if (s.path >= m.paths.size()) {
+            error("E106", s.range, "malformed rule IR: expect without a PATH");
+          } else if (!build_nfa(m, s.path, [&](ir::Id id) {
+                       std::uint32_t c = pattern(id);
+                       return c == kNoId ? 0u : c;
+                     }, options.max_automaton_states, nfa, message)) {
+            error("E101", s.range, message);
+          } else {
+            st.nfa = static_cast<std::uint32_t>(p.nfas.size());
+            p.nfas.push_back(std::move(nfa));
+          }
+        } else if (st.a == kNoId || (binary && st.b == kNoId)) {
+          error("E106", s.range, "malformed rule IR: statement without its pattern");
+        }
+        spec.statements.push_back(std::move(st));
+      }
+      p.specs.push_back(std::move(spec));
+    }
+  }
+};
+
+const char* kind_name(ir::StatementKind k) {
+  static constexpr const char* kNames[] = {
+      "forbid", "require", "count", "precedes", "immediately precedes", "followed by",
+      "immediately followed by", "requires", "never followed by", "excludes", "starts with",
+      "ends with", "only", "no duplicate", "in a row", "retries", "expect", "expect exactly"};
+  return kNames[static_cast<int>(k)];
+}
+
+std::string bound(std::uint64_t v) { return v == ir::kUnbounded ? "inf" : std::to_string(v); }
+
+}  // namespace
+
+std::shared_ptr<ProgramImpl> build_program(const ir::Module& module, const Source& source,
+                                           const CompileOptions& options,
+                                           std::vector<Diagnostic>& diagnostics) {
+  auto program = std::make_shared<ProgramImpl>();
+  std::size_t before = diagnostics.size();
+  Builder b{module, source, options, *program, diagnostics, {}, {}, {}, {}, {}};
+  b.build();
+  for (std::size_t i = before; i < diagnostics.size(); ++i)
+    if (diagnostics[i].severity == Severity::error) return nullptr;
+  return program;
+}
+
+std::string ProgramImpl::dump_automaton() const {
+  std::string out = "classifier\n  tool columns (evaluated once per distinct tool):\n";
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    out += fmt::format("    c{} = {}{}\n", i, columns[i].glob ? "glob " : "", columns[i].text);
+  out += "  patterns (each evaluated at most once per step):\n";
+  for (std::size_t i = 0; i < patterns.size(); ++i)
+    out += fmt::format("    p{} = {}{}\n", i, patterns[i].text,
+                       patterns[i].column != kNoId ? fmt::format("  [c{}]", patterns[i].column) : "");
+  if (!conds.empty()) out += "  conditions:\n";
+  for (std::size_t i = 0; i < conds.size(); ++i) out += fmt::format("    k{} = {}\n", i, conds[i].text);
+  auto pname = [&](std::uint32_t id) { return id == kNoId ? std::string("-") : fmt::format("p{}", id); };
+  static constexpr const char* kScopes[] = {"global", "after", "before", "between", "after until"};
+  for (std::size_t r = 0; r < specs.size(); ++r) {
+    const RuleSpec& s = specs[r];
+    out += fmt::format("rule {} \"{}\"\n  scope: {}", r, infos[r].name, kScopes[static_cast<int>(s.scope)]);
+    if (s.q != kNoId) out += " q=" + pname(s.q);
+    if (s.r != kNoId) out += " r=" + pname(s.r);
+    out += "\n";
+    for (const StatementSpec& st : s.statements) {
+      out += fmt::format("  statement \"{}\": {}", st.text, kind_name(st.kind));
+      if (st.a != kNoId) out += " a=" + pname(st.a);
+      if (st.b != kNoId) out += " b=" + pname(st.b);
+      if (st.ignoring != kNoId) out += " ignoring=" + pname(st.ignoring);
+      switch (st.kind) {
+        case ir::StatementKind::count:
+          out += fmt::format("\n    counter: {} <= count <= {}", bound(st.lo), bound(st.hi));
+          break;
+        case ir::StatementKind::in_a_row:
+        case ir::StatementKind::retries:
+          out += fmt::format("\n    counter: run <= {}", bound(st.hi));
+          break;
+        default: break;
+      }
+      out += "\n";
+      if (st.nfa != kNoId) out += nfas[st.nfa].dump(pname);
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace trajcheck

@@ -1,0 +1,78 @@
+// The compiled program (internal view): interned tool columns, the step classifier's
+// pattern table, compiled conditions, PATH automata and one spec per rule statement.
+// Immutable once built; shared by every Checker thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/automaton.hpp"
+#include "compiler/conditions.hpp"
+#include "ir/ir.hpp"
+#include "trajcheck/rules.hpp"
+
+namespace trajcheck::detail {
+
+// A classifier column on tool names: an exact name or a glob, evaluated once per
+// distinct tool of a trace (cached by tool id in the Checker), not once per step.
+struct ToolColumn {
+  bool glob = false;
+  std::string text;
+};
+
+struct PatternNode {
+  ir::Pattern::Kind kind = ir::Pattern::Kind::any_step;
+  std::uint32_t a = kNoId, b = kNoId;  // child patterns; where: b is a condition
+  StepType step_type = StepType::tool_call;
+  std::uint32_t column = kNoId;        // tool / glob
+  std::string text;                    // for dumps
+};
+
+struct StatementSpec {
+  ir::StatementKind kind = ir::StatementKind::forbid;
+  std::uint32_t a = kNoId, b = kNoId, ignoring = kNoId;  // compiled pattern ids
+  std::uint64_t lo = 0, hi = ir::kUnbounded;
+  std::uint32_t nfa = kNoId;  // index into ProgramImpl::nfas
+  std::string text;
+};
+
+struct RuleSpec {
+  ir::ScopeKind scope = ir::ScopeKind::global;
+  std::uint32_t q = kNoId, r = kNoId;
+  std::string scope_text;
+  std::vector<StatementSpec> statements;
+};
+
+class ProgramImpl final : public Program {
+ public:
+  const std::vector<RuleInfo>& rules() const override { return infos; }
+  const std::string& workflow() const override { return workflow_name; }
+  std::string dump_ast() const override { return ast_dump; }
+  std::string dump_ir() const override { return ir_dump; }
+  std::string dump_automaton() const override;
+
+  std::vector<RuleInfo> infos;
+  std::string workflow_name;
+  std::string ast_dump, ir_dump;
+  bool case_sensitive = false;
+  std::vector<std::pair<std::string, std::string>> aliases;  // observed -> canonical, normalized
+  std::vector<ToolColumn> columns;
+  std::vector<PatternNode> patterns;
+  std::vector<CondNode> conds;
+  std::vector<Nfa> nfas;
+  std::vector<RuleSpec> specs;
+};
+
+// Builds the program from a front-end module, appending its own diagnostics (E1xx).
+// Returns null when any error was added.
+std::shared_ptr<ProgramImpl> build_program(const ir::Module& module, const Source& source,
+                                           const CompileOptions& options,
+                                           std::vector<Diagnostic>& diagnostics);
+
+// `*` any run, `?` one character (bytes), whole-string match.
+bool glob_match(std::string_view glob, std::string_view text);
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,190 @@
+// Canonical JSON text for argument comparison: sorted keys, numbers printed by value, so deep
+// equality of values is equality of their canonical bytes.
+#include "metrics/json_canon.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace trajcheck::metrics {
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  std::size_t run = 0;  // start of the pending run of bytes that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c != '"' && c != '\\' && u >= 0x20) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", u);
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+namespace {
+void append_number(std::string& out, double d) {
+  // Integral doubles print like integers so that 1 == 1.0.
+  if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18) {
+    fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(d));
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", d);
+  }
+}
+}  // namespace
+
+void ArgCanon::clear() {
+  arena_.clear();
+  members_.clear();
+}
+
+void ArgCanon::canon(simdjson::dom::element e, std::string& out) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::ARRAY: {
+      out += '[';
+      bool first = true;
+      simdjson::dom::array arr;
+      if (e.get_array().get(arr) != simdjson::SUCCESS) break;
+      for (simdjson::dom::element v : arr) {
+        if (!first) out += ',';
+        first = false;
+        canon(v, out);
+      }
+      out += ']';
+      break;
+    }
+    case element_type::OBJECT: {
+      // Keys are views into the parser's document; values are canonicalized into one buffer.
+      struct Kv {
+        std::string_view key;
+        std::size_t off, len;
+      };
+      std::vector<Kv> kv;
+      std::string vals;
+      simdjson::dom::object obj;
+      if (e.get_object().get(obj) != simdjson::SUCCESS) break;
+      for (auto field : obj) {
+        std::size_t off = vals.size();
+        canon(field.value, vals);
+        kv.push_back({field.key, off, vals.size() - off});
+      }
+      std::stable_sort(kv.begin(), kv.end(), [](const Kv& x, const Kv& y) { return x.key < y.key; });
+      out += '{';
+      for (std::size_t i = 0; i < kv.size(); ++i) {
+        if (i + 1 < kv.size() && kv[i].key == kv[i + 1].key) continue;  // duplicate key: last wins
+        if (out.back() != '{') out += ',';
+        append_json_string(out, kv[i].key);
+        out += ':';
+        out.append(vals, kv[i].off, kv[i].len);
+      }
+      out += '}';
+      break;
+    }
+    case element_type::INT64: fmt::format_to(std::back_inserter(out), "{}", e.get_int64().value_unsafe()); break;
+    case element_type::UINT64: {
+      std::uint64_t u = e.get_uint64().value_unsafe();
+      if (u < (std::uint64_t(1) << 63)) fmt::format_to(std::back_inserter(out), "{}", u);
+      else append_number(out, static_cast<double>(u));
+      break;
+    }
+    case element_type::DOUBLE: append_number(out, e.get_double().value_unsafe()); break;
+    case element_type::STRING: append_json_string(out, e.get_string().value_unsafe()); break;
+    case element_type::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
+    case element_type::NULL_VALUE: out += "null"; break;
+  }
+}
+
+CanonArgs ArgCanon::add(std::string_view raw) {
+  CanonArgs a;
+  a.members_begin = a.members_end = static_cast<std::uint32_t>(members_.size());
+  std::size_t start = arena_.size();
+  auto finish = [&] {
+    a.whole_off = static_cast<std::uint32_t>(start);
+    a.whole_len = static_cast<std::uint32_t>(arena_.size() - start);
+  };
+  if (raw.empty()) {
+    arena_ += "{}";
+    finish();
+    return a;
+  }
+  simdjson::dom::element root;
+  if (parser_.parse(raw.data(), raw.size(), true).get(root) != simdjson::SUCCESS) {
+    a.object = false;
+    arena_ += '\x01';  // never the first byte of canonical JSON: equals only the same bad text
+    append_json_string(arena_, raw);
+    finish();
+    return a;
+  }
+  simdjson::dom::object obj;
+  if (root.get_object().get(obj) != simdjson::SUCCESS) {
+    a.object = false;
+    canon(root, arena_);
+    finish();
+    return a;
+  }
+  sort_buf_.clear();
+  scratch_.clear();
+  for (auto field : obj) {
+    std::size_t off = scratch_.size();
+    canon(field.value, scratch_);
+    sort_buf_.push_back({field.key, static_cast<std::uint32_t>(off),
+                         static_cast<std::uint32_t>(scratch_.size() - off)});
+  }
+  // Already sorted in most sources; stable so that the last of duplicate keys can win.
+  if (!std::is_sorted(sort_buf_.begin(), sort_buf_.end(),
+                      [](const Member& x, const Member& y) { return x.key < y.key; }))
+    std::stable_sort(sort_buf_.begin(), sort_buf_.end(),
+                     [](const Member& x, const Member& y) { return x.key < y.key; });
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
+    if (w > 0 && sort_buf_[w - 1].key == sort_buf_[i].key) sort_buf_[w - 1] = sort_buf_[i];
+    else sort_buf_[w++] = sort_buf_[i];
+  }
+  sort_buf_.resize(w);
+  arena_ += '{';
+  for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
+    if (i) arena_ += ',';
+    CanonMember m;
+    append_json_string(arena_, sort_buf_[i].key);
+    arena_ += ':';
+    m.value_off = static_cast<std::uint32_t>(arena_.size());
+    arena_.append(scratch_, sort_buf_[i].off, sort_buf_[i].len);
+    m.value_len = sort_buf_[i].len;
+    members_.push_back(m);
+  }
+  arena_ += '}';
+  finish();
+  // Decoded keys after the whole text (the whole slice stays contiguous).
+  for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
+    CanonMember& m = members_[a.members_begin + i];
+    m.key_off = static_cast<std::uint32_t>(arena_.size());
+    arena_ += sort_buf_[i].key;
+    m.key_len = static_cast<std::uint32_t>(sort_buf_[i].key.size());
+  }
+  a.members_end = static_cast<std::uint32_t>(members_.size());
+  return a;
+}
+
+bool ArgCanon::find(const CanonArgs& a, std::string_view key, std::string_view* value) const {
+  auto b = members_.begin() + a.members_begin, e = members_.begin() + a.members_end;
+  auto it = std::lower_bound(b, e, key, [&](const CanonMember& m, std::string_view k) {
+    return this->key(m) < k;
+  });
+  if (it == e || this->key(*it) != key) return false;
+  *value = this->value(*it);
+  return true;
+}
+
+}  // namespace trajcheck::metrics

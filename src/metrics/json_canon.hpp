@@ -1,0 +1,61 @@
+// Canonical text of JSON argument values, so that deep equality (numbers by value, arrays by
+// position, object keys in any order, strings never numbers) becomes byte equality.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+namespace trajcheck::metrics {
+
+// One call's arguments in canonical form; text lives in ArgCanon's arena.
+struct CanonArgs {
+  bool object = true;          // absent arguments count as the empty object
+  std::uint32_t whole_off = 0, whole_len = 0;
+  std::uint32_t members_begin = 0, members_end = 0;  // into ArgCanon::members(), sorted by key
+};
+
+struct CanonMember {
+  std::uint32_t key_off = 0, key_len = 0;
+  std::uint32_t value_off = 0, value_len = 0;
+};
+
+// Canonicalizes many calls' arguments into one arena; clear() keeps capacity.
+class ArgCanon {
+ public:
+  void clear();
+  // Canonicalizes raw JSON text (empty: absent = {}); text that is not JSON is kept as a
+  // JSON string of itself so that it equals only the same text.
+  CanonArgs add(std::string_view raw_json);
+
+  std::string_view text(std::uint32_t off, std::uint32_t len) const {
+    return std::string_view(arena_.data() + off, len);
+  }
+  std::string_view whole(const CanonArgs& a) const { return text(a.whole_off, a.whole_len); }
+  std::string_view key(const CanonMember& m) const { return text(m.key_off, m.key_len); }
+  std::string_view value(const CanonMember& m) const { return text(m.value_off, m.value_len); }
+  const std::vector<CanonMember>& members() const { return members_; }
+
+  // The value of `key` in `a`, or false.
+  bool find(const CanonArgs& a, std::string_view key, std::string_view* value) const;
+
+ private:
+  void canon(simdjson::dom::element e, std::string& out);
+  simdjson::dom::parser parser_;
+  std::string arena_;
+  std::string scratch_;
+  std::vector<CanonMember> members_;
+  struct Member {
+    std::string_view key;  // into the parser's document
+    std::uint32_t off, len;  // canonical value in scratch_
+  };
+  std::vector<Member> sort_buf_;
+};
+
+// Appends `s` as a JSON string literal (escaped).
+void append_json_string(std::string& out, std::string_view s);
+
+}  // namespace trajcheck::metrics

@@ -1,0 +1,401 @@
+// Ordering: LCS for sequences and a position DP over the forms of an expected PATH.
+#include "metrics/ordering.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+namespace trajcheck::metrics {
+
+namespace {
+
+constexpr int kNeg = INT_MIN / 4;
+
+Form make_atom(ir::Id pattern) {
+  Form f;
+  FormNode n;
+  n.kind = FormNode::Kind::atom;
+  n.pattern = pattern;
+  f.nodes.push_back(std::move(n));
+  f.root = 0;
+  f.steps = 1;
+  return f;
+}
+
+// Copies `b`'s nodes after `f`'s, returning the offset.
+std::uint32_t append_nodes(Form& f, const Form& b) {
+  auto off = static_cast<std::uint32_t>(f.nodes.size());
+  for (FormNode n : b.nodes) {
+    for (auto& c : n.children) c += off;
+    f.nodes.push_back(std::move(n));
+  }
+  return off;
+}
+
+// `a` then `b`; nested sequences are flattened.
+Form concat(const Form& a, const Form& b) {
+  if (a.root < 0) return b;
+  if (b.root < 0) return a;
+  Form f = a;
+  std::uint32_t off = append_nodes(f, b);
+  std::vector<std::uint32_t> kids;
+  auto add = [&](std::uint32_t r) {
+    if (f.nodes[r].kind == FormNode::Kind::seq) {
+      for (auto c : f.nodes[r].children) kids.push_back(c);
+    } else {
+      kids.push_back(r);
+    }
+  };
+  add(static_cast<std::uint32_t>(a.root));
+  add(static_cast<std::uint32_t>(b.root) + off);
+  FormNode s;
+  s.kind = FormNode::Kind::seq;
+  s.children = std::move(kids);
+  f.nodes.push_back(std::move(s));
+  f.root = static_cast<std::int32_t>(f.nodes.size() - 1);
+  f.steps = a.steps + b.steps;
+  return f;
+}
+
+Form make_group(const std::vector<const Form*>& members) {
+  std::vector<const Form*> live;
+  for (const Form* m : members)
+    if (m->root >= 0) live.push_back(m);
+  if (live.empty()) return Form{};
+  if (live.size() == 1) return *live[0];
+  Form f;
+  FormNode g;
+  g.kind = FormNode::Kind::group;
+  for (const Form* m : live) {
+    std::uint32_t off = append_nodes(f, *m);
+    g.children.push_back(static_cast<std::uint32_t>(m->root) + off);
+    f.steps += m->steps;
+  }
+  f.nodes.push_back(std::move(g));
+  f.root = static_cast<std::int32_t>(f.nodes.size() - 1);
+  return f;
+}
+
+std::vector<Form> expand(const ir::Module& m, ir::Id id, bool* truncated, int depth) {
+  std::vector<Form> out;
+  if (id >= m.paths.size() || depth > 256) {
+    *truncated = true;
+    return out;
+  }
+  const ir::PathExpr& p = m.paths[id];
+  auto cap = [&](std::vector<Form>& v) {
+    if (v.size() > kMaxForms) {
+      v.resize(kMaxForms);
+      *truncated = true;
+    }
+  };
+  switch (p.kind) {
+    case ir::PathExpr::Kind::atom:
+      out.push_back(make_atom(p.pattern));
+      break;
+    case ir::PathExpr::Kind::alt:
+      for (ir::Id c : p.children) {
+        for (Form& f : expand(m, c, truncated, depth + 1)) out.push_back(std::move(f));
+        cap(out);
+      }
+      break;
+    case ir::PathExpr::Kind::optional:
+    case ir::PathExpr::Kind::star:
+      out.push_back(Form{});  // zero occurrences
+      [[fallthrough]];
+    case ir::PathExpr::Kind::plus:
+      if (!p.children.empty())
+        for (Form& f : expand(m, p.children[0], truncated, depth + 1)) out.push_back(std::move(f));
+      cap(out);
+      break;
+    case ir::PathExpr::Kind::seq: {
+      out.push_back(Form{});
+      for (ir::Id c : p.children) {
+        std::vector<Form> tails = expand(m, c, truncated, depth + 1);
+        std::vector<Form> next;
+        for (const Form& head : out)
+          for (const Form& tail : tails) {
+            if (next.size() >= kMaxForms) {
+              *truncated = true;
+              break;
+            }
+            next.push_back(concat(head, tail));
+          }
+        out = std::move(next);
+      }
+      break;
+    }
+    case ir::PathExpr::Kind::all_of: {
+      // Cartesian product of the members' forms, each combination one group.
+      std::vector<std::vector<Form>> per;
+      for (ir::Id c : p.children) per.push_back(expand(m, c, truncated, depth + 1));
+      std::vector<std::size_t> idx(per.size(), 0);
+      for (const auto& v : per)
+        if (v.empty()) return out;
+      for (;;) {
+        std::vector<const Form*> members;
+        for (std::size_t i = 0; i < per.size(); ++i) members.push_back(&per[i][idx[i]]);
+        out.push_back(make_group(members));
+        if (out.size() >= kMaxForms) {
+          *truncated = true;
+          break;
+        }
+        std::size_t k = 0;
+        while (k < per.size() && ++idx[k] == per[k].size()) idx[k++] = 0;
+        if (k == per.size()) break;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+bool glob_match(std::string_view g, std::string_view s) {
+  std::size_t gi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (gi < g.size() && (g[gi] == '?' || g[gi] == s[si])) {
+      ++gi;
+      ++si;
+    } else if (gi < g.size() && g[gi] == '*') {
+      star = gi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      gi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (gi < g.size() && g[gi] == '*') ++gi;
+  return gi == g.size();
+}
+
+}  // namespace
+
+std::vector<Form> expand_path(const ir::Module& m, ir::Id root, bool* truncated) {
+  *truncated = false;
+  return expand(m, root, truncated, 0);
+}
+
+void form_atoms(const Form& f, std::vector<ir::Id>& out) {
+  out.clear();
+  if (f.root < 0) return;
+  std::vector<std::uint32_t> stack{static_cast<std::uint32_t>(f.root)};
+  while (!stack.empty()) {
+    std::uint32_t n = stack.back();
+    stack.pop_back();
+    const FormNode& node = f.nodes[n];
+    if (node.kind == FormNode::Kind::atom) {
+      out.push_back(node.pattern);
+    } else {
+      for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back(*it);
+    }
+  }
+}
+
+bool pattern_matches_name(const ir::Module& m, ir::Id id, std::string_view name) {
+  if (id >= m.patterns.size()) return false;
+  const ir::Pattern& p = m.patterns[id];
+  switch (p.kind) {
+    case ir::Pattern::Kind::tool: return p.name == name;
+    case ir::Pattern::Kind::glob: return glob_match(p.name, name);
+    case ir::Pattern::Kind::any_tool:
+    case ir::Pattern::Kind::any_step: return true;
+    case ir::Pattern::Kind::step_type: return p.step_type == StepType::tool_call;
+    case ir::Pattern::Kind::or_:
+      return pattern_matches_name(m, p.a, name) || pattern_matches_name(m, p.b, name);
+    case ir::Pattern::Kind::not_: return !pattern_matches_name(m, p.a, name);
+    case ir::Pattern::Kind::failed:
+    case ir::Pattern::Kind::where: return pattern_matches_name(m, p.a, name);
+    case ir::Pattern::Kind::write: return false;  // needs a catalog; scoring has none
+  }
+  return false;
+}
+
+std::string pattern_label(const ir::Module& m, ir::Id id) {
+  if (id >= m.patterns.size()) return "?";
+  const ir::Pattern& p = m.patterns[id];
+  switch (p.kind) {
+    case ir::Pattern::Kind::tool:
+    case ir::Pattern::Kind::glob: return p.name;
+    case ir::Pattern::Kind::any_tool: return "any";
+    case ir::Pattern::Kind::any_step: return "step";
+    case ir::Pattern::Kind::step_type: return std::string(to_string(p.step_type));
+    case ir::Pattern::Kind::or_: return pattern_label(m, p.a) + " | " + pattern_label(m, p.b);
+    case ir::Pattern::Kind::not_: return "not " + pattern_label(m, p.a);
+    case ir::Pattern::Kind::failed: return "failed " + pattern_label(m, p.a);
+    case ir::Pattern::Kind::where: return pattern_label(m, p.a);
+    case ir::Pattern::Kind::write: return "write";
+  }
+  return "?";
+}
+
+std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b,
+                  std::vector<char>* matched_a) {
+  const std::size_t n = a.size(), m = b.size();
+  if (!matched_a) {
+    std::vector<std::uint32_t> prev(m + 1, 0), cur(m + 1, 0);
+    for (std::size_t i = 1; i <= n; ++i) {
+      for (std::size_t j = 1; j <= m; ++j)
+        cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+      std::swap(prev, cur);
+    }
+    return prev[m];
+  }
+  std::vector<std::uint32_t> t((n + 1) * (m + 1), 0);
+  auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return t[i * (m + 1) + j]; };
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j)
+      at(i, j) = a[i - 1] == b[j - 1] ? at(i - 1, j - 1) + 1 : std::max(at(i - 1, j), at(i, j - 1));
+  matched_a->assign(n, 0);
+  for (std::size_t i = n, j = m; i > 0 && j > 0;) {
+    if (a[i - 1] == b[j - 1]) {
+      (*matched_a)[i - 1] = 1;
+      --i;
+      --j;
+    } else if (at(i - 1, j) >= at(i, j - 1)) {
+      --i;
+    } else {
+      --j;
+    }
+  }
+  return at(n, m);
+}
+
+const std::vector<char>& FormEvaluator::match_row(ir::Id pattern) {
+  if (pattern >= rows_.size()) {
+    rows_.resize(pattern + 1);
+    have_row_.resize(pattern + 1, 0);
+  }
+  if (!have_row_[pattern]) {
+    auto& row = rows_[pattern];
+    row.assign(actual_->size(), 0);
+    for (std::size_t j = 0; j < actual_->size(); ++j)
+      row[j] = pattern_matches_name(*m_, pattern, (*actual_)[j]) ? 1 : 0;
+    have_row_[pattern] = 1;
+  }
+  return rows_[pattern];
+}
+
+// in[i]: best count having used actual calls [0, i) (non-decreasing in i); out[j] likewise
+// after also placing `node` within [i, j).
+void FormEvaluator::eval(const Form& f, std::uint32_t node, const std::vector<int>& in,
+                         std::vector<int>& out) {
+  const std::size_t n = actual_->size();
+  const FormNode& nd = f.nodes[node];
+  out.assign(n + 1, kNeg);
+  switch (nd.kind) {
+    case FormNode::Kind::atom: {
+      const std::vector<char>& row = match_row(nd.pattern);
+      out[0] = in[0];
+      for (std::size_t j = 1; j <= n; ++j)
+        out[j] = std::max({out[j - 1], in[j], row[j - 1] ? in[j - 1] + 1 : kNeg});
+      return;
+    }
+    case FormNode::Kind::seq: {
+      std::vector<int> cur = in, next;
+      for (auto c : nd.children) {
+        eval(f, c, cur, next);
+        std::swap(cur, next);
+      }
+      out = std::move(cur);
+      return;
+    }
+    case FormNode::Kind::group: break;
+  }
+  const std::size_t k = nd.children.size();
+  bool plain = true;  // every member a single named tool: any order, a window count suffices
+  for (auto c : nd.children) {
+    const FormNode& cn = f.nodes[c];
+    if (cn.kind != FormNode::Kind::atom || cn.pattern >= m_->patterns.size() ||
+        m_->patterns[cn.pattern].kind != ir::Pattern::Kind::tool)
+      plain = false;
+  }
+  if (plain) {
+    // need[name] = members with that name; W(i, j) = Σ min(need, calls of it in [i, j)).
+    std::vector<std::string_view> names;
+    std::vector<int> need;
+    for (auto c : nd.children) {
+      std::string_view nm = m_->patterns[f.nodes[c].pattern].name;
+      auto it = std::find(names.begin(), names.end(), nm);
+      if (it == names.end()) {
+        names.push_back(nm);
+        need.push_back(1);
+      } else {
+        ++need[it - names.begin()];
+      }
+    }
+    std::vector<int> name_of(n, -1);
+    for (std::size_t j = 0; j < n; ++j) {
+      auto it = std::find(names.begin(), names.end(), (*actual_)[j]);
+      if (it != names.end()) name_of[j] = static_cast<int>(it - names.begin());
+    }
+    std::vector<int> have(names.size());
+    for (std::size_t i = 0; i <= n; ++i) {
+      if (in[i] <= kNeg) continue;
+      std::fill(have.begin(), have.end(), 0);
+      int w = 0;
+      out[i] = std::max(out[i], in[i]);
+      for (std::size_t j = i + 1; j <= n; ++j) {
+        int nm = name_of[j - 1];
+        if (nm >= 0 && have[nm] < need[nm]) {
+          ++have[nm];
+          ++w;
+        }
+        out[j] = std::max(out[j], in[i] + w);
+      }
+    }
+    for (std::size_t j = 1; j <= n; ++j) out[j] = std::max(out[j], out[j - 1]);
+    return;
+  }
+  if (k > kMaxGroupSubsetMembers || (std::size_t(1) << k) * (n + 1) > (std::size_t(1) << 24)) {
+    // Too many members for the subset DP: written order (one allowed order, a lower bound).
+    exact_ = false;
+    std::vector<int> cur = in, next;
+    for (auto c : nd.children) {
+      eval(f, c, cur, next);
+      std::swap(cur, next);
+    }
+    out = std::move(cur);
+    return;
+  }
+  // G[S]: best count with the members in S placed, as whole units, in some order.
+  const std::size_t full = (std::size_t(1) << k) - 1;
+  std::vector<std::vector<int>> g(full + 1);
+  g[0] = in;
+  std::vector<int> tmp;
+  for (std::size_t s = 0; s < full; ++s) {
+    if (g[s].empty()) continue;
+    for (std::size_t c = 0; c < k; ++c) {
+      if (s & (std::size_t(1) << c)) continue;
+      eval(f, nd.children[c], g[s], tmp);
+      auto& dst = g[s | (std::size_t(1) << c)];
+      if (dst.empty()) {
+        dst = tmp;
+      } else {
+        for (std::size_t j = 0; j <= n; ++j) dst[j] = std::max(dst[j], tmp[j]);
+      }
+    }
+    if (s != 0) std::vector<int>().swap(g[s]);  // done with it: keep memory bounded
+  }
+  out = std::move(g[full]);
+}
+
+std::uint32_t FormEvaluator::evaluate(const ir::Module& m, const Form& f,
+                                      const std::vector<std::string_view>& actual, bool* exact) {
+  m_ = &m;
+  actual_ = &actual;
+  rows_.clear();
+  have_row_.clear();
+  exact_ = true;
+  if (f.root < 0) {
+    if (exact) *exact = true;
+    return 0;
+  }
+  std::vector<int> in(actual.size() + 1, 0), out;
+  eval(f, static_cast<std::uint32_t>(f.root), in, out);
+  if (exact) *exact = exact_;
+  return static_cast<std::uint32_t>(std::max(0, out.back()));
+}
+
+}  // namespace trajcheck::metrics

@@ -1,0 +1,70 @@
+// Ordering scores: LCS for plain expected sequences, and for expected PATHs the largest
+// number of expected steps matched, in an order the PATH allows, to distinct actual calls.
+//
+// A PATH is first expanded into forms (one per choice of alternatives, options and
+// repetitions: `X?` and `X*` as zero or one X, `X+` as one X); a form is a tree of
+// sequences and {…} all-of groups over atoms. Evaluation is a DP over positions of the
+// actual calls; a group is a DP over subsets of its members (members as whole units, in any
+// order). See docs/metrics.md for exactness limits.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "ir/ir.hpp"
+
+namespace trajcheck::metrics {
+
+struct FormNode {
+  enum class Kind : std::uint8_t { atom, seq, group };
+  Kind kind = Kind::atom;
+  ir::Id pattern = ir::kNone;           // atom
+  std::vector<std::uint32_t> children;  // seq, group
+};
+
+// One alternative of a PATH. `root` is -1 for the empty form (every step optional).
+struct Form {
+  std::vector<FormNode> nodes;
+  std::int32_t root = -1;
+  std::uint32_t steps = 0;  // number of atoms
+};
+
+// At most this many forms are expanded; past it the rest are not scored (truncated).
+constexpr std::size_t kMaxForms = 512;
+// A {…} group with more members than this (unless all are plain tool names) is scored in
+// its written order, a lower bound.
+constexpr std::size_t kMaxGroupSubsetMembers = 16;
+
+std::vector<Form> expand_path(const ir::Module& m, ir::Id root, bool* truncated);
+// The atoms of a form in written order.
+void form_atoms(const Form& f, std::vector<ir::Id>& out);
+
+// Whether a tool call named `name` matches pattern `p` (conditions of `where` are not
+// evaluated: scoring compares names only).
+bool pattern_matches_name(const ir::Module& m, ir::Id p, std::string_view name);
+// A readable label of an atom pattern (its tool name or glob).
+std::string pattern_label(const ir::Module& m, ir::Id p);
+
+// LCS length of two id sequences; `matched_a` (if non-null) marks a's elements in one LCS.
+std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b,
+                  std::vector<char>* matched_a = nullptr);
+
+// The largest number of the form's atoms matched to distinct actual calls in an order the
+// form allows. `exact` is cleared when a group had to be scored in written order.
+class FormEvaluator {
+ public:
+  std::uint32_t evaluate(const ir::Module& m, const Form& f,
+                         const std::vector<std::string_view>& actual, bool* exact);
+
+ private:
+  void eval(const Form& f, std::uint32_t node, const std::vector<int>& in, std::vector<int>& out);
+  const std::vector<char>& match_row(ir::Id pattern);
+  const ir::Module* m_ = nullptr;
+  const std::vector<std::string_view>* actual_ = nullptr;
+  std::vector<std::vector<char>> rows_;  // per pattern id: matches actual[j]
+  std::vector<char> have_row_;
+  bool exact_ = true;
+};
+
+}  // namespace trajcheck::metrics

@@ -1,0 +1,396 @@
+// Selection, ordering, match modes, argument agreement and the explanation of one record.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "metrics/scorer_impl.hpp"
+
+namespace trajcheck {
+
+using metrics::Call;
+
+std::string_view to_string(SelectionMetric m) {
+  switch (m) {
+    case SelectionMetric::jaccard: return "jaccard";
+    case SelectionMetric::recall: return "recall";
+    case SelectionMetric::precision: return "precision";
+    case SelectionMetric::f1: return "f1";
+  }
+  return "jaccard";
+}
+
+bool parse_selection_metric(std::string_view name, SelectionMetric* out) {
+  for (SelectionMetric m : {SelectionMetric::jaccard, SelectionMetric::recall,
+                            SelectionMetric::precision, SelectionMetric::f1})
+    if (to_string(m) == name) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
+std::string_view to_string(ArgumentMode m) {
+  switch (m) {
+    case ArgumentMode::exact: return "exact";
+    case ArgumentMode::ignore: return "ignore";
+    case ArgumentMode::subset: return "subset";
+    case ArgumentMode::superset: return "superset";
+  }
+  return "exact";
+}
+
+bool parse_argument_mode(std::string_view name, ArgumentMode* out) {
+  for (ArgumentMode m : {ArgumentMode::exact, ArgumentMode::ignore, ArgumentMode::subset,
+                         ArgumentMode::superset})
+    if (to_string(m) == name) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
+namespace metrics {
+
+void collect_calls(const Trajectory& t, std::vector<Call>& out) {
+  out.clear();
+  for (const Step& s : t.steps()) {
+    if (s.type != StepType::tool_call) continue;
+    Call c;
+    c.name = t.text(s.tool_name);
+    c.args = t.text(s.arguments);
+    c.has_args = !s.arguments.empty();
+    c.turn = s.turn;
+    out.push_back(c);
+  }
+}
+
+namespace {
+
+// 0/0 is 1 when both sides are empty and 0 otherwise (see docs/metrics.md).
+double ratio(double num, double den, bool both_empty) {
+  if (den == 0) return both_empty ? 1.0 : 0.0;
+  return num / den;
+}
+
+// Trim and ASCII case-fold, as trace readers normalize tool names by default.
+std::string fold_name(std::string_view n) {
+  while (!n.empty() && (n.front() == ' ' || n.front() == '\t')) n.remove_prefix(1);
+  while (!n.empty() && (n.back() == ' ' || n.back() == '\t')) n.remove_suffix(1);
+  std::string s(n);
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+int percent(double x) { return static_cast<int>(std::lround(x * 100)); }
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += v[i];
+  }
+  return s;
+}
+
+// Whether actual arguments relate to expected ones as `mode` requires.
+bool args_agree(const ArgCanon& c, const CanonArgs& e, const CanonArgs& a, ArgumentMode mode) {
+  switch (mode) {
+    case ArgumentMode::ignore: return true;
+    case ArgumentMode::exact: return c.whole(e) == c.whole(a);
+    case ArgumentMode::superset:
+    case ArgumentMode::subset: {
+      if (!e.object || !a.object) return c.whole(e) == c.whole(a);
+      const CanonArgs& small = mode == ArgumentMode::superset ? e : a;
+      const CanonArgs& big = mode == ArgumentMode::superset ? a : e;
+      for (std::uint32_t i = small.members_begin; i < small.members_end; ++i) {
+        const CanonMember& m = c.members()[i];
+        std::string_view v;
+        if (!c.find(big, c.key(m), &v) || v != c.value(m)) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// Top-level keys whose values differ between two argument objects.
+std::vector<std::string> differing_keys(const ArgCanon& c, const CanonArgs& e, const CanonArgs& a) {
+  std::vector<std::string> keys;
+  if (!e.object || !a.object) {
+    keys.push_back("arguments");
+    return keys;
+  }
+  auto& mem = c.members();
+  std::uint32_t i = e.members_begin, j = a.members_begin;
+  while (i < e.members_end || j < a.members_end) {
+    if (j == a.members_end || (i < e.members_end && c.key(mem[i]) < c.key(mem[j]))) {
+      keys.emplace_back(c.key(mem[i++]));
+    } else if (i == e.members_end || c.key(mem[j]) < c.key(mem[i])) {
+      keys.emplace_back(c.key(mem[j++]));
+    } else {
+      if (c.value(mem[i]) != c.value(mem[j])) keys.emplace_back(c.key(mem[i]));
+      ++i;
+      ++j;
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+}  // namespace metrics
+
+namespace metrics {
+std::string fold_tool_name(std::string_view n) { return fold_name(n); }
+}  // namespace metrics
+
+ArgumentMode Scorer::Impl::mode_for(std::string_view tool) const {
+  for (const auto& [name, mode] : opt.tool_args_for)
+    if (name == tool) return mode;
+  return opt.tool_args;
+}
+
+ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::vector<Call>& exp,
+                                      const metrics::PathOrdering* path) {
+  using namespace metrics;
+  ScoreResult r;
+  const std::size_t na = act.size(), ne = exp.size();
+  r.actual_calls = static_cast<std::uint32_t>(na);
+  r.expected_steps = static_cast<std::uint32_t>(ne);
+
+  // Local name ids shared by both sides.
+  ids.clear();
+  names.clear();
+  auto id_of = [&](std::string_view n) {
+    auto [it, fresh] = ids.emplace(n, static_cast<std::uint32_t>(names.size()));
+    if (fresh) names.push_back(n);
+    return it->second;
+  };
+  eid.resize(ne);
+  aid.resize(na);
+  for (std::size_t i = 0; i < ne; ++i) eid[i] = id_of(exp[i].name);
+  for (std::size_t j = 0; j < na; ++j) aid[j] = id_of(act[j].name);
+  ce.assign(names.size(), 0);
+  ca.assign(names.size(), 0);
+  for (auto i : eid) ++ce[i];
+  for (auto j : aid) ++ca[j];
+
+  // Selection.
+  double inter = 0, e_size = 0, a_size = 0, uni = 0;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (opt.multiset) {
+      inter += std::min(ce[k], ca[k]);
+      uni += std::max(ce[k], ca[k]);
+      e_size += ce[k];
+      a_size += ca[k];
+    } else {
+      inter += (ce[k] && ca[k]) ? 1 : 0;
+      uni += (ce[k] || ca[k]) ? 1 : 0;
+      e_size += ce[k] ? 1 : 0;
+      a_size += ca[k] ? 1 : 0;
+    }
+  }
+  const bool both_empty = ne == 0 && na == 0;
+  double recall = ratio(inter, e_size, both_empty), precision = ratio(inter, a_size, both_empty);
+  switch (opt.selection) {
+    case SelectionMetric::jaccard: r.selection = ratio(inter, uni, both_empty); break;
+    case SelectionMetric::recall: r.selection = recall; break;
+    case SelectionMetric::precision: r.selection = precision; break;
+    case SelectionMetric::f1:
+      r.selection = recall + precision == 0 ? 0 : 2 * recall * precision / (recall + precision);
+      break;
+  }
+  {
+    seen.assign(names.size(), 0);
+    for (auto i : eid) {
+      if (seen[i]) continue;
+      seen[i] = 1;
+      if (opt.multiset ? ce[i] > ca[i] : ca[i] == 0) r.missing.emplace_back(names[i]);
+    }
+    std::fill(seen.begin(), seen.end(), 0);
+    for (auto j : aid) {
+      if (seen[j]) continue;
+      seen[j] = 1;
+      if (opt.multiset ? ca[j] > ce[j] : ce[j] == 0) r.extra.emplace_back(names[j]);
+      if (ca[j] > 1 && ca[j] > ce[j]) r.repeated.emplace_back(names[j]);
+    }
+  }
+
+  // Arguments of actual calls, canonical; duplicates are equal (name, arguments) repeats.
+  canon.clear();
+  aa.resize(na);
+  ea.resize(ne);
+  for (std::size_t j = 0; j < na; ++j) aa[j] = canon.add(act[j].args);
+  for (std::size_t i = 0; i < ne; ++i) ea[i] = canon.add(exp[i].args);
+  {
+    order.resize(na);
+    for (std::size_t j = 0; j < na; ++j) order[j] = static_cast<std::uint32_t>(j);
+    auto key = [&](std::uint32_t j) { return std::make_pair(aid[j], canon.whole(aa[j])); };
+    std::sort(order.begin(), order.end(), [&](auto x, auto y) { return key(x) < key(y); });
+    for (std::size_t k = 1; k < na; ++k)
+      if (key(order[k]) == key(order[k - 1])) ++r.duplicates;
+  }
+
+  // Ordering.
+  std::string order_note;
+  const bool order_null = ne < opt.min_order_length;
+  if (path) {
+    double o = ne == 0 ? 1.0 : double(path->matched) / double(ne);
+    if (!order_null) r.ordering = o;
+  } else {
+    std::uint32_t l = lcs(eid, aid, &matched);
+    double o = ne == 0 ? 1.0 : double(l) / double(ne);
+    if (!order_null) r.ordering = o;
+    if (l < ne && ne <= 64) {
+      // A swap of two adjacent expected tools that, undone, matches more steps.
+      std::vector<std::uint32_t> sw = eid;
+      for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
+        if (eid[k] == eid[k + 1]) continue;
+        std::swap(sw[k], sw[k + 1]);
+        if (lcs(sw, aid) > l)
+          order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
+        std::swap(sw[k], sw[k + 1]);
+      }
+      if (order_note.empty()) {
+        std::vector<std::string> late;
+        for (std::size_t i = 0; i < ne; ++i)
+          if (!matched[i] && ca[eid[i]] > 0) late.emplace_back(names[eid[i]]);
+        if (!late.empty()) order_note = "out of order: " + join(late, ", ");
+      }
+    }
+  }
+  if (r.ordering) {
+    double w = opt.selection_weight + opt.ordering_weight;
+    r.overall = w > 0 ? (opt.selection_weight * r.selection + opt.ordering_weight * *r.ordering) / w
+                      : r.selection;
+  } else {
+    r.overall = r.selection;
+  }
+
+  // Match modes: maximum matching over compatible (expected, actual) pairs.
+  adj.assign(ne * na, 0);
+  for (std::size_t i = 0; i < ne; ++i) {
+    // An expected call that carries no arguments (a list of names, a PATH) constrains names only.
+    ArgumentMode mode = path || !exp[i].has_args ? ArgumentMode::ignore : mode_for(exp[i].name);
+    for (std::size_t j = 0; j < na; ++j) {
+      bool ok = path ? pattern_matches_name(*path->module, exp[i].pattern, act[j].name)
+                     : eid[i] == aid[j];
+      if (ok) ok = args_agree(canon, ea[i], aa[j], mode);
+      adj[i * na + j] = ok ? 1 : 0;
+    }
+  }
+  int m = matcher.solve(static_cast<int>(ne), static_cast<int>(na), adj);
+  r.match.superset = static_cast<std::size_t>(m) == ne;
+  r.match.subset = static_cast<std::size_t>(m) == na;
+  r.match.unordered = r.match.superset && r.match.subset;
+  if (r.match.unordered) {
+    if (path) {
+      r.match.strict = path->matched == ne;
+    } else {
+      // Same order, except that calls of one actual turn may be permuted among themselves.
+      bool ok = true;
+      for (std::size_t s = 0; s < na && ok;) {
+        std::size_t e = s + 1;
+        while (e < na && act[e].turn == act[s].turn) ++e;
+        std::size_t len = e - s;
+        block_adj.assign(len * len, 0);
+        for (std::size_t i = 0; i < len; ++i)
+          for (std::size_t j = 0; j < len; ++j) block_adj[i * len + j] = adj[(s + i) * na + s + j];
+        ok = static_cast<std::size_t>(block_matcher.solve(int(len), int(len), block_adj)) == len;
+        s = e;
+      }
+      r.match.strict = ok;
+    }
+  }
+
+  // Arguments: pair calls by name (as many pairs as possible, exact agreements first).
+  if (!path) {
+    std::uint32_t pairs = 0, exact = 0;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      std::vector<std::uint32_t>& es = group_e;
+      std::vector<std::uint32_t>& as = group_a;
+      es.clear();
+      as.clear();
+      for (std::size_t i = 0; i < ne; ++i)
+        if (eid[i] == k && exp[i].has_args) es.push_back(std::uint32_t(i));
+      if (es.empty()) continue;
+      for (std::size_t j = 0; j < na; ++j)
+        if (aid[j] == k) as.push_back(std::uint32_t(j));
+      std::size_t p = std::min(es.size(), as.size());
+      pairs += std::uint32_t(p);
+      // Equality is an equivalence, so pairing equal texts first is optimal.
+      eu.assign(es.size(), 0);
+      au.assign(as.size(), 0);
+      std::uint32_t ex = 0;
+      for (std::size_t x = 0; x < es.size(); ++x)
+        for (std::size_t y = 0; y < as.size(); ++y)
+          if (!au[y] && canon.whole(ea[es[x]]) == canon.whole(aa[as[y]])) {
+            eu[x] = au[y] = 1;
+            ++ex;
+            break;
+          }
+      exact += ex;
+      // The rest, in order, for the explanation.
+      std::size_t y = 0, left = p - ex;
+      for (std::size_t x = 0; x < es.size() && left > 0; ++x) {
+        if (eu[x]) continue;
+        while (y < as.size() && au[y]) ++y;
+        if (y == as.size()) break;
+        au[y] = 1;
+        --left;
+        r.argument_differences.push_back(
+            fmt::format("{}: {}", names[k], join(differing_keys(canon, ea[es[x]], aa[as[y]]), ", ")));
+      }
+    }
+    if (pairs > 0) r.arguments = double(exact) / double(pairs);
+  }
+
+  // Explanation.
+  std::string ex = fmt::format("Selection {}%: called {}/{} expected tools", percent(r.selection),
+                               static_cast<std::uint64_t>(inter), static_cast<std::uint64_t>(e_size));
+  std::vector<std::string> parts;
+  if (!r.missing.empty()) parts.push_back("missed: " + join(r.missing, ", "));
+  if (!r.extra.empty()) parts.push_back("extra: " + join(r.extra, ", "));
+  if (!r.repeated.empty()) parts.push_back("repeated: " + join(r.repeated, ", "));
+  if (!parts.empty()) ex += " (" + join(parts, "; ") + ")";
+  ex += '.';
+  if (r.ordering) {
+    ex += fmt::format(" Ordering {}%", percent(*r.ordering));
+    if (!order_note.empty()) ex += " (" + order_note + ")";
+    ex += '.';
+  } else {
+    ex += fmt::format(" Ordering not scored ({} expected steps, fewer than {}).", ne,
+                      opt.min_order_length);
+  }
+  if (path && !path->exact) ex += " (ordering is a lower bound: a large {…} group)";
+  if (r.arguments && *r.arguments < 1.0)
+    ex += fmt::format(" Arguments {}% ({}).", percent(*r.arguments), join(r.argument_differences, "; "));
+  if (r.duplicates > 0)
+    ex += fmt::format(" {} duplicate call{}.", r.duplicates, r.duplicates == 1 ? "" : "s");
+  r.explanation = std::move(ex);
+  return r;
+}
+
+Scorer::Scorer(ScoreOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->opt = std::move(options);
+  for (auto& [name, mode] : impl_->opt.tool_args_for) name = metrics::fold_tool_name(name);
+}
+Scorer::~Scorer() = default;
+Scorer::Scorer(Scorer&&) noexcept = default;
+Scorer& Scorer::operator=(Scorer&&) noexcept = default;
+
+const ScoreOptions& Scorer::options() const { return impl_->opt; }
+
+ScoreResult Scorer::score(const Trajectory& actual, const Trajectory& expected) {
+  metrics::collect_calls(actual, impl_->actual);
+  metrics::collect_calls(expected, impl_->expected);
+  return impl_->score_calls(impl_->actual, impl_->expected, nullptr);
+}
+
+ScoreResult score(const Trajectory& actual, const Trajectory& expected, const ScoreOptions& options) {
+  Scorer s(options);
+  return s.score(actual, expected);
+}
+
+}  // namespace trajcheck

@@ -1,0 +1,70 @@
+// Internals of trajcheck::Scorer shared by the trajectory and PATH entry points (two files,
+// so that scoring trajectories does not pull in the rule-language front end).
+#pragma once
+
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/ir.hpp"
+#include "metrics/json_canon.hpp"
+#include "metrics/matching.hpp"
+#include "metrics/ordering.hpp"
+#include "trajcheck/metrics.hpp"
+
+namespace trajcheck::metrics {
+
+struct Call {
+  std::string_view name;
+  std::string_view args;  // raw JSON; empty when absent
+  std::uint32_t turn = 0;
+  bool has_args = false;
+  ir::Id pattern = ir::kNone;  // PATH atoms: the pattern the call must match
+};
+
+// What a PATH expectation contributes: the chosen form's atoms as `expected` calls and its
+// ordering count.
+struct PathOrdering {
+  const ir::Module* module = nullptr;
+  std::uint32_t matched = 0;   // steps of the chosen form matched in an allowed order
+  bool plain_sequence = false; // the chosen form has no {…} group (swap detection applies)
+  bool exact = true;
+  bool truncated = false;
+};
+
+void collect_calls(const Trajectory& t, std::vector<Call>& out);
+// Trim and ASCII case-fold (the readers' default normalization of tool names).
+std::string fold_tool_name(std::string_view n);
+
+}  // namespace trajcheck::metrics
+
+namespace trajcheck {
+
+struct Scorer::Impl {
+  ScoreOptions opt;
+  metrics::ArgCanon canon;
+  metrics::BipartiteMatcher matcher;
+  metrics::FormEvaluator evaluator;
+  std::vector<metrics::Call> actual, expected;
+  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::vector<char> adj;
+  // Scratch reused between records (no steady-state allocation for these).
+  std::vector<std::string_view> names;
+  std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a;
+  std::vector<metrics::CanonArgs> aa, ea;
+  std::vector<char> seen, matched, eu, au, block_adj;
+  metrics::BipartiteMatcher block_matcher;
+
+  ScoreResult score_calls(const std::vector<metrics::Call>& actual,
+                          const std::vector<metrics::Call>& expected,
+                          const metrics::PathOrdering* path);
+  ArgumentMode mode_for(std::string_view tool) const;
+};
+
+}  // namespace trajcheck
+
+namespace trajcheck::metrics {
+// Scores `actual` against an already-built PATH tree (score_path.cpp).
+ScoreResult score_path_tree(Scorer::Impl& impl, const std::vector<Call>& actual,
+                            const ir::Module& module, ir::Id root);
+}  // namespace trajcheck::metrics

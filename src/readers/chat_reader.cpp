@@ -1,0 +1,421 @@
+// Chat transcripts: OpenAI chat messages (tool_calls, role "tool", legacy function_call) and
+// Anthropic messages (content blocks text / tool_use / tool_result) share one reader, since
+// both are lists of role-tagged messages and real logs mix their conventions.
+#include <fmt/format.h>
+
+#include "readers/parser_impl.hpp"
+
+namespace trajcheck::detail {
+
+namespace {
+
+enum class Role { system, user, assistant, tool, other };
+
+Role classify(std::string_view role) {
+  if (role == "system" || role == "developer") return Role::system;
+  if (role == "user" || role == "human") return Role::user;
+  if (role == "assistant" || role == "model" || role == "ai") return Role::assistant;
+  if (role == "tool" || role == "function" || role == "ipython") return Role::tool;
+  return Role::other;
+}
+
+// Reads a field's key and value; false (record rejected) on malformed JSON.
+template <class Fn>
+bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
+  for (auto field : o) {
+    od::field f;
+    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
+    std::string_view key;
+    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
+    if (!fn(key, f.value())) return false;
+  }
+  return true;
+}
+
+// The value of a string field looked up ahead of the in-order pass (e.g. a message's "role",
+// which decides how its other fields are read). Empty view when absent.
+bool peek_string(ParseCtx& c, od::object& o, std::string_view key, std::string_view* out, const char* where) {
+  *out = {};
+  od::value v;
+  auto e = o.find_field_unordered(key).get(v);
+  if (e == simdjson::NO_SUCH_FIELD) {
+    if (auto r = o.reset().error()) return c.fail(where, json_error_message(r));
+    return true;
+  }
+  if (e) return c.fail(c.here(), json_error_message(e));
+  od::json_type type;
+  if (auto te = v.type().get(type)) return c.fail(location_of(v), json_error_message(te));
+  if (type != od::json_type::string) return c.fail(location_of(v), fmt::format("\"{}\" must be a string", key));
+  if (auto ge = v.get_string().get(*out)) return c.fail(location_of(v), json_error_message(ge));
+  if (auto r = o.reset().error()) return c.fail(where, json_error_message(r));
+  return true;
+}
+
+void append_text(std::string& text, std::string_view piece) {
+  if (!text.empty() && !piece.empty()) text.push_back('\n');
+  text.append(piece);
+}
+
+// One entry of OpenAI `tool_calls` (or a legacy `function_call` object when `legacy`).
+bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy) {
+  const char* where = location_of(ev);
+  od::object o;
+  if (auto e = ev.get_object().get(o))
+    return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a tool call must be a JSON object") : json_error_message(e));
+  Step st;
+  st.type = StepType::tool_call;
+  st.status = StepStatus::ok;
+  st.turn = turn;
+  ObjectWriter extra(c.s.call_extra);
+  bool has_name = false;
+  // Arguments may precede the name; they are read after it so warnings can name the tool.
+  auto read_function = [&](od::object& fo) {
+    return for_fields(c, fo, [&](std::string_view key, od::value v) {
+      if (key == "name") {
+        std::string_view name;
+        if (!c.get_string(v, &name, "function \"name\"")) return false;
+        c.set_tool(st, name);
+        has_name = true;
+        return true;
+      }
+      if (key == "arguments") return c.set_arguments_value(st, v);
+      return c.write_value(v, extra.key(key));
+    });
+  };
+  if (legacy) {
+    if (!read_function(o)) return false;
+  } else {
+    bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+      if (key == "id") return c.get_id(v, &st.id, "tool call \"id\"");
+      if (key == "type") {
+        std::string_view type;
+        if (!c.get_string(v, &type, "tool call \"type\"")) return false;
+        if (type != "function") append_json_string(extra.key("call_type"), type);
+        return true;
+      }
+      if (key == "function") {
+        const char* fwhere = location_of(v);
+        od::object fo;
+        if (auto e = v.get_object().get(fo))
+          return c.fail(fwhere, e == simdjson::INCORRECT_TYPE ? std::string("\"function\" must be an object") : json_error_message(e));
+        return read_function(fo);
+      }
+      bool null = false;
+      if (!c.is_null(v, &null)) return false;
+      return null || c.write_value(v, extra.key(key));
+    });
+    if (!ok) return false;
+  }
+  if (!has_name) return c.fail(where, "tool call has no function name");
+  std::string_view x = extra.finish();
+  if (!x.empty()) st.extra = c.t.store(x);
+  c.s.pending.push_back(st);
+  return true;
+}
+
+// Anthropic tool_use block (the "type" was already read).
+bool read_tool_use(ParseCtx& c, od::object& o, const char* where, std::uint32_t turn) {
+  Step st;
+  st.type = StepType::tool_call;
+  st.status = StepStatus::ok;
+  st.turn = turn;
+  ObjectWriter extra(c.s.call_extra);
+  bool has_name = false;
+  bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+    if (key == "type") return true;
+    if (key == "id") return c.get_id(v, &st.id, "tool_use \"id\"");
+    if (key == "name") {
+      std::string_view name;
+      if (!c.get_string(v, &name, "tool_use \"name\"")) return false;
+      c.set_tool(st, name);
+      has_name = true;
+      return true;
+    }
+    if (key == "input") return c.set_arguments_value(st, v);
+    return c.write_value(v, extra.key(key));
+  });
+  if (!ok) return false;
+  if (!has_name) return c.fail(where, "tool_use block has no \"name\"");
+  std::string_view x = extra.finish();
+  if (!x.empty()) st.extra = c.t.store(x);
+  c.s.pending.push_back(st);
+  return true;
+}
+
+struct BlockSink {
+  std::string* text;        // text blocks, joined by newlines
+  std::string* blocks;      // other blocks, as comma-separated JSON values
+  ObjectWriter* extra;      // extra fields of text blocks
+  bool allow_tools;         // tool_use / tool_result blocks allowed (not inside a tool_result)
+  std::uint32_t turn;
+};
+
+bool read_blocks(ParseCtx& c, od::array& a, BlockSink& sink);
+
+// Content of a message or tool_result: a string, null, or an array of blocks.
+bool read_content(ParseCtx& c, od::value v, BlockSink& sink) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+  if (type == od::json_type::string) {
+    std::string_view text;
+    if (!c.get_string(v, &text, "content")) return false;
+    append_text(*sink.text, text);
+    return true;
+  }
+  if (type == od::json_type::array) {
+    od::array a;
+    if (auto e = v.get_array().get(a)) return c.fail(location_of(v), json_error_message(e));
+    return read_blocks(c, a, sink);
+  }
+  bool null = false;
+  if (!c.is_null(v, &null)) return false;
+  if (null) return true;
+  return c.fail(location_of(v), "\"content\" must be a string, an array of content blocks, or null");
+}
+
+bool read_tool_result_block(ParseCtx& c, od::object& o, const char* where, std::uint32_t turn) {
+  PendingResult r;
+  r.where = where;
+  ObjectWriter extra(c.s.result_extra);
+  std::string& text = c.s.result_text;
+  text.clear();
+  c.s.result_blocks.clear();
+  // The nested content writes text-block extras into the result's extra too.
+  BlockSink sink{&text, &c.s.result_blocks, &extra, false, turn};
+  bool has_content = false;
+  bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+    if (key == "type") return true;
+    if (key == "tool_use_id" || key == "id") return c.get_id(v, &r.id, "tool_result \"tool_use_id\"");
+    if (key == "is_error") {
+      bool b = false;
+      if (v.get_bool().get(b)) return c.fail(location_of(v), "\"is_error\" must be true or false");
+      r.error |= b;
+      return true;
+    }
+    if (key == "content") {
+      has_content = true;
+      return read_content(c, v, sink);
+    }
+    return c.write_value(v, extra.key(key));
+  });
+  if (!ok) return false;
+  if (!c.s.result_blocks.empty()) {
+    std::string& b = extra.key("content_blocks");
+    b.push_back('[');
+    b.append(c.s.result_blocks);
+    b.push_back(']');
+  }
+  if (has_content) {
+    // store_text_result reuses result_text as its buffer: copy the text out first.
+    c.s.merged.assign(text);
+    bool pattern = false;
+    r.result = c.store_text_result(c.s.merged, &pattern);
+    r.error |= pattern;
+  }
+  std::string_view x = extra.finish();
+  if (!x.empty()) r.extra = c.t.store(x);
+  c.s.results.push_back(r);
+  return true;
+}
+
+bool read_blocks(ParseCtx& c, od::array& a, BlockSink& sink) {
+  for (auto element : a) {
+    od::value ev;
+    if (auto e = element.get(ev)) return c.fail(c.here(), json_error_message(e));
+    const char* where = location_of(ev);
+    od::json_type type;
+    if (auto e = ev.type().get(type)) return c.fail(where, json_error_message(e));
+    if (type == od::json_type::string) {  // some producers list plain strings
+      std::string_view text;
+      if (!c.get_string(ev, &text, "content")) return false;
+      append_text(*sink.text, text);
+      continue;
+    }
+    if (type != od::json_type::object) return c.fail(where, "a content block must be an object or a string");
+    od::object o;
+    if (auto e = ev.get_object().get(o)) return c.fail(where, json_error_message(e));
+    std::string_view btype;
+    if (!peek_string(c, o, "type", &btype, where)) return false;
+    if (btype == "text") {
+      bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+        if (key == "type") return true;
+        if (key == "text") {
+          std::string_view text;
+          if (!c.get_string(v, &text, "text block \"text\"")) return false;
+          append_text(*sink.text, text);
+          return true;
+        }
+        return c.write_value(v, sink.extra->key(key));
+      });
+      if (!ok) return false;
+    } else if (sink.allow_tools && btype == "tool_use") {
+      if (!read_tool_use(c, o, where, sink.turn)) return false;
+    } else if (sink.allow_tools && btype == "tool_result") {
+      if (!read_tool_result_block(c, o, where, sink.turn)) return false;
+    } else {
+      // Images, thinking, documents…: kept whole under "content_blocks".
+      if (!sink.blocks->empty()) sink.blocks->push_back(',');
+      JsonFailure f;
+      if (!write_object(o, *sink.blocks, f)) return c.fail(f);
+    }
+  }
+  return true;
+}
+
+bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
+  const char* where = location_of(mv);
+  od::object m;
+  if (auto e = mv.get_object().get(m))
+    return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a message must be a JSON object") : json_error_message(e));
+  std::string_view role_name;
+  if (!peek_string(c, m, "role", &role_name, where)) return false;
+  if (role_name.empty()) return c.fail(where, "message has no \"role\"");
+  Role role = classify(role_name);
+  Scratch& s = c.s;
+  s.text.clear();
+  s.blocks.clear();
+  s.pending.clear();
+  s.results.clear();
+  ObjectWriter extra(s.msg_extra);
+  BlockSink sink{&s.text, &s.blocks, &extra, role != Role::tool, index};
+  PendingResult own;  // the result a role "tool" message carries
+  own.where = where;
+  bool has_content = false;
+  bool ok = for_fields(c, m, [&](std::string_view key, od::value v) {
+    if (key == "role") return true;
+    if (key == "content") {
+      has_content = true;
+      return read_content(c, v, sink);
+    }
+    if (key == "tool_calls") {
+      bool null = false;
+      if (!c.is_null(v, &null)) return false;
+      if (null) return true;
+      od::array a;
+      if (auto e = v.get_array().get(a)) return c.fail(location_of(v), expect(e, "\"tool_calls\" must be an array"));
+      for (auto element : a) {
+        od::value ev;
+        if (auto e = element.get(ev)) return c.fail(c.here(), json_error_message(e));
+        if (!read_openai_call(c, ev, index, false)) return false;
+      }
+      return true;
+    }
+    if (key == "function_call") {
+      bool null = false;
+      if (!c.is_null(v, &null)) return false;
+      return null || read_openai_call(c, v, index, true);
+    }
+    if (role == Role::tool) {
+      if (key == "tool_call_id") return c.get_id(v, &own.id, "\"tool_call_id\"");
+      if (key == "name") {
+        std::string_view name;
+        if (!c.get_string(v, &name, "tool message \"name\"")) return false;
+        own.name = c.t.store(name);
+        return true;
+      }
+      if (key == "is_error") {
+        bool b = false;
+        if (v.get_bool().get(b)) return c.fail(location_of(v), "\"is_error\" must be true or false");
+        own.error |= b;
+        return true;
+      }
+      if (key == "error") {
+        od::json_type type;
+        if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+        if (type == od::json_type::boolean) {
+          bool b = false;
+          if (auto e = v.get_bool().get(b)) return c.fail(location_of(v), json_error_message(e));
+          own.error |= b;
+        } else if (type != od::json_type::null) {
+          own.error = true;
+        }
+      }
+    }
+    bool null = false;
+    if (!c.is_null(v, &null)) return false;
+    return null || c.write_value(v, extra.key(key));
+  });
+  if (!ok) return false;
+  if (!s.blocks.empty()) {
+    std::string& b = extra.key("content_blocks");
+    b.push_back('[');
+    b.append(s.blocks);
+    b.push_back(']');
+  }
+  if (role == Role::system) return true;  // system prompts are not steps (TRACES.md)
+
+  auto& steps = c.t.steps();
+  std::size_t first = steps.size();
+  std::size_t holder = SIZE_MAX;  // step that receives the message's extra fields
+  if (role == Role::tool) {
+    c.s.merged.assign(s.text);
+    bool pattern = false;
+    if (has_content) own.result = c.store_text_result(c.s.merged, &pattern);
+    else own.result = c.t.store("null");
+    own.error |= pattern;
+    holder = c.join_result(own, index);
+  } else {
+    for (const PendingResult& r : s.results) {
+      std::uint32_t at = c.join_result(r, index);
+      if (holder == SIZE_MAX) holder = at;
+    }
+    first = steps.size();
+    bool text = !s.text.empty();
+    if (role == Role::assistant) {
+      if (text || (s.pending.empty() && !extra.empty())) {
+        Step& st = c.t.add_step(StepType::assistant_message);
+        st.content = c.t.store(s.text);
+        st.turn = index;
+      }
+    } else if (text || s.results.empty()) {
+      Step& st = c.t.add_step(role == Role::user ? StepType::user_message : StepType::other);
+      if (role == Role::other) st.type_name = c.t.store(role_name);
+      st.content = c.t.store(s.text);
+      st.turn = index;
+    }
+    for (const Step& p : s.pending) steps.push_back(p);
+    if (steps.size() > first) holder = first;
+  }
+  std::string_view x = extra.finish();
+  if (!x.empty() && holder != SIZE_MAX) steps[holder].extra = c.merge_extra(steps[holder].extra, x);
+  return true;
+}
+
+}  // namespace
+
+bool read_chat_array(ParseCtx& c, od::array messages) {
+  std::uint32_t index = 0;
+  for (auto element : messages) {
+    od::value mv;
+    if (auto e = element.get(mv)) return c.fail(c.here(), json_error_message(e));
+    if (!read_message(c, mv, index++)) return false;
+  }
+  return true;
+}
+
+bool read_chat_object(ParseCtx& c, od::object record) {
+  ObjectWriter meta(c.s.meta);
+  ParseCtx::Wrapper w;
+  w.meta = &meta;
+  bool has_messages = false;
+  bool ok = for_fields(c, record, [&](std::string_view key, od::value v) {
+    if ((key == "messages" || key == "traj") && !has_messages) {
+      const char* where = location_of(v);
+      od::array a;
+      if (auto e = v.get_array().get(a))
+        return c.fail(where, e == simdjson::INCORRECT_TYPE ? fmt::format("\"{}\" must be an array of messages", key)
+                                                           : json_error_message(e));
+      has_messages = true;
+      return read_chat_array(c, a);
+    }
+    // Anthropic puts the system prompt beside the messages; system prompts are not steps.
+    if (key == "system") return c.skip_value(v);
+    return c.wrapper_field(w, key, v);
+  });
+  if (!ok) return false;
+  if (!has_messages) return c.fail(c.text.data(), "chat record has no \"messages\" (or \"traj\") array");
+  c.finish_wrapper(w);
+  return true;
+}
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,286 @@
+// JSON helpers of the trace readers: a validating minifier over simdjson ondemand values,
+// number syntax that accepts any magnitude, and positions for error messages.
+#include "readers/json_util.hpp"
+
+#include <fmt/format.h>
+
+namespace trajcheck::detail {
+
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  std::size_t run = 0;  // start of the pending run of bytes that need no escaping
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 15]);
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out.push_back('"');
+}
+
+bool is_json_number(std::string_view s) {
+  std::size_t i = 0, n = s.size();
+  auto digit = [&](std::size_t k) { return k < n && s[k] >= '0' && s[k] <= '9'; };
+  if (i < n && s[i] == '-') ++i;
+  if (!digit(i)) return false;
+  if (s[i] == '0') {
+    ++i;
+  } else {
+    while (digit(i)) ++i;
+  }
+  if (i < n && s[i] == '.') {
+    ++i;
+    if (!digit(i)) return false;
+    while (digit(i)) ++i;
+  }
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digit(i)) return false;
+    while (digit(i)) ++i;
+  }
+  return i == n;
+}
+
+std::string_view trim_ws(std::string_view s) {
+  auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && ws(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ws(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::size_t find_invalid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t n = s.size(), i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    std::size_t len;
+    std::uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) { len = 2; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { len = 3; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { len = 4; cp = c & 0x07; }
+    else return i;
+    if (i + len > n) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::string json_error_message(simdjson::error_code e) {
+  using namespace simdjson;
+  switch (e) {
+    case TAPE_ERROR: return "invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)";
+    case INCOMPLETE_ARRAY_OR_OBJECT: return "invalid JSON: unclosed array or object (truncated?)";
+    case NUMBER_ERROR: return "invalid JSON: malformed number";
+    case STRING_ERROR: return "invalid JSON: invalid escape in string";
+    case UNCLOSED_STRING: return "invalid JSON: unclosed string";
+    case UTF8_ERROR: return "invalid UTF-8";
+    case UNESCAPED_CHARS: return "invalid JSON: control character in string";
+    case T_ATOM_ERROR:
+    case F_ATOM_ERROR:
+    case N_ATOM_ERROR:
+    case INCORRECT_TYPE: return "invalid JSON: unexpected literal";
+    case EMPTY: return "no JSON value";
+    case DEPTH_ERROR: return fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth);
+    case TRAILING_CONTENT: return "invalid JSON: unexpected content after the value";
+    case CAPACITY: return "record too large for the JSON parser (4 GiB)";
+    default: return fmt::format("invalid JSON: {}", error_message(e));
+  }
+}
+
+std::string expect(simdjson::error_code e, std::string_view what_was_expected) {
+  return e == simdjson::INCORRECT_TYPE ? std::string(what_was_expected) : json_error_message(e);
+}
+
+const char* location_of(od::value& v) {
+  const char* p = nullptr;
+  if (v.current_location().get(p)) return nullptr;
+  return p;
+}
+
+namespace {
+bool fail_with(od::value& v, simdjson::error_code e, JsonFailure& fail) {
+  fail.where = location_of(v);
+  fail.message = json_error_message(e);
+  return false;
+}
+// Objects cannot say where they are; the caller resolves a null position from its document.
+bool fail_with(od::object&, simdjson::error_code e, JsonFailure& fail) {
+  fail.where = nullptr;
+  fail.message = json_error_message(e);
+  return false;
+}
+}  // namespace
+
+bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return fail_with(v, e, fail);
+  switch (type) {
+    case od::json_type::object: {
+      od::object o;
+      if (auto e = v.get_object().get(o)) return fail_with(v, e, fail);
+      if (depth >= kMaxJsonDepth) return fail_with(v, simdjson::DEPTH_ERROR, fail);
+      return write_object(o, out, fail, depth);
+    }
+    case od::json_type::array: {
+      if (depth >= kMaxJsonDepth) return fail_with(v, simdjson::DEPTH_ERROR, fail);
+      od::array a;
+      if (auto e = v.get_array().get(a)) return fail_with(v, e, fail);
+      out.push_back('[');
+      bool first = true;
+      for (auto element : a) {
+        od::value ev;
+        if (auto e = element.get(ev)) return fail_with(v, e, fail);
+        if (!first) out.push_back(',');
+        first = false;
+        if (!write_value(ev, out, fail, depth + 1)) return false;
+      }
+      out.push_back(']');
+      return true;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      if (auto e = v.get_string().get(s)) return fail_with(v, e, fail);
+      append_json_string(out, s);
+      return true;
+    }
+    case od::json_type::number: {
+      // The source text is kept (1.0 stays 1.0; integers beyond 64 bits stay exact), so
+      // only the syntax is checked here.
+      std::string_view raw = trim_ws(v.raw_json_token());
+      if (!is_json_number(raw)) {
+        fail.where = raw.data();
+        fail.message = json_error_message(simdjson::NUMBER_ERROR);
+        return false;
+      }
+      out.append(raw);
+      return true;
+    }
+    case od::json_type::boolean: {
+      bool b;
+      if (auto e = v.get_bool().get(b)) return fail_with(v, e, fail);
+      out += b ? "true" : "false";
+      return true;
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      if (auto e = v.is_null().get(is_null)) return fail_with(v, e, fail);
+      if (!is_null) return fail_with(v, simdjson::N_ATOM_ERROR, fail);
+      out += "null";
+      return true;
+    }
+  }
+  return fail_with(v, simdjson::TAPE_ERROR, fail);
+}
+
+bool write_object(od::object o, std::string& out, JsonFailure& fail, int depth) {
+  out.push_back('{');
+  bool first = true;
+  for (auto field_result : o) {
+    od::field f;
+    if (auto e = std::move(field_result).get(f)) return fail_with(o, e, fail);
+    std::string_view key;
+    if (auto e = f.unescaped_key().get(key)) return fail_with(o, e, fail);
+    if (!first) out.push_back(',');
+    first = false;
+    append_json_string(out, key);
+    out.push_back(':');
+    if (!write_value(f.value(), out, fail, depth + 1)) return false;
+  }
+  out.push_back('}');
+  return true;
+}
+
+bool minify_document(od::parser& parser, std::string_view json, std::string& padded,
+                     std::string& out, JsonFailure& fail) {
+  padded.assign(json);
+  padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  od::document doc;
+  if (auto e = parser.iterate(padded.data(), json.size(), padded.size()).get(doc)) {
+    fail.message = json_error_message(e);
+    return false;
+  }
+  od::json_type type;
+  if (auto e = doc.type().get(type)) {
+    fail.message = json_error_message(e);
+    return false;
+  }
+  if (type == od::json_type::object || type == od::json_type::array) {
+    od::value v;
+    if (auto e = doc.get_value().get(v)) {
+      fail.message = json_error_message(e);
+      return false;
+    }
+    if (!write_value(v, out, fail)) return false;
+    const char* trailing = nullptr;
+    if (!doc.current_location().get(trailing)) {
+      fail.where = trailing;
+      fail.message = json_error_message(simdjson::TRAILING_CONTENT);
+      return false;
+    }
+    return true;
+  }
+  simdjson::error_code e = simdjson::SUCCESS;
+  switch (type) {
+    case od::json_type::string: {
+      std::string_view s;
+      if (!(e = doc.get_string().get(s))) append_json_string(out, s);
+      break;
+    }
+    case od::json_type::number: {
+      std::string_view raw = trim_ws(doc.raw_json_token());
+      if (is_json_number(raw)) out.append(raw);
+      else e = simdjson::NUMBER_ERROR;
+      break;
+    }
+    case od::json_type::boolean: {
+      bool b;
+      if (!(e = doc.get_bool().get(b))) out += b ? "true" : "false";
+      break;
+    }
+    default: {
+      bool is_null = false;
+      if (!(e = doc.is_null().get(is_null)) && !is_null) e = simdjson::N_ATOM_ERROR;
+      if (!e) out += "null";
+    }
+  }
+  if (e) fail.message = json_error_message(e);
+  return !e;
+}
+
+RecordOrigin locate(const RecordOrigin& origin, std::string_view text, std::size_t offset) {
+  RecordOrigin r = origin;
+  if (offset > text.size()) offset = text.size();
+  std::size_t line_start = std::string_view::npos;
+  for (std::size_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') {
+      ++r.line;
+      line_start = i + 1;
+    }
+  r.column = line_start == std::string_view::npos ? origin.column + offset : offset - line_start + 1;
+  return r;
+}
+
+}  // namespace trajcheck::detail

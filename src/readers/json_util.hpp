@@ -1,0 +1,62 @@
+// JSON helpers shared by the trace readers: escaping, validating minified copies of ondemand
+// values, number syntax, UTF-8 and error positions. Internal to src/readers/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <simdjson.h>
+
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck::detail {
+
+namespace od = simdjson::ondemand;
+
+// Deepest JSON nesting a record may have. simdjson's ondemand parser does not bound the
+// depth of what it skips, so every recursive walk here counts levels itself.
+constexpr int kMaxJsonDepth = 512;
+
+// Appends `s` as a JSON string literal (quotes included); control characters escaped.
+void append_json_string(std::string& out, std::string_view s);
+
+// True when `s` is exactly one JSON number (RFC 8259 grammar, any magnitude).
+bool is_json_number(std::string_view s);
+
+std::string_view trim_ws(std::string_view s);
+
+// Offset of the first byte that is not valid UTF-8, or npos.
+std::size_t find_invalid_utf8(std::string_view s);
+
+// A message for a simdjson error, phrased for users.
+std::string json_error_message(simdjson::error_code e);
+
+// `what_was_expected` for a wrong-type error, the JSON error message otherwise.
+std::string expect(simdjson::error_code e, std::string_view what_was_expected);
+
+// A failure inside a walk: where (a pointer into the parsed buffer, or null) and why.
+struct JsonFailure {
+  const char* where = nullptr;
+  std::string message;
+  bool failed() const { return !message.empty(); }
+};
+
+// Pointer to the token the iterator stopped at; null when simdjson cannot say.
+const char* location_of(od::value& v);
+
+// Writes `v` minified to `out`, validating every byte of it (ondemand validates lazily,
+// so this is what makes a record "valid JSON"). Numbers keep their source text, whatever
+// their magnitude. Fails on bad JSON or nesting deeper than kMaxJsonDepth.
+bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth = 0);
+bool write_object(od::object o, std::string& out, JsonFailure& fail, int depth = 0);
+
+// Like write_value, for a whole document held in `padded` (with SIMDJSON_PADDING spare
+// bytes): used for JSON embedded in strings (OpenAI arguments, tau-bench results).
+bool minify_document(od::parser& parser, std::string_view json, std::string& padded,
+                     std::string& out, JsonFailure& fail);
+
+// 1-based line and byte column of `offset` inside a record that starts at `origin`.
+RecordOrigin locate(const RecordOrigin& origin, std::string_view text, std::size_t offset);
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,175 @@
+// The native format: {"trace_id", "context", "steps": [...]} as TRACES.md shows it, which is
+// also what `trajcheck normalize` prints (so normalized output reads back unchanged).
+#include <fmt/format.h>
+
+#include "readers/parser_impl.hpp"
+
+namespace trajcheck::detail {
+
+namespace {
+
+bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
+  const char* where = location_of(sv);
+  od::object o;
+  if (auto e = sv.get_object().get(o)) {
+    return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a step must be a JSON object")
+                                                       : json_error_message(e));
+  }
+  Step st;
+  st.turn = index;
+  ObjectWriter extra(c.s.call_extra);
+  bool has_type = false, has_tool = false, error = false, status_ok = false;
+  std::string_view raw_tool_field;
+  bool has_raw_tool = false;
+  for (auto field : o) {
+    od::field f;
+    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
+    std::string_view key;
+    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
+    od::value v = f.value();
+    if (key == "type") {
+      std::string_view type;
+      if (!c.get_string(v, &type, "step \"type\"")) return false;
+      st.type = step_type_from_string(type);
+      if (st.type == StepType::other) st.type_name = c.t.store(type);
+      has_type = true;
+    } else if (key == "tool") {
+      std::string_view name;
+      if (!c.get_string(v, &name, "step \"tool\"")) return false;
+      c.set_tool(st, name);  // raw_tool is fixed below if the record carries one
+      has_tool = true;
+    } else if (key == "raw_tool") {
+      if (!c.get_string(v, &raw_tool_field, "step \"raw_tool\"")) return false;
+      has_raw_tool = true;
+    } else if (key == "id") {
+      if (!c.get_id(v, &st.id, "step \"id\"")) return false;
+    } else if (key == "arguments") {
+      if (!c.store_value(v, &st.arguments)) return false;
+    } else if (key == "arguments_invalid") {
+      bool b = false;
+      if (v.get_bool().get(b)) return c.fail(location_of(v), "\"arguments_invalid\" must be true or false");
+      st.arguments_invalid = b;
+    } else if (key == "result") {
+      bool pattern = false;
+      if (!c.store_json_result(v, &st.result, &pattern)) return false;
+      error |= pattern;
+    } else if (key == "content") {
+      od::json_type type;
+      if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+      if (type == od::json_type::string) {
+        std::string_view text;
+        if (!c.get_string(v, &text, "step \"content\"")) return false;
+        st.content = c.t.store(text);
+      } else {
+        bool null = false;
+        if (!c.is_null(v, &null)) return false;
+        if (!null) return c.fail(location_of(v), "step \"content\" must be a string");
+      }
+    } else if (key == "status") {
+      od::json_type type;
+      if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+      std::string_view status;
+      if (type == od::json_type::string) {
+        if (!c.get_string(v, &status, "step \"status\"")) return false;
+        if (status == "error" || status == "failed" || status == "failure" || status == "fail") error = true;
+        else if (status == "ok" || status == "success" || status == "succeeded") status_ok = true;
+        else append_json_string(extra.key("source_status"), status);
+      } else {
+        bool null = false;
+        if (!c.is_null(v, &null)) return false;
+        if (!null && !c.write_value(v, extra.key("source_status"))) return false;
+      }
+    } else if (key == "is_error") {
+      bool b = false;
+      if (v.get_bool().get(b)) return c.fail(location_of(v), "\"is_error\" must be true or false");
+      error |= b;
+    } else if (key == "error") {
+      // Any error value but null/false marks the call failed; the value stays readable.
+      od::json_type type;
+      if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+      if (type == od::json_type::null) {
+        bool null = false;
+        if (!c.is_null(v, &null)) return false;
+        continue;
+      }
+      if (type == od::json_type::boolean) {
+        bool b = false;
+        if (auto e = v.get_bool().get(b)) return c.fail(location_of(v), json_error_message(e));
+        error |= b;
+        if (b) extra.key(key) += "true";
+        continue;
+      }
+      error = true;
+      if (!c.write_value(v, extra.key(key))) return false;
+    } else {
+      if (key == "turn") {
+        std::string_view raw = trim_ws(v.raw_json_token());
+        std::uint64_t n = 0;
+        if (is_json_number(raw) && raw.size() < 10 && raw.find_first_of(".eE-") == std::string_view::npos) {
+          for (char ch : raw) n = n * 10 + static_cast<std::uint64_t>(ch - '0');
+          st.turn = static_cast<std::uint32_t>(n);
+        }
+      }
+      if (!c.write_value(v, extra.key(key))) return false;
+    }
+  }
+  if (!has_type) {
+    if (!has_tool) return c.fail(where, "step has no \"type\" (and no \"tool\" to make it a tool_call)");
+    st.type = StepType::tool_call;
+  }
+  if (st.type == StepType::tool_call) {
+    if (!has_tool) return c.fail(where, "tool_call step has no \"tool\"");
+    if (has_raw_tool) st.raw_tool = c.t.store(raw_tool_field);
+    st.status = error ? StepStatus::error : StepStatus::ok;
+    (void)status_ok;
+  } else {
+    if (has_tool) {
+      // A tool name on a step that is not a call (e.g. an approval naming the tool) is data.
+      append_json_string(extra.key("tool"), c.t.text(st.raw_tool));
+      st.tool = kNoTool;
+      st.tool_name = st.raw_tool = Slice{};
+    }
+    if (has_raw_tool) append_json_string(extra.key("raw_tool"), raw_tool_field);
+    if (error) st.status = StepStatus::error;
+  }
+  std::string_view x = extra.finish();
+  if (!x.empty()) st.extra = c.t.store(x);
+  c.t.steps().push_back(st);
+  return true;
+}
+
+}  // namespace
+
+bool read_native(ParseCtx& c, od::object record) {
+  ObjectWriter meta(c.s.meta);
+  ParseCtx::Wrapper w;
+  w.meta = &meta;
+  bool has_steps = false;
+  for (auto field : record) {
+    od::field f;
+    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
+    std::string_view key;
+    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
+    od::value v = f.value();
+    if (key == "steps") {
+      const char* where = location_of(v);
+      od::array steps;
+      if (auto e = v.get_array().get(steps))
+        return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("\"steps\" must be an array") : json_error_message(e));
+      std::uint32_t i = 0;
+      for (auto element : steps) {
+        od::value sv;
+        if (auto e = element.get(sv)) return c.fail(location_of(v), json_error_message(e));
+        if (!read_step(c, sv, i++)) return false;
+      }
+      has_steps = true;
+    } else if (!c.wrapper_field(w, key, v)) {
+      return false;
+    }
+  }
+  if (!has_steps) return c.fail(c.text.data(), "native record has no \"steps\" array");
+  c.finish_wrapper(w);
+  return true;
+}
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,102 @@
+// Input-format names, tool-name normalization, and the normalized JSON form of TRACES.md
+// that `trajcheck normalize` prints.
+#include "readers/json_util.hpp"
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck {
+
+namespace {
+constexpr std::string_view kFormatNames[] = {"auto", "native", "openai", "anthropic", "otel", "list"};
+
+// Appends the members of a raw JSON object (without its braces) after a comma.
+void append_members(std::string& out, std::string_view object) {
+  object = detail::trim_ws(object);
+  if (object.size() < 2 || object.front() != '{') return;
+  std::string_view inner = detail::trim_ws(object.substr(1, object.size() - 2));
+  if (inner.empty()) return;
+  out.push_back(',');
+  out.append(inner);
+}
+}  // namespace
+
+std::string_view to_string(InputFormat f) { return kFormatNames[static_cast<int>(f)]; }
+
+bool parse_input_format(std::string_view name, InputFormat* out) {
+  for (int i = 0; i < 6; ++i)
+    if (kFormatNames[i] == name) {
+      *out = static_cast<InputFormat>(i);
+      return true;
+    }
+  return false;
+}
+
+std::string normalize_tool_name(std::string_view raw, bool case_sensitive) {
+  std::string_view s = raw;
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  std::string out(s);
+  if (!case_sensitive)
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+void write_normalized_json(const Trajectory& t, std::string& out) {
+  out += "{\"trace_id\":";
+  detail::append_json_string(out, t.trace_id());
+  if (!t.context().empty()) {
+    out += ",\"context\":";
+    out += t.context();
+  }
+  if (!t.metadata().empty()) {
+    out += ",\"metadata\":";
+    out += t.metadata();
+  }
+  out += ",\"steps\":[";
+  bool first = true;
+  for (const Step& s : t.steps()) {
+    if (!first) out.push_back(',');
+    first = false;
+    out += "{\"type\":";
+    detail::append_json_string(out, s.type == StepType::other ? t.text(s.type_name) : to_string(s.type));
+    if (!s.id.empty()) {
+      out += ",\"id\":";
+      detail::append_json_string(out, t.text(s.id));
+    }
+    if (s.type == StepType::tool_call) {
+      out += ",\"tool\":";
+      detail::append_json_string(out, t.text(s.tool_name));
+      std::string_view raw = t.text(s.raw_tool);
+      if (!s.raw_tool.empty() && raw != t.text(s.tool_name)) {
+        out += ",\"raw_tool\":";
+        detail::append_json_string(out, raw);
+      }
+    }
+    if (!s.arguments.empty()) {
+      out += ",\"arguments\":";
+      out += t.text(s.arguments);
+    }
+    if (s.arguments_invalid) out += ",\"arguments_invalid\":true";
+    if (!s.result.empty()) {
+      out += ",\"result\":";
+      out += t.text(s.result);
+    }
+    if (s.status != StepStatus::none) {
+      out += ",\"status\":\"";
+      out += to_string(s.status);
+      out.push_back('"');
+    }
+    bool message = s.type == StepType::user_message || s.type == StepType::assistant_message ||
+                   s.type == StepType::system_message || s.type == StepType::final_answer;
+    if (message || !s.content.empty()) {
+      out += ",\"content\":";
+      detail::append_json_string(out, t.text(s.content));
+    }
+    append_members(out, t.text(s.extra));
+    out.push_back('}');
+  }
+  out += "]}";
+}
+
+}  // namespace trajcheck

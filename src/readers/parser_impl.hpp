@@ -1,0 +1,169 @@
+// Internals of TraceParser shared by the per-format readers (native, chat, OTel, list):
+// the per-record context (arena stores, errors with positions, tool naming, status rules)
+// and the per-thread scratch memory that makes steady-state parsing allocation-free.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <re2/re2.h>
+
+#include "readers/json_util.hpp"
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck::detail {
+
+// NormalizeOptions prepared once: aliases normalized, patterns compiled (RE2 objects are
+// thread-safe for matching, so one set serves every thread).
+struct CompiledOptions {
+  NormalizeOptions options;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> aliases;
+  std::vector<std::unique_ptr<RE2>> error_patterns;
+  std::string error;  // first invalid option
+};
+
+// A tool result waiting to be joined to its call.
+struct PendingResult {
+  Slice id;    // call id it answers; empty when the source gave none
+  Slice name;  // raw tool name given with the result; empty if none
+  Slice result;
+  bool error = false;
+  Slice extra;
+  const char* where = nullptr;
+};
+
+// An OTel span staged before its trace is assembled.
+struct StagedSpan {
+  Slice trace_id;
+  std::uint64_t start = 0;
+  std::uint32_t step = 0;      // index in the staging trajectory
+  std::uint32_t resource = 0;  // index into Scratch::resources
+};
+
+// Working memory of one parse call; pooled per thread and reused.
+struct Scratch {
+  od::parser parser;        // the record itself
+  od::parser inner_parser;  // JSON embedded in strings (arguments, results)
+  std::string padded, inner_padded;
+  std::string value, name, text, result_text;
+  std::string meta, msg_extra, call_extra, result_extra, blocks, result_blocks, merged;
+  std::vector<Step> pending;
+  std::vector<PendingResult> results;
+  // OTel
+  Trajectory staging;
+  std::vector<StagedSpan> spans;
+  std::vector<Slice> resources;  // in `staging`
+  std::vector<std::uint32_t> order;
+};
+
+// Builds a JSON object's text member by member into a reused string.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::string& out) : out_(out) { out_.clear(); }
+  std::string& key(std::string_view k) {
+    out_.push_back(first_ ? '{' : ',');
+    first_ = false;
+    append_json_string(out_, k);
+    out_.push_back(':');
+    return out_;
+  }
+  bool empty() const { return first_; }
+  // The object text, or empty when no member was written.
+  std::string_view finish() {
+    if (first_) return {};
+    if (!closed_) out_.push_back('}');
+    closed_ = true;
+    return out_;
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+  bool closed_ = false;
+};
+
+class ParseCtx {
+ public:
+  ParseCtx(const CompiledOptions& opts, std::string_view text, const RecordOrigin& origin,
+           Trajectory& t, Scratch& s, ParseOutcome& outcome)
+      : opts(opts), text(text), origin(origin), t(t), s(s), outcome(outcome) {}
+
+  const CompiledOptions& opts;
+  std::string_view text;  // the record, inside Scratch::padded (simdjson pointers point here)
+  RecordOrigin origin;
+  Trajectory& t;
+  Scratch& s;
+  ParseOutcome& outcome;
+  Slice context;  // the record's "context" object, if any
+  od::document* doc = nullptr;
+
+  // Where the document's iterator stands (for errors met while iterating an object or
+  // array, which cannot report their own position); null when unknown.
+  const char* here() const {
+    const char* p = nullptr;
+    if (!doc || doc->current_location().get(p)) return nullptr;
+    return p;
+  }
+
+  // Position of a pointer into `text` (the record start when null or outside).
+  RecordOrigin where(const char* p) const;
+  // Rejects the record; always returns false so readers can `return ctx.fail(…)`.
+  bool fail(const char* p, std::string message);
+  bool fail(const JsonFailure& f);
+  void warn(const char* p, const std::string& message);
+
+  // Validating minified copy of a value into the arena / into `out` / nowhere.
+  bool store_value(od::value v, Slice* out);
+  bool write_value(od::value v, std::string& out);
+  bool skip_value(od::value v);
+  // A string value, decoded (valid until the record is done).
+  bool get_string(od::value v, std::string_view* out, std::string_view what);
+  // A string or number as text (ids); false with an error for other types.
+  bool get_id(od::value v, Slice* out, std::string_view what);
+  bool is_null(od::value v, bool* null);
+
+  // A result given as text: JSON object/array text is stored parsed, other text as a
+  // JSON string literal. Sets *error when an error pattern matches the text.
+  Slice store_text_result(std::string_view text, bool* error);
+  // A raw JSON result (not a string): stored as is; patterns run over its JSON text.
+  bool store_json_result(od::value v, Slice* out, bool* error);
+  // Arguments given as a JSON string (OpenAI function.arguments): parsed when valid; if
+  // not, kept as a string literal, flagged, and warned about.
+  void set_arguments_text(Step& step, std::string_view text, const char* where);
+  // Arguments given as any JSON value; a string is treated as set_arguments_text does.
+  bool set_arguments_value(Step& step, od::value v);
+  void set_tool(Step& step, std::string_view raw);
+  bool matches_error_pattern(std::string_view text) const;
+  // Concatenates the members of two raw JSON objects into a new arena slice.
+  Slice merge_extra(Slice a, std::string_view b);
+  // Joins a result to the latest call with its id (or, without id, the first open call
+  // with its name); without a match it becomes a tool_call step of its own, with a warning.
+  // Returns the step index.
+  std::uint32_t join_result(const PendingResult& r, std::uint32_t turn);
+
+  // Wrapper fields common to every object record: trace ids, context, metadata.
+  struct Wrapper {
+    Slice trace_id, id, task_id, case_id;
+    ObjectWriter* meta = nullptr;
+  };
+  // Handles one wrapper field that is not the record's body; false on error.
+  bool wrapper_field(Wrapper& w, std::string_view key, od::value v);
+  void finish_wrapper(Wrapper& w);
+};
+
+bool read_native(ParseCtx& c, od::object record);
+bool read_chat_object(ParseCtx& c, od::object record);
+bool read_chat_array(ParseCtx& c, od::array messages);
+bool read_list_object(ParseCtx& c, od::object record);
+bool read_list_array(ParseCtx& c, od::array entries);
+// Emits one trajectory per traceId itself (through `emit`), using `c.t` for each.
+bool read_otel(ParseCtx& c, od::object record, const TraceParser::Emit& emit);
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,401 @@
+// RecordSource: turns files, directories and standard input into records. JSONL streams
+// through a fixed buffer (memory does not grow with file size); a .json file is read whole
+// and split into array elements with their own line numbers.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck {
+
+namespace {
+
+constexpr std::size_t kReadBuffer = 1 << 16;
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+bool has_ext(const std::string& path, std::string_view ext) {
+  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+// Top-level keys of the JSON object starting at text[0] ('{'), as raw (still escaped) text.
+// A structural scan only: used to decide how to split a .json array, not to validate.
+std::vector<std::string_view> object_keys(std::string_view text) {
+  std::vector<std::string_view> keys;
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      std::size_t start = ++i;
+      while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+      if (i >= text.size()) break;
+      std::string_view s = text.substr(start, i - start);
+      if (depth == 1) {
+        std::size_t j = i + 1;
+        while (j < text.size() && is_ws(text[j])) ++j;
+        if (j < text.size() && text[j] == ':') keys.push_back(s);
+      }
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) break;
+    }
+  }
+  return keys;
+}
+
+// Whether a .json file whose top level is an array holding `first` as its first element is
+// one trajectory (an array of messages or tool names) rather than an array of records.
+bool array_is_one_record(std::string_view first) {
+  if (first.empty()) return false;
+  if (first.front() == '"') return true;
+  if (first.front() != '{') return false;
+  bool named = false;
+  for (std::string_view k : object_keys(first)) {
+    if (k == "role") return true;
+    if (k == "steps" || k == "messages" || k == "traj" || k == "resourceSpans" || k == "trace_id" ||
+        k == "actual" || k == "expected" || k == "outputs" || k == "reference_outputs" || k == "tool_calls")
+      return false;
+    if (k == "name" || k == "function" || k == "tool") named = true;
+  }
+  return named;
+}
+
+}  // namespace
+
+struct RecordSource::Impl {
+  struct Element {
+    std::size_t off = 0, len = 0;
+    std::uint64_t line = 1, column = 1;
+  };
+  enum class Mode { none, lines, whole };
+
+  std::vector<std::string> inputs;
+  std::size_t next_input = 0;
+  std::deque<std::string> dir_files;  // files found in a directory, still to read
+  std::uint64_t record_index = 0;
+
+  Mode mode = Mode::none;
+  std::string name;
+  // lines
+  std::FILE* file = nullptr;
+  bool owns_file = false;
+  std::vector<char> buf = std::vector<char>(kReadBuffer);
+  std::size_t pos = 0, end = 0;
+  bool eof = false;
+  std::uint64_t line = 0;
+  // whole
+  std::string whole;
+  std::vector<Element> elements;
+  std::size_t next_element = 0;
+
+  ~Impl() { close(); }
+
+  void close() {
+    if (file && owns_file) std::fclose(file);
+    file = nullptr;
+    mode = Mode::none;
+  }
+
+  void emit_error(RawRecord& out, const std::string& file_name, std::uint64_t ln, std::uint64_t col,
+                  std::string message) {
+    out.text.clear();
+    out.origin = RecordOrigin{file_name, ln, col, record_index++};
+    out.container_error = std::move(message);
+  }
+
+  void emit_text(RawRecord& out, std::string_view text, std::uint64_t ln, std::uint64_t col) {
+    out.text.assign(text);
+    out.origin = RecordOrigin{name, ln, col, record_index++};
+    out.container_error.clear();
+  }
+
+  // Reads one line into out.text; false at end of file. *error set on a read error.
+  bool read_line(std::string& text, std::string* error) {
+    text.clear();
+    bool any = false;
+    for (;;) {
+      if (pos == end) {
+        if (eof) return any;
+        end = std::fread(buf.data(), 1, buf.size(), file);
+        pos = 0;
+        if (end == 0) {
+          eof = true;
+          if (std::ferror(file)) {
+            *error = fmt::format("read error: {}", std::strerror(errno));
+            return false;
+          }
+          continue;
+        }
+      }
+      any = true;
+      const char* start = buf.data() + pos;
+      const void* nl = std::memchr(start, '\n', end - pos);
+      if (nl) {
+        std::size_t n = static_cast<const char*>(nl) - start;
+        text.append(start, n);
+        pos += n + 1;
+        return true;
+      }
+      text.append(start, end - pos);
+      pos = end;
+    }
+  }
+
+  bool next_line(RawRecord& out) {
+    for (;;) {
+      std::string error;
+      if (!read_line(out.text, &error)) {
+        if (!error.empty()) {
+          emit_error(out, name, line + 1, 1, error);
+          close();
+          return true;
+        }
+        close();
+        return false;
+      }
+      ++line;
+      std::uint64_t col = 1;
+      if (line == 1 && out.text.compare(0, kBom.size(), kBom) == 0) {
+        out.text.erase(0, kBom.size());
+        col += kBom.size();
+      }
+      if (!out.text.empty() && out.text.back() == '\r') out.text.pop_back();
+      if (std::all_of(out.text.begin(), out.text.end(), is_ws)) continue;  // blank: not a record
+      out.origin = RecordOrigin{name, line, col, record_index++};
+      out.container_error.clear();
+      return true;
+    }
+  }
+
+  // Splits `whole` into records; returns a container error message, or empty.
+  void split_whole(RawRecord& out, bool* error_emitted) {
+    *error_emitted = false;
+    elements.clear();
+    next_element = 0;
+    std::size_t base = 0;
+    std::uint64_t col0 = 1;
+    if (whole.compare(0, kBom.size(), kBom) == 0) {
+      base = kBom.size();
+      col0 += kBom.size();
+    }
+    std::string_view text(whole);
+    std::size_t i = base;
+    std::uint64_t ln = 1;
+    std::size_t line_start = 0;  // offset of the current line (column = i - line_start + 1)
+    auto column = [&](std::size_t at) { return ln == 1 ? at - base + col0 : at - line_start + 1; };
+    auto skip_ws = [&] {
+      while (i < text.size() && is_ws(text[i])) {
+        if (text[i] == '\n') {
+          ++ln;
+          line_start = i + 1;
+        }
+        ++i;
+      }
+    };
+    skip_ws();
+    if (i == text.size()) {
+      emit_error(out, name, 1, 1, "empty file: no JSON value");
+      *error_emitted = true;
+      return;
+    }
+    if (text[i] != '[') {
+      elements.push_back(Element{base, text.size() - base, 1, col0});
+      return;
+    }
+    ++i;
+    for (;;) {
+      skip_ws();
+      if (i < text.size() && text[i] == ']' && elements.empty()) {
+        ++i;
+        break;
+      }
+      Element el{i, 0, ln, column(i)};
+      int depth = 0;
+      bool closed = false;
+      while (i < text.size()) {
+        char c = text[i];
+        if (c == '"') {
+          for (++i; i < text.size() && text[i] != '"'; ++i) {
+            if (text[i] == '\\') ++i;
+            else if (text[i] == '\n') { ++ln; line_start = i + 1; }
+          }
+          ++i;
+          continue;
+        }
+        if (c == '\n') {
+          ++ln;
+          line_start = i + 1;
+        } else if (c == '{' || c == '[') {
+          ++depth;
+        } else if (c == '}' || c == ']') {
+          if (depth == 0) break;
+          --depth;
+        } else if (c == ',' && depth == 0) {
+          break;
+        }
+        ++i;
+      }
+      if (i > text.size()) i = text.size();
+      std::size_t stop = i;
+      while (stop > el.off && is_ws(text[stop - 1])) --stop;
+      el.len = stop - el.off;
+      elements.push_back(el);
+      if (i >= text.size()) {
+        // Truncated: the last element goes to the parser, which says where it breaks.
+        elements.back().len = text.size() - el.off;
+        return;
+      }
+      if (text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (text[i] == ']') {
+        ++i;
+        closed = true;
+      }
+      (void)closed;
+      break;
+    }
+    skip_ws();
+    bool trailing = i < text.size();
+    if (!elements.empty() && array_is_one_record(text.substr(elements[0].off, elements[0].len))) {
+      elements.clear();
+      elements.push_back(Element{base, text.size() - base, 1, col0});
+      return;  // the parser reports any trailing content itself
+    }
+    if (trailing) {
+      // Reported after the elements before it, as one more rejected record.
+      Element bad{i, text.size() - i, ln, column(i)};
+      bad.len = std::string_view::npos;  // marker: container error
+      elements.push_back(bad);
+    }
+  }
+
+  bool next_whole(RawRecord& out) {
+    if (next_element >= elements.size()) {
+      mode = Mode::none;
+      return false;
+    }
+    const Element& el = elements[next_element++];
+    if (el.len == std::string_view::npos) {
+      emit_error(out, name, el.line, el.column, "invalid JSON: unexpected content after the top-level array");
+      return true;
+    }
+    emit_text(out, std::string_view(whole).substr(el.off, el.len), el.line, el.column);
+    return true;
+  }
+
+  // Opens a file; returns true if a record (an error) was emitted instead.
+  bool open_file(const std::string& path, RawRecord& out) {
+    name = path;
+    if (has_ext(path, ".json")) {
+      std::FILE* f = std::fopen(path.c_str(), "rb");
+      if (!f) {
+        emit_error(out, path, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
+        return true;
+      }
+      whole.clear();
+      char chunk[1 << 16];
+      std::size_t n;
+      while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) whole.append(chunk, n);
+      bool failed = std::ferror(f);
+      int err = errno;
+      std::fclose(f);
+      if (failed) {
+        emit_error(out, path, 1, 1, fmt::format("read error: {}", std::strerror(err)));
+        return true;
+      }
+      bool emitted = false;
+      split_whole(out, &emitted);
+      if (emitted) return true;
+      mode = Mode::whole;
+      return false;
+    }
+    file = std::fopen(path.c_str(), "rb");
+    if (!file) {
+      emit_error(out, path, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
+      return true;
+    }
+    owns_file = true;
+    start_lines();
+    return false;
+  }
+
+  void start_lines() {
+    pos = end = 0;
+    eof = false;
+    line = 0;
+    mode = Mode::lines;
+  }
+
+  bool next(RawRecord& out) {
+    for (;;) {
+      if (mode == Mode::lines && next_line(out)) return true;
+      if (mode == Mode::whole && next_whole(out)) return true;
+      if (!dir_files.empty()) {
+        std::string path = std::move(dir_files.front());
+        dir_files.pop_front();
+        if (open_file(path, out)) return true;
+        continue;
+      }
+      if (next_input >= inputs.size()) return false;
+      const std::string& in = inputs[next_input++];
+      if (in == "-") {
+        name = "-";
+        file = stdin;
+        owns_file = false;
+        start_lines();
+        continue;
+      }
+      struct stat st {};
+      if (::stat(in.c_str(), &st) != 0) {
+        emit_error(out, in, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
+        return true;
+      }
+      if (S_ISDIR(st.st_mode)) {
+        std::vector<std::string> found;
+        std::error_code ec;
+        namespace fs = std::filesystem;
+        for (fs::recursive_directory_iterator it(in, ec), stop; !ec && it != stop; it.increment(ec)) {
+          if (!it->is_regular_file(ec)) continue;
+          std::string p = it->path().string();
+          if (has_ext(p, ".jsonl") || has_ext(p, ".json") || has_ext(p, ".ndjson")) found.push_back(std::move(p));
+        }
+        if (ec) {
+          emit_error(out, in, 1, 1, fmt::format("cannot read directory: {}", ec.message()));
+          return true;
+        }
+        std::sort(found.begin(), found.end());
+        for (auto& p : found) dir_files.push_back(std::move(p));
+        continue;
+      }
+      if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        emit_error(out, in, 1, 1, "not a regular file");
+        return true;
+      }
+      if (open_file(in, out)) return true;
+    }
+  }
+};
+
+RecordSource::RecordSource(std::vector<std::string> inputs) : impl_(std::make_unique<Impl>()) {
+  impl_->inputs = std::move(inputs);
+}
+RecordSource::~RecordSource() = default;
+RecordSource::RecordSource(RecordSource&&) noexcept = default;
+RecordSource& RecordSource::operator=(RecordSource&&) noexcept = default;
+
+bool RecordSource::next(RawRecord& out) { return impl_->next(out); }
+
+}  // namespace trajcheck

@@ -1,0 +1,571 @@
+// TraceParser: per-record format detection and dispatch to the format readers, and the
+// normalization rules they share (tool names, aliases, status, results, arguments).
+#include <fmt/format.h>
+
+#include "readers/parser_impl.hpp"
+
+namespace trajcheck {
+
+using detail::od::json_type;
+namespace od = detail::od;
+
+// ---- ParseCtx ---------------------------------------------------------------------------
+namespace detail {
+
+RecordOrigin ParseCtx::where(const char* p) const {
+  std::size_t off = 0;
+  if (p && p >= text.data() && p <= text.data() + text.size()) off = static_cast<std::size_t>(p - text.data());
+  return locate(origin, text, off);
+}
+
+bool ParseCtx::fail(const char* p, std::string message) {
+  if (outcome.errors.empty()) outcome.errors.push_back(RecordError{where(p), std::move(message)});
+  return false;
+}
+
+bool ParseCtx::fail(const JsonFailure& f) { return fail(f.where ? f.where : here(), f.message); }
+
+void ParseCtx::warn(const char* p, const std::string& message) {
+  RecordOrigin w = where(p);
+  t.warnings.push_back(fmt::format("{}:{}:{}: warning: {}", w.file, w.line, w.column, message));
+}
+
+bool ParseCtx::store_value(od::value v, Slice* out) {
+  s.value.clear();
+  if (!write_value(v, s.value)) return false;
+  *out = t.store(s.value);
+  return true;
+}
+
+bool ParseCtx::write_value(od::value v, std::string& out) {
+  JsonFailure f;
+  if (!detail::write_value(v, out, f)) return fail(f);
+  return true;
+}
+
+bool ParseCtx::skip_value(od::value v) {
+  s.value.clear();
+  return write_value(v, s.value);
+}
+
+bool ParseCtx::get_string(od::value v, std::string_view* out, std::string_view what) {
+  json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type != json_type::string) return fail(location_of(v), fmt::format("{} must be a string", what));
+  if (auto e = v.get_string().get(*out)) return fail(location_of(v), json_error_message(e));
+  return true;
+}
+
+bool ParseCtx::get_id(od::value v, Slice* out, std::string_view what) {
+  json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type == json_type::string) {
+    std::string_view sv;
+    if (auto e = v.get_string().get(sv)) return fail(location_of(v), json_error_message(e));
+    *out = t.store(sv);
+    return true;
+  }
+  if (type == json_type::number) {
+    std::string_view raw = trim_ws(v.raw_json_token());
+    if (!is_json_number(raw)) return fail(raw.data(), json_error_message(simdjson::NUMBER_ERROR));
+    *out = t.store(raw);
+    return true;
+  }
+  return fail(location_of(v), fmt::format("{} must be a string or a number", what));
+}
+
+bool ParseCtx::is_null(od::value v, bool* null) {
+  json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  *null = false;
+  if (type != json_type::null) return true;
+  if (auto e = v.is_null().get(*null)) return fail(location_of(v), json_error_message(e));
+  if (!*null) return fail(location_of(v), json_error_message(simdjson::N_ATOM_ERROR));
+  return true;
+}
+
+bool ParseCtx::matches_error_pattern(std::string_view text) const {
+  for (const auto& re : opts.error_patterns)
+    if (RE2::PartialMatch(text, *re)) return true;
+  return false;
+}
+
+Slice ParseCtx::store_text_result(std::string_view text, bool* error) {
+  *error = matches_error_pattern(text);
+  std::string_view trimmed = trim_ws(text);
+  if (!trimmed.empty() && (trimmed.front() == '{' || trimmed.front() == '[')) {
+    JsonFailure f;
+    s.result_text.clear();
+    if (minify_document(s.inner_parser, trimmed, s.inner_padded, s.result_text, f))
+      return t.store(s.result_text);
+  }
+  s.result_text.clear();
+  append_json_string(s.result_text, text);
+  return t.store(s.result_text);
+}
+
+bool ParseCtx::store_json_result(od::value v, Slice* out, bool* error) {
+  json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type == json_type::string) {
+    std::string_view sv;
+    if (auto e = v.get_string().get(sv)) return fail(location_of(v), json_error_message(e));
+    *out = store_text_result(sv, error);
+    return true;
+  }
+  if (!store_value(v, out)) return false;
+  *error = matches_error_pattern(t.text(*out));
+  return true;
+}
+
+void ParseCtx::set_arguments_text(Step& step, std::string_view text, const char* where) {
+  std::string_view trimmed = trim_ws(text);
+  if (trimmed.empty()) {  // some producers write "" for a call without arguments
+    step.arguments = t.store("{}");
+    return;
+  }
+  JsonFailure f;
+  s.value.clear();
+  if (minify_document(s.inner_parser, trimmed, s.inner_padded, s.value, f)) {
+    step.arguments = t.store(s.value);
+    return;
+  }
+  s.value.clear();
+  append_json_string(s.value, text);
+  step.arguments = t.store(s.value);
+  step.arguments_invalid = true;
+  warn(where, fmt::format("arguments of '{}' are not valid JSON ({}); kept as a string",
+                          t.text(step.raw_tool), f.message));
+}
+
+bool ParseCtx::set_arguments_value(Step& step, od::value v) {
+  json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type == json_type::string) {
+    const char* where = location_of(v);
+    std::string_view sv;
+    if (auto e = v.get_string().get(sv)) return fail(where, json_error_message(e));
+    set_arguments_text(step, sv, where);
+    return true;
+  }
+  return store_value(v, &step.arguments);
+}
+
+void ParseCtx::set_tool(Step& step, std::string_view raw) {
+  step.raw_tool = t.store(raw);
+  // Normalized in place in a reused buffer: normalize_tool_name would allocate per step.
+  std::string_view sv = raw;
+  auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
+  while (!sv.empty() && space(sv.front())) sv.remove_prefix(1);
+  while (!sv.empty() && space(sv.back())) sv.remove_suffix(1);
+  s.name.assign(sv);
+  if (!opts.options.case_sensitive)
+    for (char& ch : s.name)
+      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  std::string_view canonical = s.name;
+  if (!opts.aliases.empty()) {
+    auto it = opts.aliases.find(canonical);
+    if (it != opts.aliases.end()) canonical = it->second;
+  }
+  step.tool_name = canonical == raw ? step.raw_tool : t.store(canonical);
+  step.tool = t.tools() ? t.tools()->intern(canonical) : kNoTool;
+}
+
+Slice ParseCtx::merge_extra(Slice a, std::string_view b) {
+  b = trim_ws(b);
+  if (b.size() <= 2) return a;
+  if (a.len <= 2) return t.store(b);
+  s.merged.assign(t.text(a));
+  s.merged.back() = ',';
+  s.merged.append(b.substr(1));
+  return t.store(s.merged);
+}
+
+std::uint32_t ParseCtx::join_result(const PendingResult& r, std::uint32_t turn) {
+  auto& steps = t.steps();
+  std::size_t found = steps.size();
+  if (!r.id.empty()) {
+    std::string_view id = t.text(r.id);
+    for (std::size_t i = steps.size(); i-- > 0;)
+      if (steps[i].type == StepType::tool_call && steps[i].result.empty() && t.text(steps[i].id) == id) {
+        found = i;
+        break;
+      }
+  } else {
+    std::string_view name = t.text(r.name);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].type == StepType::tool_call && steps[i].result.empty() &&
+          (name.empty() || t.text(steps[i].raw_tool) == name)) {
+        found = i;
+        break;
+      }
+  }
+  if (found == steps.size()) {
+    warn(r.where, r.id.empty() ? std::string("tool result matches no earlier tool call; kept as a tool_call step without arguments")
+                               : fmt::format("tool result for call '{}' matches no earlier tool call; kept as a tool_call step without arguments",
+                                             t.text(r.id)));
+    Step& st = t.add_step(StepType::tool_call);
+    st.id = r.id;
+    st.turn = turn;
+    set_tool(st, t.text(r.name));
+  }
+  Step& st = steps[found];
+  st.result = r.result;
+  st.status = r.error ? StepStatus::error : StepStatus::ok;
+  if (!r.extra.empty()) st.extra = merge_extra(st.extra, t.text(r.extra));
+  return static_cast<std::uint32_t>(found);
+}
+
+bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, od::value v) {
+  if (key == "context") return store_value(v, &context);
+  Slice* id_slot = key == "trace_id" ? &w.trace_id
+                   : key == "id"     ? &w.id
+                   : key == "task_id" ? &w.task_id
+                   : key == "case_id" ? &w.case_id
+                                      : nullptr;
+  if (id_slot) {
+    json_type type;
+    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+    if (type == json_type::string || type == json_type::number) {
+      if (!get_id(v, id_slot, key)) return false;
+      if (id_slot == &w.trace_id) return true;
+      std::string& m = w.meta->key(key);
+      if (type == json_type::string) append_json_string(m, t.text(*id_slot));
+      else m.append(t.text(*id_slot));
+      return true;
+    }
+  }
+  bool null = false;
+  if (!is_null(v, &null)) return false;
+  if (null) return true;
+  return write_value(v, w.meta->key(key));
+}
+
+void ParseCtx::finish_wrapper(Wrapper& w) {
+  Slice id = !w.trace_id.empty() ? w.trace_id : !w.id.empty() ? w.id : !w.task_id.empty() ? w.task_id : w.case_id;
+  if (id.empty()) id = t.store(fmt::format("{}:{}", origin.file, origin.line));
+  t.set_trace_id(id);
+  std::string_view meta = w.meta->finish();
+  if (!meta.empty()) t.set_metadata(t.store(meta));
+  if (!context.empty()) t.set_context(context);
+}
+
+}  // namespace detail
+
+// ---- TraceParser --------------------------------------------------------------------------
+namespace {
+
+enum class Shape { unknown, native, chat, otel, list };
+
+// Detects an object record's shape from its top-level keys.
+Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson::error_code* error) {
+  bool steps = false, messages = false, otel = false, tool_calls = false, role = false, name = false;
+  *error = simdjson::SUCCESS;
+  for (auto field : o) {
+    std::string_view key;
+    if ((*error = field.unescaped_key().get(key))) break;
+    if (key == "steps") steps = true;
+    else if (key == "messages" || key == "traj") messages = true;
+    else if (key == "resourceSpans") otel = true;
+    else if (key == "tool_calls") tool_calls = true;
+    else if (key == "role") role = true;
+    else if (key == "name" || key == "function" || key == "tool") name = true;
+  }
+  *lone_message = role && !messages;
+  if (steps) return Shape::native;
+  if (messages) return Shape::chat;
+  if (otel) return Shape::otel;
+  if (role) return Shape::unknown;
+  if (tool_entry) *tool_entry = name;
+  if (tool_calls) return Shape::list;
+  return Shape::unknown;
+}
+
+std::string_view shape_name(Shape s) {
+  switch (s) {
+    case Shape::native: return "native";
+    case Shape::chat: return "chat";
+    case Shape::otel: return "otel";
+    case Shape::list: return "list";
+    default: return "unknown";
+  }
+}
+
+Shape forced_shape(InputFormat f) {
+  switch (f) {
+    case InputFormat::native: return Shape::native;
+    case InputFormat::openai:
+    case InputFormat::anthropic: return Shape::chat;
+    case InputFormat::otel: return Shape::otel;
+    case InputFormat::list: return Shape::list;
+    default: return Shape::unknown;
+  }
+}
+
+// simdjson rejects an unbalanced document before reading it, and reports structural errors
+// met while skipping without a useful position. This scan (string-aware, error path only)
+// finds where: a closer that does not match, the end of the input (truncated), or the first
+// byte after the value (trailing content). npos when the structure is balanced.
+std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
+  std::size_t i = 0;
+  auto ws = [&](std::size_t k) { return text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'; };
+  while (i < text.size() && ws(i)) ++i;
+  std::string open;
+  for (; i < text.size(); ++i) {
+    char ch = text[i];
+    if (ch == '"') {
+      std::size_t start = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+      if (i >= text.size()) return {start, "invalid JSON: unclosed string"};
+      if (open.empty()) { ++i; break; }
+      continue;
+    }
+    if (ch == '{' || ch == '[') {
+      open.push_back(ch == '{' ? '}' : ']');
+    } else if (ch == '}' || ch == ']') {
+      if (open.empty() || open.back() != ch)
+        return {i, open.empty() ? fmt::format("invalid JSON: unexpected '{}'", ch)
+                                : fmt::format("invalid JSON: '{}' where '{}' was expected", ch, open.back())};
+      open.pop_back();
+      if (open.empty()) {
+        ++i;
+        break;
+      }
+    } else if (open.empty()) {
+      // A scalar at the top: its end is the next whitespace.
+      while (i < text.size() && !ws(i)) ++i;
+      break;
+    }
+  }
+  if (!open.empty()) {
+    std::size_t end = text.size();
+    while (end > 0 && ws(end - 1)) --end;
+    return {end, fmt::format("invalid JSON: unexpected end of input ('{}' expected)", open.back())};
+  }
+  while (i < text.size() && ws(i)) ++i;
+  if (i < text.size()) return {i, detail::json_error_message(simdjson::TRAILING_CONTENT)};
+  return {std::string_view::npos, {}};
+}
+
+constexpr std::string_view kUnknownShape =
+    "not a known trace shape: expected an object with \"steps\" (native), \"messages\" or \"traj\" "
+    "(OpenAI/Anthropic chat), \"resourceSpans\" (OpenTelemetry) or \"tool_calls\", or an array of "
+    "messages or tool names";
+
+// Per-thread pool of scratch memory, indexed by nesting depth so that a parse called from
+// an emit callback does not clobber the outer one.
+struct ScratchPool {
+  std::vector<std::unique_ptr<detail::Scratch>> items;
+  std::size_t depth = 0;
+};
+thread_local ScratchPool t_pool;
+
+struct ScratchLease {
+  detail::Scratch* s;
+  ScratchLease() {
+    if (t_pool.items.size() <= t_pool.depth) t_pool.items.push_back(std::make_unique<detail::Scratch>());
+    s = t_pool.items[t_pool.depth++].get();
+  }
+  ~ScratchLease() { --t_pool.depth; }
+};
+
+}  // namespace
+
+struct TraceParser::Impl {
+  detail::CompiledOptions c;
+
+  bool run(std::string_view json, const RecordOrigin& origin, Trajectory& t, ParseOutcome& outcome,
+           const Emit& emit) const;
+  bool read(std::string_view json, const RecordOrigin& origin, Trajectory& t, ParseOutcome& outcome,
+            const Emit& emit) const;
+};
+
+bool TraceParser::Impl::run(std::string_view json, const RecordOrigin& origin, Trajectory& t,
+                            ParseOutcome& outcome, const Emit& emit) const {
+  if (read(json, origin, t, outcome, emit)) return true;
+  // A structural error found while skipping is reported where simdjson stopped, which may
+  // be far from the cause: prefer the position a bracket-matching scan finds.
+  if (!outcome.errors.empty()) {
+    RecordError& err = outcome.errors.front();
+    bool structural = err.message.rfind("invalid JSON: unexpected character", 0) == 0 ||
+                      err.message.rfind("invalid JSON: unclosed", 0) == 0;
+    if (structural) {
+      std::size_t skip = json.size() >= 3 && json.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+      std::string_view text = json.substr(skip);
+      auto [at, message] = diagnose_root(text);
+      if (at != std::string_view::npos) {
+        RecordOrigin start = origin;
+        start.column += skip;
+        err.where = detail::locate(start, text, at);
+        err.message = std::move(message);
+      }
+    }
+  }
+  return false;
+}
+
+bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, Trajectory& t,
+                             ParseOutcome& outcome, const Emit& emit) const {
+  ScratchLease lease;
+  detail::Scratch& s = *lease.s;
+  std::size_t skip = 0;
+  if (json.size() >= 3 && json.compare(0, 3, "\xEF\xBB\xBF") == 0) skip = 3;  // a BOM is not content
+  s.padded.assign(json.substr(skip));
+  s.padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  RecordOrigin start = origin;
+  start.column += skip;
+  std::string_view text(s.padded.data(), json.size() - skip);
+  t.clear();
+  t.origin = origin;
+  detail::ParseCtx ctx(c, text, start, t, s, outcome);
+
+  od::document doc;
+  ctx.doc = &doc;
+  if (auto e = s.parser.iterate(s.padded.data(), text.size(), s.padded.size()).get(doc)) {
+    const char* where = nullptr;
+    if (e == simdjson::UTF8_ERROR) {
+      std::size_t bad = detail::find_invalid_utf8(text);
+      if (bad != std::string_view::npos) where = text.data() + bad;
+    }
+    return ctx.fail(where, detail::json_error_message(e));
+  }
+  json_type type;
+  if (auto e = doc.type().get(type)) return ctx.fail(nullptr, detail::json_error_message(e));
+  Shape shape = forced_shape(c.options.format);
+  bool forced = shape != Shape::unknown;
+  const char* top = text.data();
+  while (top < text.data() + text.size() && (*top == ' ' || *top == '\t' || *top == '\n' || *top == '\r')) ++top;
+
+  if (type == json_type::object) {
+    od::object o;
+    if (auto e = doc.get_object().get(o)) {
+      auto [at, message] = diagnose_root(text);
+      if (at == std::string_view::npos) return ctx.fail(top, detail::json_error_message(e));
+      return ctx.fail(text.data() + at, message);
+    }
+    bool lone_message = false, tool_entry = false;
+    simdjson::error_code err;
+    Shape detected = object_shape(o, &lone_message, &tool_entry, &err);
+    if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
+    if (!forced) shape = detected;
+    if (shape == Shape::unknown && lone_message)
+      return ctx.fail(top, "a single chat message, not a trajectory: expected an array of messages or {\"messages\": [...]}");
+    doc.rewind();
+    if (auto e = doc.get_object().get(o)) return ctx.fail(top, detail::json_error_message(e));
+    bool ok = false;
+    switch (shape) {
+      case Shape::native: ok = read_native(ctx, o); break;
+      case Shape::chat: ok = read_chat_object(ctx, o); break;
+      case Shape::list: ok = read_list_object(ctx, o); break;
+      case Shape::otel: ok = read_otel(ctx, o, emit); break;
+      case Shape::unknown:
+        return ctx.fail(top, forced ? fmt::format("input format is {}, but the record does not have its shape",
+                                                  to_string(c.options.format))
+                                    : std::string(kUnknownShape));
+    }
+    if (!ok) return false;
+  } else if (type == json_type::array) {
+    od::array a;
+    if (auto e = doc.get_array().get(a)) {
+      auto [at, message] = diagnose_root(text);
+      if (at == std::string_view::npos) return ctx.fail(top, detail::json_error_message(e));
+      return ctx.fail(text.data() + at, message);
+    }
+    Shape detected = Shape::chat;  // an empty array is an empty trajectory
+    for (auto element : a) {
+      od::value v;
+      if (auto e = element.get(v)) return ctx.fail(ctx.here(), detail::json_error_message(e));
+      json_type et;
+      if (auto e = v.type().get(et)) return ctx.fail(ctx.here(), detail::json_error_message(e));
+      if (et == json_type::string) detected = Shape::list;
+      else if (et == json_type::object) {
+        od::object eo;
+        if (auto e = v.get_object().get(eo)) return ctx.fail(ctx.here(), detail::json_error_message(e));
+        bool role = false, tool_entry = false;
+        simdjson::error_code err;
+        object_shape(eo, &role, &tool_entry, &err);
+        if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
+        detected = role ? Shape::chat : tool_entry ? Shape::list : Shape::unknown;
+      } else {
+        detected = Shape::unknown;
+      }
+      break;
+    }
+    if (!forced) shape = detected;
+    if (shape != Shape::chat && shape != Shape::list)
+      return ctx.fail(top, forced ? fmt::format("input format is {}, but the record is an array", to_string(c.options.format))
+                                  : std::string(kUnknownShape));
+    doc.rewind();
+    if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
+    bool ok = shape == Shape::chat ? read_chat_array(ctx, a) : read_list_array(ctx, a);
+    if (!ok) return false;
+    t.set_trace_id(t.store(fmt::format("{}:{}", origin.file, origin.line)));
+  } else {
+    return ctx.fail(top, fmt::format("{}: the record is a JSON {}", kUnknownShape,
+                                     type == json_type::string ? "string" : type == json_type::number ? "number"
+                                     : type == json_type::boolean ? "boolean" : "null"));
+  }
+  (void)shape_name;
+  const char* trailing = nullptr;
+  if (!doc.current_location().get(trailing))
+    return ctx.fail(trailing, detail::json_error_message(simdjson::TRAILING_CONTENT));
+  if (shape != Shape::otel) {
+    ++outcome.traces;
+    if (emit) emit(t);
+  }
+  return true;
+}
+
+TraceParser::TraceParser(NormalizeOptions options) : impl_(std::make_unique<Impl>()) {
+  detail::CompiledOptions& c = impl_->c;
+  c.options = std::move(options);
+  for (const auto& [observed, canonical] : c.options.aliases)
+    c.aliases[normalize_tool_name(observed, c.options.case_sensitive)] =
+        normalize_tool_name(canonical, c.options.case_sensitive);
+  for (const std::string& p : c.options.error_patterns) {
+    RE2::Options ro;
+    ro.set_log_errors(false);
+    auto re = std::make_unique<RE2>(p, ro);
+    if (!re->ok()) {
+      if (c.error.empty()) c.error = fmt::format("invalid --error-pattern '{}': {}", p, re->error());
+      continue;
+    }
+    c.error_patterns.push_back(std::move(re));
+  }
+}
+
+TraceParser::~TraceParser() = default;
+TraceParser::TraceParser(TraceParser&&) noexcept = default;
+TraceParser& TraceParser::operator=(TraceParser&&) noexcept = default;
+
+const std::string& TraceParser::option_error() const { return impl_->c.error; }
+const NormalizeOptions& TraceParser::options() const { return impl_->c.options; }
+
+ParseOutcome TraceParser::parse(const RawRecord& record, Trajectory& scratch, const Emit& emit) const {
+  ParseOutcome outcome;
+  if (!record.container_error.empty()) {
+    scratch.clear();
+    scratch.origin = record.origin;
+    outcome.errors.push_back(RecordError{record.origin, record.container_error});
+    return outcome;
+  }
+  impl_->run(record.text, record.origin, scratch, outcome, emit);
+  if (!outcome.ok()) outcome.traces = 0;
+  return outcome;
+}
+
+ParseOutcome TraceParser::parse_value(std::string_view json, const RecordOrigin& origin, Trajectory& out) const {
+  ParseOutcome outcome;
+  std::uint32_t emitted = 0;
+  // OTLP may hold several traces; the value must be exactly one trajectory, and `out` must
+  // hold it afterwards, so a second one is an error.
+  impl_->run(json, origin, out, outcome, [&](Trajectory&) { ++emitted; });
+  if (outcome.ok() && emitted != 1) {
+    outcome.errors.push_back(RecordError{origin, fmt::format("expected one trajectory, found {}", emitted)});
+  }
+  if (!outcome.ok()) outcome.traces = 0;
+  return outcome;
+}
+
+}  // namespace trajcheck

@@ -1,0 +1,618 @@
+// The reference checker: segments computed from the whole trace, each statement decided
+// from its table row by scanning positions. Included by the differential test.
+#include "reference/reference_checker.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
+
+namespace trajcheck::reference {
+
+namespace {
+
+using json = nlohmann::json;
+using K = ir::StatementKind;
+
+bool glob(std::string_view g, std::string_view t) {
+  if (g.empty()) return t.empty();
+  if (g[0] == '*') {
+    for (std::size_t k = 0; k <= t.size(); ++k)
+      if (glob(g.substr(1), t.substr(k))) return true;
+    return false;
+  }
+  if (t.empty()) return false;
+  return (g[0] == '?' || g[0] == t[0]) && glob(g.substr(1), t.substr(1));
+}
+
+struct Ref {
+  const ir::Module& m;
+  const Trajectory& t;
+
+  std::string tool_name(const Step& s) const {
+    std::string name(t.text(s.tool_name));
+    if (m.case_sensitive) {
+      name = std::string(t.text(s.raw_tool));
+      if (name.empty()) name = std::string(t.text(s.tool_name));
+      while (!name.empty() && (name.front() == ' ' || name.front() == '\t')) name.erase(0, 1);
+      while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    }
+    std::string out = name;
+    for (const auto& [observed, canonical] : m.aliases)
+      if (observed == name) out = canonical;
+    return out;
+  }
+
+  static std::optional<json> parse(std::string_view text) {
+    if (text.empty()) return std::nullopt;
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) return std::nullopt;
+    return j;
+  }
+
+  static std::optional<json> walk(std::optional<json> cur, const std::vector<ir::PathSegment>& segs,
+                                  std::size_t from) {
+    for (std::size_t i = from; i < segs.size() && cur; ++i) {
+      if (segs[i].index >= 0) {
+        if (!cur->is_array() || std::size_t(segs[i].index) >= cur->size()) return std::nullopt;
+        cur = (*cur)[std::size_t(segs[i].index)];
+      } else {
+        if (!cur->is_object() || !cur->contains(segs[i].key)) return std::nullopt;
+        cur = (*cur)[segs[i].key];
+      }
+    }
+    return cur;
+  }
+
+  std::optional<json> value(const ir::Operand& o, std::size_t i) const {
+    if (o.kind == ir::Operand::Kind::literal) {
+      const ir::Literal& l = o.literal;
+      switch (l.kind) {
+        case ir::Literal::Kind::null: return json(nullptr);
+        case ir::Literal::Kind::boolean: return json(l.boolean);
+        case ir::Literal::Kind::number: return json(l.number);
+        case ir::Literal::Kind::string: return json(l.string);
+      }
+    }
+    if (o.kind != ir::Operand::Kind::path) return std::nullopt;
+    const Step& s = t.steps()[i];
+    const ir::FieldPath& p = o.path;
+    switch (p.root) {
+      case ir::FieldPath::Root::arguments: return walk(parse(t.text(s.arguments)), p.segments, 0);
+      case ir::FieldPath::Root::result: return walk(parse(t.text(s.result)), p.segments, 0);
+      case ir::FieldPath::Root::context: return walk(parse(t.context()), p.segments, 0);
+      case ir::FieldPath::Root::step: break;
+    }
+    if (p.segments.empty()) return std::nullopt;
+    const std::string& f = p.segments[0].key;
+    bool leaf = p.segments.size() == 1;
+    std::optional<json> core;
+    bool is_core = true;
+    if (f == "type") core = json(s.type == StepType::other ? std::string(t.text(s.type_name)) : std::string(to_string(s.type)));
+    else if (f == "tool") { if (s.type == StepType::tool_call) core = json(std::string(t.text(s.tool_name))); }
+    else if (f == "raw_tool") { if (s.type == StepType::tool_call) core = json(std::string(t.text(s.raw_tool))); }
+    else if (f == "status") { if (s.status != StepStatus::none) core = json(std::string(to_string(s.status))); }
+    else if (f == "id") { if (!s.id.empty()) core = json(std::string(t.text(s.id))); }
+    else if (f == "content") { if (!s.content.empty()) core = json(std::string(t.text(s.content))); }
+    else if (f == "turn") core = json(s.turn);
+    else is_core = false;
+    if (is_core) return leaf ? core : std::nullopt;
+    return walk(parse(t.text(s.extra)), p.segments, 0);
+  }
+
+  static bool scalar(const std::optional<json>& v) {
+    return v && (v->is_string() || v->is_number() || v->is_boolean());
+  }
+  static int kind(const json& v) { return v.is_string() ? 0 : v.is_number() ? 1 : 2; }
+  static bool eq(const std::optional<json>& x, const std::optional<json>& y) {
+    if (!scalar(x) || !scalar(y) || kind(*x) != kind(*y)) return false;
+    if (x->is_number()) return x->get<double>() == y->get<double>();
+    return *x == *y;
+  }
+
+  bool cond(ir::Id id, std::size_t i) const {
+    const ir::Cond& c = m.conds[id];
+    switch (c.kind) {
+      case ir::Cond::Kind::and_: return cond(c.lhs, i) && cond(c.rhs, i);
+      case ir::Cond::Kind::or_: return cond(c.lhs, i) || cond(c.rhs, i);
+      case ir::Cond::Kind::not_: return !cond(c.lhs, i);
+      case ir::Cond::Kind::exists: return value(c.a, i).has_value();
+      case ir::Cond::Kind::matches: {
+        auto v = value(c.a, i);
+        return v && v->is_string() && RE2::PartialMatch(v->get<std::string>(), RE2(c.regex));
+      }
+      case ir::Cond::Kind::contains: {
+        auto x = value(c.a, i), y = value(c.b, i);
+        if (x && x->is_string()) return y && y->is_string() && x->get<std::string>().find(y->get<std::string>()) != std::string::npos;
+        if (x && x->is_array())
+          for (const json& e : *x)
+            if (eq(e, y)) return true;
+        return false;
+      }
+      case ir::Cond::Kind::in: {
+        auto x = value(c.a, i);
+        for (const ir::Literal& l : c.b.list) {
+          ir::Operand o;
+          o.kind = ir::Operand::Kind::literal;
+          o.literal = l;
+          if (eq(x, value(o, i))) return true;
+        }
+        return false;
+      }
+      case ir::Cond::Kind::compare: {
+        auto x = value(c.a, i), y = value(c.b, i);
+        if (!scalar(x) || !scalar(y)) return false;
+        if (kind(*x) != kind(*y)) return c.op == ir::CompareOp::ne;
+        if (x->is_boolean() && c.op != ir::CompareOp::eq && c.op != ir::CompareOp::ne) return false;
+        bool lt, gt;
+        if (x->is_number()) {
+          lt = x->get<double>() < y->get<double>();
+          gt = x->get<double>() > y->get<double>();
+        } else if (x->is_string()) {
+          lt = x->get<std::string>() < y->get<std::string>();
+          gt = x->get<std::string>() > y->get<std::string>();
+        } else {
+          lt = false;
+          gt = x->get<bool>() != y->get<bool>();
+        }
+        switch (c.op) {
+          case ir::CompareOp::eq: return !lt && !gt;
+          case ir::CompareOp::ne: return lt || gt;
+          case ir::CompareOp::lt: return lt;
+          case ir::CompareOp::le: return !gt;
+          case ir::CompareOp::gt: return gt;
+          case ir::CompareOp::ge: return !lt;
+        }
+        return false;
+      }
+      case ir::Cond::Kind::seen: return false;
+    }
+    return false;
+  }
+
+  bool match(ir::Id id, std::size_t i) const {
+    const ir::Pattern& p = m.patterns[id];
+    const Step& s = t.steps()[i];
+    bool call = s.type == StepType::tool_call;
+    switch (p.kind) {
+      case ir::Pattern::Kind::tool: return call && tool_name(s) == p.name;
+      case ir::Pattern::Kind::glob: return call && glob(p.name, tool_name(s));
+      case ir::Pattern::Kind::any_tool: return call;
+      case ir::Pattern::Kind::any_step: return true;
+      case ir::Pattern::Kind::step_type: return s.type == p.step_type;
+      case ir::Pattern::Kind::or_: return match(p.a, i) || match(p.b, i);
+      case ir::Pattern::Kind::not_: return !match(p.a, i);
+      case ir::Pattern::Kind::failed: return call && s.status == StepStatus::error && match(p.a, i);
+      case ir::Pattern::Kind::where: return match(p.a, i) && cond(p.b, i);
+      case ir::Pattern::Kind::write: return false;
+    }
+    return false;
+  }
+
+  // Segments of the whole trace per §4/§4a (each a list of step indices).
+  std::vector<std::vector<std::uint32_t>> segments(const ir::Scope& sc) const {
+    std::vector<std::vector<std::uint32_t>> out;
+    std::uint32_t n = static_cast<std::uint32_t>(t.steps().size());
+    auto range = [](std::uint32_t a, std::uint32_t b) {
+      std::vector<std::uint32_t> v;
+      for (std::uint32_t i = a; i < b; ++i) v.push_back(i);
+      return v;
+    };
+    switch (sc.kind) {
+      case ir::ScopeKind::global: out.push_back(range(0, n)); break;
+      case ir::ScopeKind::before: {
+        std::uint32_t end = n;
+        for (std::uint32_t i = 0; i < n; ++i)
+          if (match(sc.r, i)) { end = i; break; }
+        out.push_back(range(0, end));
+        break;
+      }
+      case ir::ScopeKind::after:
+        for (std::uint32_t i = 0; i < n; ++i)
+          if (match(sc.q, i)) { out.push_back(range(i, n)); break; }
+        break;
+      case ir::ScopeKind::between:
+      case ir::ScopeKind::after_until: {
+        std::optional<std::uint32_t> start;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          if (!start) {
+            if (match(sc.q, i) && !match(sc.r, i)) start = i;
+          } else if (match(sc.r, i)) {
+            out.push_back(range(*start, i));
+            start.reset();
+          }
+        }
+        if (start && sc.kind == ir::ScopeKind::after_until) out.push_back(range(*start, n));
+        break;
+      }
+    }
+    return out;
+  }
+
+  static json canonical_args(std::string_view text) {
+    if (text.empty()) return json::object();
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded()) return json("raw:" + std::string(text));
+    return j;
+  }
+  // Deep equality, numbers by value (nlohmann compares across number kinds), key order free.
+  static bool deep_equal(const json& a, const json& b) {
+    if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+    if (a.type() != b.type()) return false;
+    if (a.is_object()) {
+      if (a.size() != b.size()) return false;
+      for (auto it = a.begin(); it != a.end(); ++it)
+        if (!b.contains(it.key()) || !deep_equal(it.value(), b[it.key()])) return false;
+      return true;
+    }
+    if (a.is_array()) {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (!deep_equal(a[i], b[i])) return false;
+      return true;
+    }
+    return a == b;
+  }
+
+  // PATH matching over a letter list: every end position of a full match from `pos`.
+  std::set<std::size_t> full(ir::Id node, std::size_t pos, const std::vector<std::uint32_t>& L) const {
+    const ir::PathExpr& p = m.paths[node];
+    std::set<std::size_t> out;
+    switch (p.kind) {
+      case ir::PathExpr::Kind::atom:
+        if (pos < L.size() && match(p.pattern, L[pos])) out.insert(pos + 1);
+        break;
+      case ir::PathExpr::Kind::seq: {
+        std::set<std::size_t> cur{pos};
+        for (ir::Id c : p.children) {
+          std::set<std::size_t> next;
+          for (std::size_t e : cur)
+            for (std::size_t f : full(c, e, L)) next.insert(f);
+          cur = next;
+        }
+        out = cur;
+        break;
+      }
+      case ir::PathExpr::Kind::alt:
+        for (ir::Id c : p.children)
+          for (std::size_t f : full(c, pos, L)) out.insert(f);
+        break;
+      case ir::PathExpr::Kind::optional:
+        out = full(p.children[0], pos, L);
+        out.insert(pos);
+        break;
+      case ir::PathExpr::Kind::star:
+      case ir::PathExpr::Kind::plus: {
+        std::set<std::size_t> reach;  // ends after one or more repetitions
+        std::vector<std::size_t> work{pos};
+        std::set<std::size_t> visited{pos};
+        while (!work.empty()) {
+          std::size_t e = work.back();
+          work.pop_back();
+          for (std::size_t f : full(p.children[0], e, L)) {
+            reach.insert(f);
+            if (visited.insert(f).second) work.push_back(f);
+          }
+        }
+        out = reach;
+        if (p.kind == ir::PathExpr::Kind::star) out.insert(pos);
+        break;
+      }
+      case ir::PathExpr::Kind::all_of:
+        all_of_full(p.children, (1u << p.children.size()) - 1, pos, L, out);
+        break;
+    }
+    return out;
+  }
+  void all_of_full(const std::vector<ir::Id>& ch, unsigned mask, std::size_t pos,
+                   const std::vector<std::uint32_t>& L, std::set<std::size_t>& out) const {
+    if (mask == 0) {
+      out.insert(pos);
+      return;
+    }
+    for (std::size_t k = 0; k < ch.size(); ++k)
+      if (mask >> k & 1)
+        for (std::size_t e : full(ch[k], pos, L)) all_of_full(ch, mask & ~(1u << k), e, L, out);
+  }
+  // Can L[pos, lim) be consumed as a prefix of some word of `node`? (Every node has words.)
+  bool hit(ir::Id node, std::size_t pos, std::size_t lim, const std::vector<std::uint32_t>& L) const {
+    if (pos == lim) return true;
+    const ir::PathExpr& p = m.paths[node];
+    auto ends = [&](ir::Id n) {
+      std::set<std::size_t> e;
+      for (std::size_t f : full(n, pos, L))
+        if (f <= lim) e.insert(f);
+      return e;
+    };
+    switch (p.kind) {
+      case ir::PathExpr::Kind::atom: return lim == pos + 1 && match(p.pattern, L[pos]);
+      case ir::PathExpr::Kind::seq: return seq_hit(p.children, 0, pos, lim, L);
+      case ir::PathExpr::Kind::alt:
+        for (ir::Id c : p.children)
+          if (hit(c, pos, lim, L)) return true;
+        return false;
+      case ir::PathExpr::Kind::optional: return hit(p.children[0], pos, lim, L);
+      case ir::PathExpr::Kind::star:
+      case ir::PathExpr::Kind::plus: {
+        std::vector<std::size_t> work{pos};
+        std::set<std::size_t> visited{pos};
+        while (!work.empty()) {
+          std::size_t e = work.back();
+          work.pop_back();
+          if (hit(p.children[0], e, lim, L)) return true;
+          for (std::size_t f : full(p.children[0], e, L))
+            if (f <= lim && visited.insert(f).second) work.push_back(f);
+        }
+        (void)ends;
+        return false;
+      }
+      case ir::PathExpr::Kind::all_of:
+        return all_of_hit(p.children, (1u << p.children.size()) - 1, pos, lim, L);
+    }
+    return false;
+  }
+  bool seq_hit(const std::vector<ir::Id>& ch, std::size_t k, std::size_t pos, std::size_t lim,
+               const std::vector<std::uint32_t>& L) const {
+    if (pos == lim) return true;
+    if (k == ch.size()) return false;
+    if (hit(ch[k], pos, lim, L)) return true;
+    for (std::size_t e : full(ch[k], pos, L))
+      if (e <= lim && seq_hit(ch, k + 1, e, lim, L)) return true;
+    return false;
+  }
+  bool all_of_hit(const std::vector<ir::Id>& ch, unsigned mask, std::size_t pos, std::size_t lim,
+                  const std::vector<std::uint32_t>& L) const {
+    if (pos == lim) return true;
+    for (std::size_t k = 0; k < ch.size(); ++k)
+      if (mask >> k & 1) {
+        if (hit(ch[k], pos, lim, L)) return true;
+        for (std::size_t e : full(ch[k], pos, L))
+          if (e <= lim && all_of_hit(ch, mask & ~(1u << k), e, lim, L)) return true;
+      }
+    return false;
+  }
+
+  bool is_call(std::uint32_t i) const { return t.steps()[i].type == StepType::tool_call; }
+
+  // Adds witnesses to `w`; returns the statement's verdict on segment `S`.
+  VerdictStatus statement(const ir::Statement& st, const std::vector<std::uint32_t>& S,
+                          std::vector<std::uint32_t>& w) const {
+    std::vector<std::uint32_t> L;
+    for (std::uint32_t i : S)
+      if (st.ignoring == ir::kNone || !match(st.ignoring, i)) L.push_back(i);
+    const std::size_t n = L.size();
+    auto A = [&](std::size_t k) { return match(st.a, L[k]); };
+    auto B = [&](std::size_t k) { return match(st.b, L[k]); };
+    std::vector<std::uint32_t> mine;
+    bool violated = false, vacuous = false;
+    switch (st.kind) {
+      case K::forbid:
+        for (std::size_t k = 0; k < n; ++k)
+          if (A(k)) mine.push_back(L[k]);
+        violated = !mine.empty();
+        break;
+      case K::require: {
+        bool any = false;
+        for (std::size_t k = 0; k < n; ++k) any = any || A(k);
+        violated = !any;
+        break;
+      }
+      case K::count: {
+        std::vector<std::uint32_t> all;
+        for (std::size_t k = 0; k < n; ++k)
+          if (A(k)) all.push_back(L[k]);
+        violated = all.size() < st.lo || all.size() > st.hi;
+        if (st.lo == 0 && st.hi != ir::kUnbounded) {
+          for (std::size_t j = st.hi; j < all.size(); ++j) mine.push_back(all[j]);
+        } else {
+          mine = all;
+        }
+        break;
+      }
+      case K::precedes: {
+        bool any_b = false;
+        for (std::size_t k = 0; k < n; ++k)
+          if (B(k)) {
+            any_b = true;
+            bool before = false;
+            for (std::size_t j = 0; j < k; ++j) before = before || A(j);
+            if (!before) mine.push_back(L[k]);
+          }
+        violated = !mine.empty();
+        vacuous = !any_b;
+        break;
+      }
+      case K::immediately_precedes: {
+        bool any_b = false;
+        for (std::size_t k = 0; k < n; ++k)
+          if (B(k)) {
+            any_b = true;
+            if (k == 0 || !A(k - 1)) mine.push_back(L[k]);
+          }
+        violated = !mine.empty();
+        vacuous = !any_b;
+        break;
+      }
+      case K::followed_by: {
+        bool any_a = false;
+        for (std::size_t k = 0; k < n; ++k)
+          if (A(k)) {
+            any_a = true;
+            bool after = false;
+            for (std::size_t j = k + 1; j < n; ++j) after = after || B(j);
+            if (!after) mine.push_back(L[k]);
+          }
+        violated = !mine.empty();
+        vacuous = !any_a;
+        break;
+      }
+      case K::immediately_followed_by: {
+        bool any_a = false;
+        for (std::size_t k = 0; k < n; ++k)
+          if (A(k)) {
+            any_a = true;
+            if (k + 1 == n || !B(k + 1)) mine.push_back(L[k]);
+          }
+        violated = !mine.empty();
+        vacuous = !any_a;
+        break;
+      }
+      case K::requires_: {
+        std::optional<std::size_t> first_a;
+        bool any_b = false;
+        for (std::size_t k = 0; k < n; ++k) {
+          if (A(k) && !first_a) first_a = k;
+          any_b = any_b || B(k);
+        }
+        vacuous = !first_a;
+        violated = first_a && !any_b;
+        if (violated) mine.push_back(L[*first_a]);
+        break;
+      }
+      case K::never_followed_by: {
+        std::optional<std::size_t> first_a;
+        for (std::size_t k = 0; k < n; ++k)
+          if (A(k)) { first_a = k; break; }
+        vacuous = !first_a;
+        for (std::size_t k = 0; k < n; ++k) {
+          bool a_before = false;
+          for (std::size_t j = 0; j < k; ++j) a_before = a_before || A(j);
+          if (B(k) && a_before) mine.push_back(L[k]);
+        }
+        violated = !mine.empty();
+        if (violated) mine.push_back(L[*first_a]);
+        break;
+      }
+      case K::excludes: {
+        std::optional<std::size_t> fa, fb;
+        for (std::size_t k = 0; k < n; ++k) {
+          if (A(k) && !fa) fa = k;
+          if (B(k) && !fb) fb = k;
+        }
+        vacuous = !fa && !fb;
+        violated = fa && fb;
+        if (violated) {
+          mine.push_back(L[*fa]);
+          mine.push_back(L[*fb]);
+        }
+        break;
+      }
+      case K::starts_with:
+        violated = n == 0 || !A(0);
+        if (n > 0 && violated) mine.push_back(L[0]);
+        break;
+      case K::ends_with:
+        violated = n == 0 || !A(n - 1);
+        if (n > 0 && violated) mine.push_back(L[n - 1]);
+        break;
+      case K::only:
+        for (std::size_t k = 0; k < n; ++k)
+          if (is_call(L[k]) && !A(k)) mine.push_back(L[k]);
+        violated = !mine.empty();
+        break;
+      case K::no_duplicate:
+        for (std::size_t k = 0; k < n; ++k) {
+          if (!is_call(L[k]) || !A(k)) continue;
+          const Step& sk = t.steps()[L[k]];
+          for (std::size_t j = 0; j < k; ++j) {
+            const Step& sj = t.steps()[L[j]];
+            if (is_call(L[j]) && A(j) && tool_name(sj) == tool_name(sk) &&
+                deep_equal(canonical_args(t.text(sj.arguments)), canonical_args(t.text(sk.arguments)))) {
+              mine.push_back(L[k]);
+              break;
+            }
+          }
+        }
+        violated = !mine.empty();
+        break;
+      case K::in_a_row: {
+        std::vector<std::size_t> calls;
+        for (std::size_t k = 0; k < n; ++k)
+          if (is_call(L[k])) calls.push_back(k);
+        for (std::size_t c = 0; c < calls.size(); ++c) {
+          std::uint64_t run = 0;
+          for (std::size_t d = c + 1; d-- > 0 && A(calls[d]);) ++run;
+          if (run > st.hi) mine.push_back(L[calls[c]]);
+        }
+        violated = !mine.empty();
+        break;
+      }
+      case K::retries:
+        for (std::size_t k = 0; k < n; ++k) {
+          if (!is_call(L[k]) || !A(k)) continue;
+          std::string tool = tool_name(t.steps()[L[k]]);
+          std::uint64_t failures = 0;  // failed calls of this tool right before k
+          for (std::size_t j = k; j-- > 0;) {
+            if (!is_call(L[j]) || !A(j) || tool_name(t.steps()[L[j]]) != tool) continue;
+            if (t.steps()[L[j]].status != StepStatus::error) break;
+            ++failures;
+          }
+          if (failures > st.hi) mine.push_back(L[k]);
+        }
+        violated = !mine.empty();
+        break;
+      case K::expect:
+      case K::expect_exactly: {
+        std::vector<ir::Id> atoms;
+        std::function<void(ir::Id)> collect = [&](ir::Id id) {
+          if (m.paths[id].kind == ir::PathExpr::Kind::atom) atoms.push_back(m.paths[id].pattern);
+          for (ir::Id c : m.paths[id].children) collect(c);
+        };
+        collect(st.path);
+        std::vector<std::uint32_t> letters;
+        for (std::uint32_t i : L) {
+          if (!is_call(i)) continue;
+          bool letter = st.kind == K::expect_exactly;
+          for (ir::Id a : atoms) letter = letter || match(a, i);
+          if (letter) letters.push_back(i);
+        }
+        for (std::size_t lim = 1; lim <= letters.size() && !violated; ++lim)
+          if (!hit(st.path, 0, lim, letters)) {
+            violated = true;
+            mine.push_back(letters[lim - 1]);
+          }
+        if (!violated) violated = full(st.path, 0, letters).count(letters.size()) == 0;
+        break;
+      }
+    }
+    if (violated) {
+      w.insert(w.end(), mine.begin(), mine.end());
+      return VerdictStatus::violated;
+    }
+    return vacuous ? VerdictStatus::vacuous : VerdictStatus::satisfied;
+  }
+};
+
+}  // namespace
+
+std::vector<Verdict> check(const ir::Module& module, const Trajectory& trace) {
+  Ref ref{module, trace};
+  std::vector<Verdict> out;
+  for (const ir::Rule& rule : module.rules) {
+    bool violated = false, satisfied = false;
+    std::vector<std::uint32_t> w;
+    for (const auto& seg : ref.segments(rule.scope))
+      for (const ir::Statement& st : rule.statements) {
+        VerdictStatus v = ref.statement(st, seg, w);
+        violated = violated || v == VerdictStatus::violated;
+        satisfied = satisfied || v == VerdictStatus::satisfied;
+      }
+    Verdict v;
+    if (violated) {
+      v.status = VerdictStatus::violated;
+      std::sort(w.begin(), w.end());
+      w.erase(std::unique(w.begin(), w.end()), w.end());
+      v.steps = w;
+    } else {
+      v.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace trajcheck::reference

@@ -1,0 +1,21 @@
+# Golden CLI tests of `trajcheck score` (tests/data/score inputs, tests/golden/score expectations).
+set(SCORE_GOLDEN_RUNNER ${CMAKE_CURRENT_SOURCE_DIR}/golden/score/run_golden.cmake)
+set(SCORE_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/score)
+
+function(trajcheck_score_golden name expected)
+  set(args ${ARGN})
+  string(REPLACE ";" "\\;" args "${args}")
+  add_test(NAME score.golden.${name}
+           COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${SCORE_DATA}
+                   -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/score/${expected} "-DARGS=${args}"
+                   -P ${SCORE_GOLDEN_RUNNER})
+endfunction()
+
+trajcheck_score_golden(jsonl records.jsonl.expected score --format jsonl -j 1 records.jsonl)
+trajcheck_score_golden(jsonl_parallel records.jsonl.expected score --format jsonl -j 3 records.jsonl)
+trajcheck_score_golden(shapes shapes.jsonl.expected
+                       score --format jsonl -j 1 --alias lookup=order_get --selection recall shapes.jsonl)
+trajcheck_score_golden(text records.text.expected score -j 1 records.jsonl)
+trajcheck_score_golden(json agentevals.json.expected
+                       score --format json -j 1 --tool-args superset agentevals.jsonl)
+trajcheck_score_golden(bad bad.jsonl.expected score --format jsonl -j 1 bad.jsonl)

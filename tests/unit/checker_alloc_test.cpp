@@ -1,0 +1,70 @@
+// Steady state of the checker: once a Checker has seen a trace, checking traces of any
+// length allocates nothing per step (allocation count independent of length).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "reference/builders.hpp"
+
+namespace {
+std::atomic<long> g_allocs{0};
+}
+
+void* operator new(std::size_t n) {
+  g_allocs.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace trajcheck;
+using namespace trajcheck::testing;
+using K = ir::StatementKind;
+
+TEST_CASE("no per-step allocation once the checker is warm") {
+  IrBuilder b;
+  b.rule(IrBuilder::st(K::precedes, b.tool("login"), b.tool("write")));
+  b.rule(IrBuilder::st(K::forbid, b.where(b.tool("write"), b.matches("arguments.q", "^zz"))));
+  auto c = IrBuilder::st(K::count, b.where(b.any(), b.cmp("arguments.n", ir::CompareOp::ge, lit_num(0))));
+  c.hi = ir::kUnbounded - 1;
+  b.rule(c);
+  auto r = IrBuilder::st(K::in_a_row, b.tool("write"));
+  r.hi = 1000000;
+  b.rule(r);
+  auto rt = IrBuilder::st(K::retries, b.any());
+  rt.hi = 1000000;
+  b.rule(rt);
+  b.rule(IrBuilder::st(K::forbid, b.tool("nope")), ir::ScopeKind::between, b.tool("login"), b.tool("commit"));
+  auto e = IrBuilder::st(K::expect, ir::kNone);
+  e.path = b.node(ir::PathExpr::Kind::seq, {b.atom(b.tool("login")), b.node(ir::PathExpr::Kind::star, {b.atom(b.any())})});
+  b.rule(e);
+  auto make = [](TraceBuilder& t, int n) {
+    t.t.clear();
+    t.context(R"({"user":"u"})");
+    t.call("login");
+    for (int i = 0; i < n; ++i) {
+      t.call("write", R"({"q":"abc","n":3})", i % 3 == 0);
+      t.message(StepType::assistant_message, "ok", R"({"latency_ms":5})");
+      t.call("commit");
+    }
+  };
+  Checker checker(b.compile());
+  std::vector<RuleResult> out;
+  TraceBuilder small, large;
+  make(small, 10);
+  make(large, 5000);
+  checker.check(large.t, out);  // warm up: buffers reach their largest size
+  long before = g_allocs.load();
+  checker.check(small.t, out);
+  long small_allocs = g_allocs.load() - before;
+  before = g_allocs.load();
+  checker.check(large.t, out);
+  long large_allocs = g_allocs.load() - before;
+  CHECK(out[0].status == VerdictStatus::satisfied);
+  CHECK(out[6].status == VerdictStatus::satisfied);
+  CHECK(large_allocs == small_allocs);
+  CHECK(large_allocs < 40);  // the result entries only
+}

@@ -1,0 +1,129 @@
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "compiler/conditions.hpp"
+#include "reference/builders.hpp"
+
+using namespace trajcheck;
+using namespace trajcheck::testing;
+using Op = ir::CompareOp;
+
+namespace {
+// Whether `forbid any where C` fires on a single tool call with these fields.
+bool holds(const std::function<ir::Id(IrBuilder&)>& make, const std::string& args,
+           const std::string& result = "", const std::string& extra = "",
+           const std::string& context = "", bool failed = false) {
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.any(), make(b))));
+  std::vector<Diagnostic> d;
+  auto p = b.compile(&d);
+  REQUIRE(p != nullptr);
+  TraceBuilder t;
+  if (!context.empty()) t.context(context);
+  Step& s = t.call("order_get", args, failed, result);
+  s.extra = t.t.store(extra);
+  return run(p, t.t)[0].status == VerdictStatus::violated;
+}
+}  // namespace
+
+TEST_CASE("numbers compare by value, strings as strings, kinds never mix") {
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::eq, lit_num(1)); }, R"({"n":1.0})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::eq, lit_num(1)); }, R"({"n":1})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::eq, lit_num(1)); }, R"({"n":"1"})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::ne, lit_num(1)); }, R"({"n":"1"})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::lt, lit_num(2)); }, R"({"n":-3})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::lt, lit_num(2)); }, R"({"n":"1"})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.s", Op::lt, lit_str("b")); }, R"({"s":"abc"})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::ge, lit_num(1e19)); }, R"({"n":18446744073709551615})"));
+}
+
+TEST_CASE("absent paths make every comparison false, including !=") {
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::ne, lit_num(1)); }, R"({"n":1})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::eq, lit_null()); }, ""));
+  CHECK(holds([](IrBuilder& b) { return b.cnot(b.exists("arguments.x")); }, R"({"n":1})"));
+  CHECK(holds([](IrBuilder& b) { return b.exists("arguments.x"); }, R"({"x":null})"));
+}
+
+TEST_CASE("null, objects and arrays make comparisons false") {
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::eq, lit_null()); }, R"({"x":null})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::ne, lit_num(1)); }, R"({"x":null})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::ne, lit_num(1)); }, R"({"x":{"a":1}})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp_paths("arguments.x", Op::eq, "arguments.y"); },
+                    R"({"x":[1],"y":[1]})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp_paths("arguments.x", Op::eq, "arguments.y[1]"); },
+              R"({"x":2,"y":[1,2.0]})"));
+}
+
+TEST_CASE("matches is an unanchored RE2 search on strings only") {
+  CHECK(holds([](IrBuilder& b) { return b.matches("arguments.q", "rd_[0-9]+"); }, R"({"q":"order ord_81 x"})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.matches("arguments.q", "^rd"); }, R"({"q":"ord_81"})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.matches("arguments.q", "1"); }, R"({"q":1})"));
+}
+
+TEST_CASE("contains: substring of strings, typed element of arrays") {
+  CHECK(holds([](IrBuilder& b) { return b.contains("arguments.s", lit_str("ell")); }, R"({"s":"hello"})"));
+  CHECK(holds([](IrBuilder& b) { return b.contains("arguments.a", lit_num(2)); }, R"({"a":[1,2.0]})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.contains("arguments.a", lit_str("2")); }, R"({"a":[1,2]})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.contains("arguments.o", lit_str("k")); }, R"({"o":{"k":1}})"));
+}
+
+TEST_CASE("in compares with typed equality against each list element") {
+  CHECK(holds([](IrBuilder& b) { return b.in("arguments.x", {lit_str("a"), lit_num(3)}); }, R"({"x":3.0})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.in("arguments.x", {lit_str("3")}); }, R"({"x":3})"));
+}
+
+TEST_CASE("step fields, extra fields, result, context, index paths") {
+  CHECK(holds([](IrBuilder& b) { return b.cmp("tool", Op::eq, lit_str("order_get")); }, ""));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("type", Op::eq, lit_str("tool_call")); }, ""));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("status", Op::eq, lit_str("error")); }, "", "", "", "", true));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("latency_ms", Op::gt, lit_num(100)); }, "", "", R"({"latency_ms":184})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("result.items[1].id", Op::eq, lit_str("b")); }, "",
+              R"({"items":[{"id":"a"},{"id":"b"}]})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("context.user_id", Op::eq, lit_str("u")); }, "", "", "",
+              R"({"user_id":"u"})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.exists("result.items[2]"); }, "", R"({"items":[1,2]})"));
+}
+
+TEST_CASE("arguments that are not JSON objects or not JSON are handled without crashing") {
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.exists("arguments.x"); }, R"("not json {")"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.exists("arguments.x"); }, R"({broken)"));
+}
+
+TEST_CASE("compare_values and contains_value directly") {
+  using detail::Value;
+  Value one = detail::value_of(lit_num(1)), s1 = detail::value_of(lit_str("1"));
+  CHECK(detail::compare_values(one, one, Op::le));
+  CHECK_FALSE(detail::compare_values(one, s1, Op::eq));
+  CHECK(detail::compare_values(one, s1, Op::ne));
+  Value t = detail::value_of(lit_bool(true)), f = detail::value_of(lit_bool(false));
+  CHECK(detail::compare_values(t, f, Op::ne));
+  CHECK_FALSE(detail::compare_values(t, f, Op::gt));  // booleans have no order
+  CHECK_FALSE(detail::compare_values(Value{}, Value{}, Op::eq));
+}
+
+TEST_CASE("an invalid regex is an E105 error; variables and seen() are E102/E103, not ignored") {
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.any(), b.matches("arguments.q", "(unclosed"))));
+  std::vector<Diagnostic> d;
+  CHECK(b.compile(&d) == nullptr);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].code == "E105");
+
+  IrBuilder v;
+  ir::Cond c;
+  c.kind = ir::Cond::Kind::compare;
+  c.a = IrBuilder::path_op("arguments.order_id");
+  c.b.kind = ir::Operand::Kind::variable;
+  c.b.variable = "o";
+  v.rule(IrBuilder::st(ir::StatementKind::forbid, v.where(v.any(), v.cond(c))));
+  ir::Cond s;
+  s.kind = ir::Cond::Kind::seen;
+  s.a = IrBuilder::path_op("arguments.order_id");
+  v.rule(IrBuilder::st(ir::StatementKind::forbid, v.where(v.any(), v.cond(s))));
+  d.clear();
+  CHECK(v.compile(&d) == nullptr);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].code == "E102");
+  CHECK(d[1].code == "E103");
+}
