@@ -7,7 +7,8 @@
 #   bash bench/run.sh                 # full: 500 MB of traces, 20 000 score records, scaling
 #   QUICK=1 bash bench/run.sh         # smoke run on small data (seconds)
 #
-# Environment: RUNS (default 5) runs a figure; PEER_RUNS (default RUNS) for the Node peers;
+# Environment: RUNS (default 5) runs a figure; PEER_RUNS (default RUNS) for the Node peers
+# (PROMPTFOO_RUNS, default PEER_RUNS, for promptfoo alone: about two minutes a run);
 # SCALING_RUNS (default RUNS) for the scaling runs; JOBS (default 2) the threads of the -j figures;
 # SKIP_PEERS=1, SKIP_SCALING=1, SKIP_RSS=1 leave parts out; ONLY_DATA=1 stops after generating.
 set -euo pipefail
@@ -17,6 +18,7 @@ root=$PWD
 QUICK=${QUICK:-0}
 RUNS=${RUNS:-5}
 PEER_RUNS=${PEER_RUNS:-$RUNS}
+PROMPTFOO_RUNS=${PROMPTFOO_RUNS:-$PEER_RUNS}
 SCALING_RUNS=${SCALING_RUNS:-$RUNS}
 JOBS=${JOBS:-2}
 SKIP_PEERS=${SKIP_PEERS:-0}
@@ -64,8 +66,8 @@ if cmake --build "$build" -j "$JOBS" --target trajcheck_cli >bench/out/build-tra
 else
   note "trajcheck does not build yet (bench/out/build-trajcheck.log): no trajcheck figures"
 fi
-has_command() {  # has_command NAME: the subcommand exists in this build
-  [[ -n $tc ]] && "$tc" "$1" --help >/dev/null 2>&1
+has_command() {  # has_command NAME: the subcommand exists in this build (`NAME --help` alone
+  [[ -n $tc ]] && "$tc" --help 2>/dev/null | grep -qE "^ +$1( |\$)"  # would succeed either way)
 }
 has_check=0; has_score=0
 if has_command check; then has_check=1; elif [[ -n $tc ]]; then note "trajcheck has no 'check' command yet: no check figures"; fi
@@ -197,7 +199,7 @@ if [[ $SKIP_PEERS != 1 ]]; then
       node "$peers/driver.mjs" --peer agentevals --input "$agentevals" --out bench/out/agentevals.verdicts.jsonl
   fi
   if [[ -d $peers/node_modules/promptfoo ]]; then
-    figure score promptfoo "$ae_meta" 0 "$PEER_RUNS" "0" bench/out/promptfoo.stdout \
+    figure score promptfoo "$ae_meta" 0 "$PROMPTFOO_RUNS" "0" bench/out/promptfoo.stdout \
       "promptfoo 0.121.20: trajectory:tool-used, tool-sequence (in order, exact), tool-args-match (exact)" -- \
       node "$peers/driver.mjs" --peer promptfoo --input "$agentevals" --out bench/out/promptfoo.verdicts.jsonl
   fi
