@@ -73,6 +73,8 @@ class Figure:
         self.median = statistics.median(walls) if walls else None
         self.min = min(walls) if walls else None
         self.max = max(walls) if walls else None
+        cpus = [float(s["cpu"]) for s in ok if num(s.get("cpu")) is not None]
+        self.cpu = statistics.median(cpus) if cpus else None
         rss = [int(s["rss"]) for s in ok if s["rss"].isdigit()]
         self.rss_mb = max(rss) / 1024 if rss else None
 
@@ -85,6 +87,17 @@ class Figure:
 
     def per_s(self, what):
         return what / self.median if self.ok else None
+
+    def cost(self):
+        """CPU seconds (user + system) when known and non-zero, else wall seconds: what the
+        single-thread comparisons use, since CPU time moves far less with the machine's load."""
+        return self.cpu if self.cpu else self.median
+
+    def cpu_mbps(self):
+        return self.bytes / 1e6 / self.cost() if self.ok else None
+
+    def cpu_per_s(self, what):
+        return what / self.cost() if self.ok else None
 
 
 def fmt(x, digits=1, suffix=""):
@@ -99,6 +112,10 @@ def spread(f):
     if not f.ok:
         return "—"
     return f"{f.median:.3f} ({f.min:.3f}–{f.max:.3f}, n={f.runs})"
+
+
+def cpu(f):
+    return "—" if not f.ok or f.cpu is None else f"{f.cpu:.2f}"
 
 
 def linfit(xs, ys):
@@ -130,7 +147,7 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
-    samples = read_tsv(a.samples, ["group", "name", "run", "wall", "rss", "rc", "ok"])
+    samples = read_tsv(a.samples, ["group", "name", "run", "wall", "rss", "rc", "ok", "cpu"])
     metas = read_tsv(a.figures, ["group", "name", "bytes", "records", "steps", "rules", "note"])
     figs = {}
     for m in metas:
@@ -150,8 +167,10 @@ def main():
       f"commit `{commit}`, {'QUICK (small data, smoke run)' if a.quick == '1' else 'full data'}.\n")
     w(f"Machine: {cpus} cores, {model}, {mem} RAM; Node {node}. Load average at start {load_start or '?'}, "
       f"at the end {load} (the machine is shared: compare figures of one run, side by side, not across runs).\n")
-    w("Every time is the median wall-clock time of the runs shown (min–max, n), end to end: process start, "
-      "reading, parsing, output. Peak RSS is the largest resident set of the process (`/usr/bin/time %M`).\n")
+    w("Times are medians over the runs shown, end to end (process start, reading, parsing, output): wall-clock "
+      "seconds (min–max, n) and CPU seconds (user + system, all threads). Throughput columns use wall time; "
+      "the single-thread ratios marked *CPU* divide CPU times, which the load of a shared machine moves much "
+      "less than wall time. Peak RSS is the largest resident set of the process (`/usr/bin/time %M`).\n")
     for label, path in (("native traces", a.native_stats), ("agentevals records", a.agentevals_stats)):
         if path and os.path.exists(path):
             with open(path, encoding="utf-8") as f:
@@ -161,14 +180,15 @@ def main():
     # ---------------------------------------------------------------- check
     floor = get("check", "floor")
     w("## Check: native JSONL traces, `bench/bench.rules` (20 rules)\n")
-    w("| figure | what | seconds | MB/s | traces/s | steps/s | × floor | peak RSS MB |")
-    w("|---|---|---|---|---|---|---|---|")
+    w("| figure | what | wall s | CPU s | MB/s | traces/s | steps/s | × floor (wall) | × floor (CPU) | peak RSS MB |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
     for (g, n), f in figs.items():
         if g != "check":
             continue
         ratio = f.mbps() / floor.mbps() if f.ok and floor and f is not floor else None
-        w(f"| {n} | {f.note} | {spread(f)} | {fmt(f.mbps())} | {fmt(f.per_s(f.records))} | "
-          f"{fmt(f.per_s(f.steps))} | {fmt(ratio, 2)} | {fmt(f.rss_mb)} |")
+        cratio = f.cpu_mbps() / floor.cpu_mbps() if f.ok and floor and f is not floor else None
+        w(f"| {n} | {f.note} | {spread(f)} | {cpu(f)} | {fmt(f.mbps())} | {fmt(f.per_s(f.records))} | "
+          f"{fmt(f.per_s(f.steps))} | {fmt(ratio, 2)} | {fmt(cratio, 2)} | {fmt(f.rss_mb)} |")
     w("")
 
     # ---------------------------------------------------------------- score
@@ -176,8 +196,8 @@ def main():
     ae = get("score", "agentevals")
     pf = get("score", "promptfoo")
     w("## Score: agentevals-format records (`outputs` / `reference_outputs`)\n")
-    w("| figure | what | seconds | records/s | MB/s | × floor | × agentevals | × promptfoo | peak RSS MB |")
-    w("|---|---|---|---|---|---|---|---|---|")
+    w("| figure | what | wall s | CPU s | records/s | MB/s | × floor | × agentevals (wall) | × agentevals (CPU) | × promptfoo (wall) | peak RSS MB |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
     for (g, n), f in figs.items():
         if g != "score":
             continue
@@ -185,8 +205,9 @@ def main():
         r_floor = f.mbps() / sfloor.mbps() if f.ok and sfloor and f is not sfloor else None
         r_ae = rps / ae.per_s(ae.records) if f.ok and ae and f is not ae else None
         r_pf = rps / pf.per_s(pf.records) if f.ok and pf and f is not pf else None
-        w(f"| {n} | {f.note} | {spread(f)} | {fmt(rps)} | {fmt(f.mbps())} | {fmt(r_floor, 2)} | "
-          f"{fmt(r_ae, 2)} | {fmt(r_pf, 2)} | {fmt(f.rss_mb)} |")
+        r_aec = f.cpu_per_s(f.records) / ae.cpu_per_s(ae.records) if f.ok and ae and f is not ae else None
+        w(f"| {n} | {f.note} | {spread(f)} | {cpu(f)} | {fmt(rps)} | {fmt(f.mbps())} | {fmt(r_floor, 2)} | "
+          f"{fmt(r_ae, 2)} | {fmt(r_aec, 2)} | {fmt(r_pf, 2)} | {fmt(f.rss_mb)} |")
     for peer in ("agentevals", "promptfoo"):
         path = f"bench/out/score-{peer}.stderr"
         if os.path.exists(path):
@@ -211,15 +232,17 @@ def main():
         else:
             w(f"| {label} | {value} | {'met' if ok else 'NOT met'} |")
 
-    r = j1.mbps() / floor.mbps() if j1 and floor else None
-    target("check, 1 thread ≥ 50% of the floor's throughput", None if r is None else f"{r:.0%}",
+    r = j1.cpu_mbps() / floor.cpu_mbps() if j1 and floor else None
+    rw = j1.mbps() / floor.mbps() if j1 and floor else None
+    target("check, 1 thread ≥ 50% of the floor's throughput", None if r is None else f"{r:.0%} (CPU; wall {rw:.0%})",
            r is not None and r >= 0.5, "no check figure")
     r = jn.mbps() / j1.mbps() if jn and j1 else None
     target(f"check -j {jobs} ≥ 1.6× one thread", None if r is None else f"{r:.2f}×", r is not None and r >= 1.6,
            "no check figure")
-    r = s1.per_s(s1.records) / ae.per_s(ae.records) if s1 and ae else None
-    target("score, 1 thread ≥ 10× agentevals", None if r is None else f"{r:.1f}×", r is not None and r >= 10,
-           "no score or no agentevals figure")
+    r = s1.cpu_per_s(s1.records) / ae.cpu_per_s(ae.records) if s1 and ae else None
+    rw = s1.per_s(s1.records) / ae.per_s(ae.records) if s1 and ae else None
+    target("score, 1 thread ≥ 10× agentevals", None if r is None else f"{r:.1f}× (CPU; wall {rw:.1f}×)",
+           r is not None and r >= 10, "no score or no agentevals figure")
     r = sn.per_s(sn.records) / ae.per_s(ae.records) if sn and ae else None
     target(f"score -j {jobs} ≥ 18× agentevals", None if r is None else f"{r:.1f}×", r is not None and r >= 18,
            "no score or no agentevals figure")
@@ -238,8 +261,8 @@ def main():
     steps = sorted([f for (g, n), f in figs.items() if g == "steps" and n.startswith("check-") and f.ok],
                    key=lambda f: f.bytes / max(f.records, 1))
     if len(steps) >= 2:
-        per = [f.median / f.steps * 1e9 for f in steps]
-        target("check linear in steps (ns per step, shortest to longest traces)",
+        per = [f.cost() / f.steps * 1e9 for f in steps]
+        target("check linear in steps (CPU ns per step, shortest to longest traces)",
                f"{min(per):.0f}–{max(per):.0f} ns/step", max(per) <= 2 * min(per), "")
     else:
         target("check linear in steps", None, False, "no check figure")
@@ -247,7 +270,8 @@ def main():
 
     # ---------------------------------------------------------------- scaling
     w("## Scaling in steps per trace (1 thread, same total of steps, 20 rules)\n")
-    w("| steps/trace | traces | steps | floor s | check s | check ns/step | ns/(step·rule) | check / floor | check peak RSS MB |")
+    w("CPU seconds (user + system) of each process; ns/step divides check's CPU time by the steps.\n")
+    w("| steps/trace | traces | steps | floor CPU s | check CPU s | check ns/step | ns/(step·rule) | check / floor | check peak RSS MB |")
     w("|---|---|---|---|---|---|---|---|---|")
     names = sorted({n.split("-", 1)[1] for (g, n) in figs if g == "steps"}, key=lambda s: int(s))
     for s in names:
@@ -256,25 +280,25 @@ def main():
         base = ch or fl
         if not base:
             continue
-        nsps = ch.median / ch.steps * 1e9 if ch else None
+        nsps = ch.cost() / ch.steps * 1e9 if ch else None
         nspr = nsps / ch.rules if ch and ch.rules else None
-        w(f"| {int(s):,} | {int(base.records):,} | {int(base.steps):,} | {fmt(fl.median, 3) if fl else '—'} | "
-          f"{fmt(ch.median, 3) if ch else '—'} | {fmt(nsps)} | {fmt(nspr, 2)} | "
-          f"{fmt(ch.median / fl.median, 2) if ch and fl else '—'} | {fmt(ch.rss_mb) if ch else '—'} |")
+        w(f"| {int(s):,} | {int(base.records):,} | {int(base.steps):,} | {fmt(fl.cost(), 3) if fl else '—'} | "
+          f"{fmt(ch.cost(), 3) if ch else '—'} | {fmt(nsps)} | {fmt(nspr, 2)} | "
+          f"{fmt(ch.cost() / fl.cost(), 2) if ch and fl else '—'} | {fmt(ch.rss_mb) if ch else '—'} |")
     w("")
     rules = sorted([f for (g, n), f in figs.items() if g == "rules" and f.ok], key=lambda f: f.rules)
     w("## Scaling in rules (1 thread, the same traces, generated rule files)\n")
     if rules:
-        w("| rules | traces | steps | seconds | ns/(step·rule) | peak RSS MB |")
-        w("|---|---|---|---|---|---|")
+        w("| rules | traces | steps | wall s | CPU s | CPU ns/(step·rule) | peak RSS MB |")
+        w("|---|---|---|---|---|---|---|")
         for f in rules:
-            w(f"| {int(f.rules)} | {int(f.records):,} | {int(f.steps):,} | {spread(f)} | "
-              f"{fmt(f.median / (f.steps * f.rules) * 1e9, 2)} | {fmt(f.rss_mb)} |")
-        fit = linfit([f.rules for f in rules], [f.median for f in rules])
+            w(f"| {int(f.rules)} | {int(f.records):,} | {int(f.steps):,} | {spread(f)} | {cpu(f)} | "
+              f"{fmt(f.cost() / (f.steps * f.rules) * 1e9, 2)} | {fmt(f.rss_mb)} |")
+        fit = linfit([f.rules for f in rules], [f.cost() for f in rules])
         if fit:
             a0, b0, r2 = fit
             st = rules[0].steps
-            w(f"\nLeast-squares fit: seconds = {a0:.3f} + {b0 * 1000:.3f} ms × rules (R² = {r2:.4f}); the slope is "
+            w(f"\nLeast-squares fit of CPU time: seconds = {a0:.3f} + {b0 * 1000:.3f} ms × rules (R² = {r2:.4f}); the slope is "
               f"{b0 / st * 1e9:.2f} ns per step and rule, the intercept the rule-independent cost (reading, parsing).\n")
     else:
         w("Not measured (no `check` command in this build).\n")

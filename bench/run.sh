@@ -40,7 +40,7 @@ else
 fi
 build=build-bench
 mkdir -p "$data" bench/out
-samples=bench/out/samples.tsv    # one line per run: group name run wall_s rss_kb rc ok
+samples=bench/out/samples.tsv    # one line per run: group name run wall_s rss_kb rc ok cpu_s
 figures=bench/out/figures.tsv    # one line per figure: group name bytes records steps rules note
 notes=bench/out/notes.txt        # what could not be measured, and why
 : >"$samples"; : >"$figures"; : >"$notes"
@@ -121,24 +121,25 @@ figure() {
   shift 9
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$group" "$name" "$(field "$m" bytes)" "$(field "$m" records)" \
     "$(field "$m" steps)" "$nrules" "$what" >>"$figures"
-  local i t0 t1 rc rss wall
+  local i t0 t1 rc rss wall user sys cpu
   for ((i = 1; i <= runs; i++)); do
     t0=$EPOCHREALTIME
     rc=0
-    /usr/bin/time -f '%M' -o "$tmp/rss" "$@" >"$sink" 2>"$tmp/stderr" || rc=$?
+    /usr/bin/time -f '%M %U %S' -o "$tmp/rss" "$@" >"$sink" 2>"$tmp/stderr" || rc=$?
     t1=$EPOCHREALTIME
-    rss=$(tail -n 1 "$tmp/rss")
+    read -r rss user sys < <(tail -n 1 "$tmp/rss")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')
     local good=1
     [[ " $ok " == *" $rc "* ]] || good=0
-    printf '%s\t%s\t%d\t%s\t%s\t%d\t%d\n' "$group" "$name" "$i" "$wall" "$rss" "$rc" "$good" >>"$samples"
+    printf '%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n' "$group" "$name" "$i" "$wall" "$rss" "$rc" "$good" "$cpu" >>"$samples"
     if ((!good)); then
       say "$group/$name run $i: exit $rc"
       cp "$tmp/stderr" "bench/out/$group-$name.stderr"
       head -n 5 "$tmp/stderr" >&2
       break
     fi
-    say "$group/$name run $i: ${wall}s, peak RSS ${rss} KB"
+    say "$group/$name run $i: ${wall}s wall, ${cpu}s CPU, peak RSS ${rss} KB"
   done
   cp "$tmp/stderr" "bench/out/$group-$name.stderr" 2>/dev/null || true
 }
