@@ -51,7 +51,7 @@ TEST_CASE("a good catalog: version, normalized sorted names, effects, schemas") 
   // The name's location in the file is kept for messages.
   LineCol lc = c.source.line_col(refund->range.begin);
   CHECK(lc.line == 5);
-  CHECK(lc.column == 15);
+  CHECK(lc.column == 14);
 }
 
 TEST_CASE("tau-bench's tools.json shape: no version, no effect") {
@@ -81,9 +81,9 @@ TEST_CASE("malformed JSON: one error at the offending line and column") {
   CHECK(c.diagnostics[0].code == "E301");
   LineCol lc = c.source.line_col(c.diagnostics[0].range.begin);
   CHECK(lc.line == 3);
-  CHECK(lc.column == 20);
+  CHECK(lc.column == 18);
   std::string text = located(c);
-  CHECK(text.find("c.json:3:20: error[E301]: the catalog is not valid JSON") == 0);
+  CHECK(text.find("c.json:3:18: error[E301]: the catalog is not valid JSON") == 0);
 }
 
 TEST_CASE("duplicate tool (after normalization) is an error pointing at the second, noting the first") {
