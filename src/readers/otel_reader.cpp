@@ -44,7 +44,8 @@ bool get_object(ParseCtx& c, od::value& v, od::object* o, std::string_view what)
 }
 
 // Looks a key up ahead of the in-order pass and rewinds the object.
-bool peek_field(ParseCtx& c, od::object& o, std::string_view key, const std::function<bool(od::value)>& fn) {
+template <class Fn>
+bool peek_field(ParseCtx& c, od::object& o, std::string_view key, Fn&& fn) {
   od::value v;
   auto e = o.find_field_unordered(key).get(v);
   if (e && e != simdjson::NO_SUCH_FIELD) return c.fail(c.here(), json_error_message(e));
