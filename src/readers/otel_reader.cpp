@@ -318,7 +318,7 @@ Slice copy_slice(const Trajectory& from, Trajectory& to, Slice s) {
 
 }  // namespace
 
-bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit) {
+bool read_otel(ParseCtx& outer, od::object record) {
   Scratch& s = outer.s;
   Trajectory& staging = s.staging;
   staging.clear();
@@ -372,7 +372,14 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
   });
   if (!ok) return false;
   if (!has_spans) return outer.fail(outer.text.data(), "OTLP record has no \"resourceSpans\" array");
+  std::string_view m = meta.finish();
+  s.otel_meta.assign(m);
+  return true;
+}
 
+void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
+  Scratch& s = outer.s;
+  Trajectory& staging = s.staging;
   // Group by traceId in order of first appearance; order each trace by start time.
   struct Key {
     std::uint32_t group;
@@ -393,7 +400,7 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
     return a.group != b.group ? a.group < b.group : a.start != b.start ? a.start < b.start : a.index < b.index;
   });
   Trajectory& t = outer.t;
-  std::string_view meta_text = meta.finish();
+  std::string_view meta_text = s.otel_meta;
   auto emit_one = [&](std::size_t from, std::size_t to, Slice trace_id) {
     t.clear();
     t.origin = outer.origin;
@@ -437,7 +444,7 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
   };
   if (keys.empty()) {
     emit_one(0, 0, Slice{});
-    return true;
+    return;
   }
   std::size_t from = 0;
   for (std::size_t k = 1; k <= keys.size(); ++k)
@@ -445,7 +452,6 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
       emit_one(from, k, groups[keys[from].group]);
       from = k;
     }
-  return true;
 }
 
 }  // namespace trajcheck::detail

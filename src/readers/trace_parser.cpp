@@ -475,7 +475,7 @@ bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, 
       case Shape::native: ok = read_native(ctx, o); break;
       case Shape::chat: ok = read_chat_object(ctx, o); break;
       case Shape::list: ok = read_list_object(ctx, o); break;
-      case Shape::otel: ok = read_otel(ctx, o, emit); break;
+      case Shape::otel: ok = read_otel(ctx, o); break;
       case Shape::unknown:
         return ctx.fail(top, forced ? fmt::format("input format is {}, but the record does not have its shape",
                                                   to_string(c.options.format))
@@ -529,7 +529,9 @@ bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, 
   const char* trailing = nullptr;
   if (!doc.current_location().get(trailing))
     return ctx.fail(trailing, detail::json_error_message(simdjson::TRAILING_CONTENT));
-  if (shape != Shape::otel) {
+  if (shape == Shape::otel) {
+    detail::emit_otel(ctx, emit);
+  } else {
     ++outcome.traces;
     if (emit) emit(t);
   }
