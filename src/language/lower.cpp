@@ -475,7 +475,12 @@ class Lowerer {
 
   ir::Id lower_group(const std::string& name, std::uint32_t line, SourceRange use) {
     used_groups_.insert(name);
-    if (auto it = group_ids_.find(name); it != group_ids_.end()) return it->second;
+    if (auto it = group_ids_.find(name); it != group_ids_.end()) {
+      // A group with `$variables` makes every rule that uses it parametric.
+      const auto& vars = group_variables_[name];
+      variables_.insert(vars.begin(), vars.end());
+      return it->second;
+    }
     if (group_stack_.size() >= max_nesting_) {
       if (!depth_reported_) error("E010", use, fmt::format("groups nest deeper than {} levels", max_nesting_));
       depth_reported_ = true;
@@ -492,7 +497,11 @@ class Lowerer {
       none.a = intern_pattern(std::move(all));
       return intern_pattern(std::move(none));
     }
+    std::set<std::string> outer;
+    outer.swap(variables_);
     ir::Id id = lower_pattern(file_.lines[line].pattern);
+    group_variables_[name] = variables_;
+    variables_.insert(outer.begin(), outer.end());
     group_stack_.erase(name);
     group_ids_[name] = id;
     return id;
@@ -859,6 +868,7 @@ class Lowerer {
   std::map<std::string, std::string> aliases_;        // observed -> canonical (resolved)
   std::map<std::string, std::uint32_t> alias_line_;
   std::map<std::string, ir::Id> group_ids_;
+  std::map<std::string, std::set<std::string>> group_variables_;
   std::set<std::string> group_stack_;
   std::set<std::string> used_groups_;
   std::set<std::string> used_names_;

@@ -120,11 +120,8 @@ std::string print_pattern(const ast::File& file, Id id) {
   switch (p.kind) {
     case K::name: return p.text;
     case K::keyword: return p.text;
-    case K::quoted: {
-      // A bare spelling would be a glob or group lookup if it had * ? — keep the quotes then.
-      if (p.text.find_first_of("*?") != std::string::npos) return quote_string(p.text);
-      return quote_name_if_needed(p.text);
-    }
+    // Quotes stay: a bare spelling could name a group, a glob or a keyword instead.
+    case K::quoted: return quote_string(p.text);
     case K::or_: {
       std::string out;
       for (std::size_t i = 0; i < p.children.size(); ++i) {
