@@ -831,7 +831,7 @@ bool parse_file(const Source& source, const FrontendOptions& options, ast::File&
   const std::string& text = source.text();
   if (text.size() > kMaxSourceBytes) {
     diags.push_back(make_error("E011", {0, 0},
-                               fmt::format("rules file is {} bytes; the limit is {} bytes (32 MiB)",
+                               fmt::format("rules file is {} bytes; the limit is {} bytes (16 MiB)",
                                            text.size(), kMaxSourceBytes)));
     return false;
   }
