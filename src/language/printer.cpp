@@ -315,7 +315,11 @@ std::string dump_ast(const ast::File& file) {
       if (s.b != ast::kNone) out += " b=(" + print_pattern(file, s.b) + ")";
       if (s.ignoring != ast::kNone) out += " ignoring=(" + print_pattern(file, s.ignoring) + ")";
       if (s.path != ast::kNone) out += " path=(" + print_path(file, s.path) + ")";
-      if (s.form != ast::CountForm::none) out += fmt::format(" count={}..{}", s.first.value, s.second.value);
+      static constexpr const char* kForms[] = {"", "at_most", "at_least", "exactly", "between"};
+      if (s.form == ast::CountForm::between)
+        out += fmt::format(" count=between {} {}", s.first.value, s.second.value);
+      else if (s.form != ast::CountForm::none)
+        out += fmt::format(" count={} {}", kForms[static_cast<int>(s.form)], s.first.value);
       out += "\n";
     }
     for (auto it = l.children.rbegin(); it != l.children.rend(); ++it) stack.push_back({*it, depth + 1});
