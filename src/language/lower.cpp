@@ -508,13 +508,15 @@ class Lowerer {
   }
 
   void check_unknown_group(std::string_view written, const std::string& name, SourceRange r) {
-    if (groups_.empty() || name.size() < 4 || name.find_first_of("*?") != std::string::npos) return;
+    // A typo keeps the first letter and is close in length and spelling; anything else is
+    // taken to be a tool name, so real tools are never flagged for resembling a group.
+    if (groups_.empty() || name.size() < 5 || name.find_first_of("*?") != std::string::npos) return;
     if (aliases_.count(name)) return;
     for (const auto& [from, to] : aliases_)
       if (to == name) return;
     for (const auto& [g, line] : groups_) {
       (void)line;
-      if (g.size() < 4) continue;
+      if (g.size() < 5 || g[0] != name[0]) continue;
       // A prefix (plural, suffix) is a different name by design, not a typo.
       if (g.compare(0, name.size(), name) == 0 || name.compare(0, g.size(), g) == 0) continue;
       std::size_t d = edit_distance(name, g);

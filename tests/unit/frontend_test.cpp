@@ -387,3 +387,15 @@ TEST_CASE("variables inside a group make every rule that uses it parametric") {
   CHECK(r.module.rules[1].variables == std::vector<std::string>{"o"});
   CHECK(r.module.rules[2].variables.empty());
 }
+
+TEST_CASE("unknown group: typos of a group name, never real-looking tool names") {
+  auto r = compile("group lookup = a | b\ngroup auth = c\nforbid lookup\nforbid auth\nforbid lokup\nforbid lookups\nforbid oauth\n"
+                   "forbid \"lokup\"\nforbid bookup\n");
+  std::vector<std::string> flagged;
+  for (const auto& d : r.diagnostics) {
+    CHECK(d.code == "E002");
+    flagged.push_back(r.module.rules.empty() ? "" : d.message);
+  }
+  REQUIRE(flagged.size() == 1);
+  CHECK(flagged[0] == "unknown group 'lokup'");
+}
