@@ -154,3 +154,11 @@ TEST_CASE("a million-step trace is checked in one linear pass") {
   CHECK(r[4].status == V::satisfied);
   CHECK(r[5].status == V::satisfied);
 }
+
+TEST_CASE("a checker without a program checks no rules") {
+  Checker c(nullptr);
+  std::vector<RuleResult> out{RuleResult{}};
+  auto t = calls({"a"});
+  c.check(t.t, out);
+  CHECK(out.empty());
+}
