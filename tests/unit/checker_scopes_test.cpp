@@ -162,3 +162,20 @@ TEST_CASE("a checker without a program checks no rules") {
   c.check(t.t, out);
   CHECK(out.empty());
 }
+
+TEST_CASE("tool ids of a different table with the same ids are not confused") {
+  IrBuilder b;
+  b.rule(IrBuilder::st(K::forbid, b.tool("x")));
+  Checker c(b.compile());
+  std::vector<RuleResult> out;
+  {
+    auto t = calls({"x"});
+    c.check(t.t, out);
+    CHECK(out[0].status == V::violated);
+  }
+  for (int i = 0; i < 3; ++i) {  // fresh tables, likely at the same address, id 0 = "y"
+    auto t = calls({"y"});
+    c.check(t.t, out);
+    CHECK(out[0].status == V::satisfied);
+  }
+}
