@@ -52,3 +52,15 @@ TEST_CASE("PATH text: a syntax error is reported, not scored") {
   CHECK(r.error.find("1:") != std::string::npos);
   CHECK(r.selection == 0.0);
 }
+
+TEST_CASE("PATH text: a reused scorer re-parses only when the text changes") {
+  ToolTable tools;
+  Trajectory a(&tools);
+  Scorer scorer;
+  build(a, {{"a"}, {"b"}});
+  for (int i = 0; i < 2; ++i) {
+    CHECK(*scorer.score(a, "a -> b").ordering == 1.0);
+    CHECK_FALSE(scorer.score(a, "a -> -> b").error.empty());
+    CHECK(*scorer.score(a, "b -> a").ordering == 0.5);
+  }
+}
