@@ -40,6 +40,9 @@ struct CheckWorker {
   // flags need no clearing.
   std::vector<std::uint64_t> last_activated, last_violated;
   CheckStats stats;
+  TraceParser::Emit emit;
+  std::string* out_ = nullptr;
+  std::string* err_ = nullptr;
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     ++stats.records;
@@ -47,7 +50,12 @@ struct CheckWorker {
       reject(RecordError{rec.origin, rec.container_error}, out, err);
       return;
     }
-    ParseOutcome o = parser->parse(rec, *scratch, [&](Trajectory& t) { check_one(t, out, err); });
+    // The emit callback captures only `this` (no allocation per record); it is made on first
+    // use, once the worker has its final address.
+    if (!emit) emit = [this](Trajectory& t) { check_one(t, *out_, *err_); };
+    out_ = &out;
+    err_ = &err;
+    ParseOutcome o = parser->parse(rec, *scratch, emit);
     if (!o.ok()) {
       for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
       reject(o.errors[0], out, err);
