@@ -36,13 +36,14 @@ struct CheckWorker {
   std::unique_ptr<Trajectory> scratch;
   std::vector<Checker> checkers;
   std::vector<std::vector<RuleResult>> results;
+  std::vector<std::uint32_t> base;  // global index of each rules file's first rule
   // Per rule, the number of the last trace that activated / violated it, so that per-trace
   // flags need no clearing.
   std::vector<std::uint64_t> last_activated, last_violated;
   CheckStats stats;
   TraceParser::Emit emit;
-  std::string* out_ = nullptr;
-  std::string* err_ = nullptr;
+  std::string* cur_out = nullptr;
+  std::string* cur_err = nullptr;
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     ++stats.records;
@@ -52,9 +53,9 @@ struct CheckWorker {
     }
     // The emit callback captures only `this` (no allocation per record); it is made on first
     // use, once the worker has its final address.
-    if (!emit) emit = [this](Trajectory& t) { check_one(t, *out_, *err_); };
-    out_ = &out;
-    err_ = &err;
+    if (!emit) emit = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
+    cur_out = &out;
+    cur_err = &err;
     ParseOutcome o = parser->parse(rec, *scratch, emit);
     if (!o.ok()) {
       for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
@@ -98,8 +99,6 @@ struct CheckWorker {
     ++(failed ? stats.failed : stats.passed);
     reporter->trace(t, results, failed, out);
   }
-
-  std::vector<std::uint32_t> base;
 };
 
 int run_check(const CheckArgs& a) {
@@ -119,7 +118,7 @@ int run_check(const CheckArgs& a) {
   }
   ro.quiet = a.input.quiet;
   ro.color = format == CheckFormat::text && use_color(a.input.color, stdout);
-  const bool err_color = use_color(a.input.color, stderr);
+  const bool cur_errcolor = use_color(a.input.color, stderr);
 
   NormalizeOptions norm;
   std::string error;
@@ -145,7 +144,7 @@ int run_check(const CheckArgs& a) {
     CompileResult r = compile(*src, copts);
     bool has_warnings = !r.diagnostics.empty();
     if (!r.ok() || (has_warnings && !a.input.quiet))
-      fmt::print(stderr, "{}", format_diagnostics(r.source, r.diagnostics, err_color));
+      fmt::print(stderr, "{}", format_diagnostics(r.source, r.diagnostics, cur_errcolor));
     if (!r.ok()) {
       compiled = false;
       continue;
