@@ -1,5 +1,9 @@
 // `trajcheck check -r RULES… TRACES…`: compile the rules files once, check every trace on
 // the record pipeline (one Checker per worker), report in the chosen format.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -27,11 +31,43 @@ struct CheckArgs {
   TraceInputOptions input;
 };
 
+// A progress line on standard error for long runs on a terminal: records checked so far,
+// refreshed at most every 200 ms, shown only after the first second, erased at the end.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+  void tick() {
+    if (!enabled_) return;
+    std::uint64_t n = ++records_;
+    if (n % 256 != 0) return;
+    auto now = Clock::now();
+    std::int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count();
+    std::int64_t last = last_ms_.load(std::memory_order_relaxed);
+    if (ms < 1000 || ms - last < 200) return;
+    if (!last_ms_.compare_exchange_strong(last, ms)) return;  // another thread prints
+    shown_ = true;
+    std::fprintf(stderr, "\r\033[Ktrajcheck: %llu records checked (%.0f/s)",
+                 static_cast<unsigned long long>(n), n * 1000.0 / static_cast<double>(ms));
+  }
+  void finish() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  Clock::time_point start_;
+  std::atomic<std::uint64_t> records_{0};
+  std::atomic<std::int64_t> last_ms_{0};
+  std::atomic<bool> shown_{false};
+};
+
 // Per-thread state: its own tool table, trajectory buffers and one Checker per rules file,
 // all reused from trace to trace.
 struct CheckWorker {
   const TraceParser* parser = nullptr;
   const CheckReporter* reporter = nullptr;
+  Progress* progress = nullptr;
   std::unique_ptr<ToolTable> tools;
   std::unique_ptr<Trajectory> scratch;
   std::vector<Checker> checkers;
@@ -47,6 +83,7 @@ struct CheckWorker {
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     ++stats.records;
+    progress->tick();
     if (!rec.container_error.empty()) {
       reject(RecordError{rec.origin, rec.container_error}, out, err);
       return;
@@ -179,12 +216,14 @@ int run_check(const CheckArgs& a) {
     }
   }
   RecordSource source(a.input.inputs);
+  Progress progress(!a.input.quiet && ::isatty(::fileno(stderr)) != 0);
   std::vector<CheckWorker> workers = process_records<CheckWorker>(
       source, effective_jobs(a.input.jobs),
       [&] {
         CheckWorker w;
         w.parser = &parser;
         w.reporter = &reporter;
+        w.progress = &progress;
         w.tools = std::make_unique<ToolTable>();
         w.scratch = std::make_unique<Trajectory>(w.tools.get());
         for (const auto& p : catalog.programs) w.checkers.emplace_back(p);
@@ -197,6 +236,7 @@ int run_check(const CheckArgs& a) {
       },
       body ? body : stdout, stderr);
 
+  progress.finish();
   CheckStats total;
   total.rules.resize(catalog.rules.size());
   for (const CheckWorker& w : workers) total.merge(w.stats);
