@@ -114,7 +114,7 @@ struct CheckWorker {
         err += w;
         if (w.empty() || w.back() != '\n') err += '\n';
       }
-    bool failed = false;
+    bool failed = false, flagged = false;
     for (std::size_t p = 0; p < checkers.size(); ++p) checkers[p].check(t, results[p]);
     for (std::size_t p = 0; p < results.size(); ++p)
       for (const RuleResult& r : results[p]) {
@@ -125,6 +125,7 @@ struct CheckWorker {
           ++stats.rules[g].activated;
         }
         if (r.status == VerdictStatus::violated) {
+          flagged = true;
           ++stats.rules[g].violations;
           if (last_violated[g] != n) {
             last_violated[g] = n;
@@ -134,6 +135,7 @@ struct CheckWorker {
         }
       }
     ++(failed ? stats.failed : stats.passed);
+    if (flagged) ++stats.flagged;
     reporter->trace(t, results, failed, out);
   }
 };
