@@ -259,14 +259,11 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   }
   if (out.outcome && !*out.outcome) out.problems.push_back("outcome: not successful");
 
-  bool rules_ok = true;
-  for (const auto& v : out.violations) {
-    if (v.severity == "critical" || v.severity == "error") {
-      rules_ok = false;
+  for (const auto& v : out.violations)
+    if (v.severity == "critical" || v.severity == "error")
       out.problems.push_back(fmt::format("[{}] {} violated", v.severity, v.rule));
-    }
-  }
-  out.pass = rules_ok && control_ok && out.outcome.value_or(true);
+  // A case passes when nothing is wrong with it (docs/eval.md): every problem above counts.
+  out.pass = out.problems.empty();
 }
 
 }  // namespace trajcheck::eval
