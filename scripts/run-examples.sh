@@ -16,4 +16,15 @@ for f in examples/traces/*; do
   run 0 "$tc" normalize "$f" >/dev/null
 done
 echo "normalized $(ls examples/traces | wc -l) example trace files"
+
+# Rules files must compile cleanly, and be in canonical form.
+run 0 "$tc" lint examples/rules/*.rules rules/*.rules
+run 0 "$tc" fmt --check examples/rules/*.rules rules/*.rules
+# The refund workflow: the good traces pass, each bad one breaks a rule (exit 1).
+run 0 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_ok.jsonl
+run 1 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_violations.jsonl
+run 1 "$tc" check -r examples/rules/refunds.rules --format jsonl examples/traces/refund_ok.jsonl \
+      examples/traces/refund_violations.jsonl
+# Below the failing level a violation is reported but does not fail the run.
+run 0 "$tc" check -r examples/rules/refunds.rules --fail-on never --quiet examples/traces/refund_violations.jsonl
 exit $status

@@ -3,8 +3,8 @@ set(SCORE_GOLDEN_RUNNER ${CMAKE_CURRENT_SOURCE_DIR}/golden/score/run_golden.cmak
 set(SCORE_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/score)
 
 function(trajcheck_score_golden name expected)
-  set(args ${ARGN})
-  string(REPLACE ";" "\\;" args "${args}")
+  # Arguments travel as one '|'-separated string (a list would be split by add_test).
+  string(REPLACE ";" "|" args "${ARGN}")
   add_test(NAME score.golden.${name}
            COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${SCORE_DATA}
                    -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/score/${expected} "-DARGS=${args}"

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <simdjson.h>
@@ -64,6 +65,21 @@ bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.
 bool contains_value(const Value& x, const Value& y);
 
+// The provenance index of `seen(PATH)` (§4a): scalar leaves of earlier tool results and
+// of the context, and the text of earlier user messages (substring search, strings only).
+class Provenance {
+ public:
+  void clear();
+  void add_leaves(simdjson::dom::element el);
+  void add_user_text(std::string_view text);
+  bool seen(const Value& v);
+
+ private:
+  std::unordered_set<std::string> leaves_;  // kind-tagged keys, numbers by value
+  std::string user_text_;                   // messages separated by '\0'
+  std::string scratch_;
+};
+
 // The lazily parsed JSON documents of the current step (and the trace's context).
 class StepDocs {
  public:
@@ -74,6 +90,7 @@ class StepDocs {
   // The parsed root, or nullptr when the field is absent or not valid JSON.
   const simdjson::dom::element* root(ir::FieldPath::Root r);
   const simdjson::dom::element* extra();
+  Provenance& provenance() { return provenance_; }
 
  private:
   struct Doc {
@@ -86,6 +103,7 @@ class StepDocs {
   const Trajectory* trace_ = nullptr;
   const Step* step_ = nullptr;
   Doc arguments_, result_, extra_, context_;
+  Provenance provenance_;
 };
 
 Value eval_operand(const CondOperand& op, StepDocs& docs);

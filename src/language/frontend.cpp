@@ -11,7 +11,7 @@ FrontendResult parse_rules(const Source& source, const FrontendOptions& options)
   FrontendResult result;
   ast::File file;
   if (detail::parse_file(source, options, file, result.diagnostics)) {
-    detail::lower_file(source, file, result.module, result.diagnostics);
+    detail::lower_file(source, file, options, result.module, result.diagnostics);
     result.ast_dump = detail::dump_ast(file);
   }
   sort_diagnostics(result.diagnostics);
@@ -36,7 +36,7 @@ std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnost
   bool ok = detail::parse_file(source, FrontendOptions{}, file, diags);
   if (ok) {
     ir::Module scratch;
-    detail::lower_file(source, file, scratch, diags);
+    detail::lower_file(source, file, FrontendOptions{}, scratch, diags);
   }
   sort_diagnostics(diags);
   bool failed = !ok || has_errors(diags);

@@ -37,10 +37,11 @@ std::string print_operand(const ir::Operand& operand);
 std::string quote_string(std::string_view value);
 std::string quote_name_if_needed(std::string_view name);
 std::string dump_ast(const ast::File& file);
+std::string_view statement_kind_name(ir::StatementKind kind);
 
 // Checks `file` and lowers it to `module`; appends diagnostics.
-void lower_file(const Source& source, const ast::File& file, ir::Module& module,
-                std::vector<Diagnostic>& diags);
+void lower_file(const Source& source, const ast::File& file, const FrontendOptions& options,
+                ir::Module& module, std::vector<Diagnostic>& diags);
 // Lowers one PATH expression of `file` into `module` (for parse_path_expression).
 ir::Id lower_path(const Source& source, const ast::File& file, ast::Id path, ir::Module& module,
                   std::vector<Diagnostic>& diags);

@@ -55,6 +55,10 @@ std::string quote_name_if_needed(std::string_view name) {
               (std::isalnum(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (std::size_t i = 0; bare && i < name.size(); ++i) {
     char c = name[i];
+    if (c == '-' && i + 1 < name.size() && name[i + 1] == '>') {
+      bare = false;
+      continue;
+    }
     if (name_plain(c)) continue;
     if (c == ':' && i + 1 < name.size() && name_plain(name[i + 1])) continue;
     bare = false;
@@ -115,7 +119,7 @@ std::string print_pattern(const ast::File& file, Id id) {
   using K = ast::Pattern::Kind;
   switch (p.kind) {
     case K::name: return p.text;
-    case K::keyword: return p.text == "tool_call" ? "any" : p.text;
+    case K::keyword: return p.text;
     case K::quoted: {
       // A bare spelling would be a glob or group lookup if it had * ? — keep the quotes then.
       if (p.text.find_first_of("*?") != std::string::npos) return quote_string(p.text);
@@ -283,6 +287,14 @@ std::string print_line(const ast::File& file, const ast::Line& l) {
   return "";
 }
 
+std::string_view statement_kind_name(ir::StatementKind kind) {
+  static constexpr std::string_view kKinds[] = {
+      "forbid", "require", "count", "precedes", "immediately_precedes", "followed_by",
+      "immediately_followed_by", "requires", "never_followed_by", "excludes", "starts_with",
+      "ends_with", "only", "no_duplicate", "in_a_row", "retries", "expect", "expect_exactly"};
+  return kKinds[static_cast<int>(kind)];
+}
+
 std::string dump_ast(const ast::File& file) {
   std::string out;
   static constexpr const char* kKinds[] = {"blank", "comment", "error", "workflow", "catalog",
@@ -301,7 +313,7 @@ std::string dump_ast(const ast::File& file) {
     if (l.scope) out += fmt::format("{}  scope: {}\n", pad, print_scope(file, *l.scope));
     if (l.statement != ast::kNone) {
       const ast::Statement& s = file.statements[l.statement];
-      out += fmt::format("{}  statement {}", pad, static_cast<int>(s.kind));
+      out += fmt::format("{}  statement {}", pad, statement_kind_name(s.kind));
       if (s.a != ast::kNone) out += " a=(" + print_pattern(file, s.a) + ")";
       if (s.b != ast::kNone) out += " b=(" + print_pattern(file, s.b) + ")";
       if (s.ignoring != ast::kNone) out += " ignoring=(" + print_pattern(file, s.ignoring) + ")";

@@ -262,6 +262,71 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
   return at(n, m);
 }
 
+std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                        const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                        std::vector<char>* matched_e) {
+  const std::size_t m = e.size(), nb = block_end.size();
+  // f[b][i]: most expected steps of e[0, i) matched within blocks [0, b); a block takes a run
+  // e[i, j) and matches, per name, min(copies in the run, calls in the block).
+  // from/till: the run e[from, till) the block matched in the best way to reach (b + 1, j).
+  std::vector<std::uint32_t> f((nb + 1) * (m + 1), 0), from((nb + 1) * (m + 1), 0),
+      till((nb + 1) * (m + 1), 0);
+  auto F = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return f[b * (m + 1) + i]; };
+  auto From = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return from[b * (m + 1) + i]; };
+  auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
+  std::vector<std::uint32_t> have(name_count, 0), used(name_count, 0);
+  std::size_t start = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    for (std::size_t j = start; j < block_end[b]; ++j) ++have[a[j]];
+    for (std::size_t j = 0; j <= m; ++j) {
+      F(b + 1, j) = F(b, j);
+      From(b + 1, j) = Till(b + 1, j) = static_cast<std::uint32_t>(j);
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      std::fill(used.begin(), used.end(), 0);
+      std::uint32_t w = 0;
+      for (std::size_t j = i + 1; j <= m; ++j) {
+        std::uint32_t nm = e[j - 1];
+        if (used[nm] < have[nm]) {
+          ++used[nm];
+          ++w;
+        }
+        if (F(b, i) + w > F(b + 1, j)) {
+          F(b + 1, j) = F(b, i) + w;
+          From(b + 1, j) = static_cast<std::uint32_t>(i);
+          Till(b + 1, j) = static_cast<std::uint32_t>(j);
+        }
+      }
+    }
+    for (std::size_t j = 1; j <= m; ++j)
+      if (F(b + 1, j - 1) > F(b + 1, j)) {
+        F(b + 1, j) = F(b + 1, j - 1);
+        From(b + 1, j) = From(b + 1, j - 1);
+        Till(b + 1, j) = Till(b + 1, j - 1);
+      }
+    for (std::size_t j = start; j < block_end[b]; ++j) --have[a[j]];
+    start = block_end[b];
+  }
+  if (matched_e) {
+    matched_e->assign(m, 0);
+    // Walk back: block b matched within e[From, j); mark greedily by the block's name counts.
+    std::size_t j = m;
+    for (std::size_t b = nb; b > 0 && j > 0; --b) {
+      std::size_t i = From(b, j), end = Till(b, j);
+      std::size_t bstart = b >= 2 ? block_end[b - 2] : 0;
+      for (std::size_t k = bstart; k < block_end[b - 1]; ++k) ++have[a[k]];
+      for (std::size_t k = i; k < end; ++k)
+        if (have[e[k]] > 0) {
+          --have[e[k]];
+          (*matched_e)[k] = 1;
+        }
+      for (std::size_t k = bstart; k < block_end[b - 1]; ++k) have[a[k]] = 0;
+      j = i;
+    }
+  }
+  return F(nb, m);
+}
+
 const std::vector<char>& FormEvaluator::match_row(ir::Id pattern) {
   if (pattern >= rows_.size()) {
     rows_.resize(pattern + 1);

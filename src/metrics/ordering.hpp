@@ -50,6 +50,13 @@ std::string pattern_label(const ir::Module& m, ir::Id p);
 std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b,
                   std::vector<char>* matched_a = nullptr);
 
+// LCS where the calls of one block (`block_end[k]` is the end of block k; blocks are
+// consecutive calls of one assistant turn) may be matched in any order among themselves.
+// `a` and `e` hold name ids < `name_count`. With every block of size 1 this is lcs().
+std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                        const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                        std::vector<char>* matched_e = nullptr);
+
 // The largest number of the form's atoms matched to distinct actual calls in an order the
 // form allows. `exact` is cleared when a group had to be scored in written order.
 class FormEvaluator {

@@ -235,30 +235,50 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   // Ordering.
   std::string order_note;
   const bool order_null = ne < opt.min_order_length;
+  // Names what went wrong in the order: a swap of two adjacent expected tools that, undone,
+  // matches more steps; else the expected tools called but outside the best in-order match.
+  auto note_order = [&](std::uint32_t l, auto&& order_len) {
+    if (l >= ne || ne > 64) return;
+    std::vector<std::uint32_t> sw = eid;
+    for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
+      if (eid[k] == eid[k + 1]) continue;
+      std::swap(sw[k], sw[k + 1]);
+      if (order_len(sw, nullptr) > l)
+        order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
+      std::swap(sw[k], sw[k + 1]);
+    }
+    if (order_note.empty()) {
+      std::vector<std::string> late;
+      for (std::size_t i = 0; i < ne; ++i)
+        if (!matched[i] && ca[eid[i]] > 0) late.emplace_back(names[eid[i]]);
+      if (!late.empty()) order_note = "out of order: " + join(late, ", ");
+    }
+  };
   if (path) {
     double o = ne == 0 ? 1.0 : double(path->matched) / double(ne);
     if (!order_null) r.ordering = o;
+    // A form without groups is a sequence: its notes come from the LCS of the names, when
+    // that agrees with the pattern-based count.
+    auto plain = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
+      return lcs(e, aid, marks);
+    };
+    if (path->plain_sequence && path->matched < ne && plain(eid, &matched) == path->matched)
+      note_order(path->matched, plain);
   } else {
-    std::uint32_t l = lcs(eid, aid, &matched);
+    // Calls of one assistant turn were issued together: their order among themselves is not
+    // the agent's choice, so ordering (like strict) lets them match in any order.
+    block_end.clear();
+    for (std::size_t j = 1; j <= na; ++j)
+      if (j == na || act[j].turn != act[j - 1].turn) block_end.push_back(static_cast<std::uint32_t>(j));
+    const bool blocks = block_end.size() < na &&
+                        double(block_end.size()) * double(ne) * double(ne) <= 5e7;
+    auto order_len = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
+      return blocks ? block_lcs(e, aid, block_end, names.size(), marks) : lcs(e, aid, marks);
+    };
+    std::uint32_t l = order_len(eid, &matched);
     double o = ne == 0 ? 1.0 : double(l) / double(ne);
     if (!order_null) r.ordering = o;
-    if (l < ne && ne <= 64) {
-      // A swap of two adjacent expected tools that, undone, matches more steps.
-      std::vector<std::uint32_t> sw = eid;
-      for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
-        if (eid[k] == eid[k + 1]) continue;
-        std::swap(sw[k], sw[k + 1]);
-        if (lcs(sw, aid) > l)
-          order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
-        std::swap(sw[k], sw[k + 1]);
-      }
-      if (order_note.empty()) {
-        std::vector<std::string> late;
-        for (std::size_t i = 0; i < ne; ++i)
-          if (!matched[i] && ca[eid[i]] > 0) late.emplace_back(names[eid[i]]);
-        if (!late.empty()) order_note = "out of order: " + join(late, ", ");
-      }
-    }
+    note_order(l, order_len);
   }
   if (r.ordering) {
     double w = opt.selection_weight + opt.ordering_weight;

@@ -50,7 +50,7 @@ struct Scorer::Impl {
   std::vector<char> adj;
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
-  std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a;
+  std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
   std::vector<metrics::CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
   metrics::BipartiteMatcher block_matcher;

@@ -161,8 +161,13 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       return true;
     }
     case od::json_type::string: {
+      const char* at = v.raw_json_token().data();  // simdjson reports escape errors past the string
       std::string_view s;
-      if (auto e = v.get_string().get(s)) return fail_with(v, e, fail);
+      if (auto e = v.get_string().get(s)) {
+        fail.where = at;
+        fail.message = json_error_message(e);
+        return false;
+      }
       append_json_string(out, s);
       return true;
     }

@@ -75,6 +75,14 @@ class ObjectWriter {
     return out_;
   }
   bool empty() const { return first_; }
+  // Appends the members of a raw JSON object text ("{...}").
+  void append_members(std::string_view object) {
+    object = trim_ws(object);
+    if (object.size() <= 2) return;
+    out_.push_back(first_ ? '{' : ',');
+    first_ = false;
+    out_.append(object.substr(1, object.size() - 2));
+  }
   // The object text, or empty when no member was written.
   std::string_view finish() {
     if (first_) return {};

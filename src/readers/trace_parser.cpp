@@ -52,7 +52,8 @@ bool ParseCtx::get_string(od::value v, std::string_view* out, std::string_view w
   json_type type;
   if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
   if (type != json_type::string) return fail(location_of(v), fmt::format("{} must be a string", what));
-  if (auto e = v.get_string().get(*out)) return fail(location_of(v), json_error_message(e));
+  const char* at = v.raw_json_token().data();
+  if (auto e = v.get_string().get(*out)) return fail(at, json_error_message(e));
   return true;
 }
 
@@ -60,8 +61,9 @@ bool ParseCtx::get_id(od::value v, Slice* out, std::string_view what) {
   json_type type;
   if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
   if (type == json_type::string) {
+    const char* at = v.raw_json_token().data();
     std::string_view sv;
-    if (auto e = v.get_string().get(sv)) return fail(location_of(v), json_error_message(e));
+    if (auto e = v.get_string().get(sv)) return fail(at, json_error_message(e));
     *out = t.store(sv);
     return true;
   }
@@ -218,6 +220,17 @@ std::uint32_t ParseCtx::join_result(const PendingResult& r, std::uint32_t turn) 
 
 bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, od::value v) {
   if (key == "context") return store_value(v, &context);
+  if (key == "metadata") {
+    // A record's own metadata object (as `normalize` prints it) joins the wrapper fields.
+    json_type type;
+    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+    if (type == json_type::object) {
+      s.value.clear();
+      if (!write_value(v, s.value)) return false;
+      w.meta->append_members(s.value);
+      return true;
+    }
+  }
   Slice* id_slot = key == "trace_id" ? &w.trace_id
                    : key == "id"     ? &w.id
                    : key == "task_id" ? &w.task_id

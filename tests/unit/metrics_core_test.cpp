@@ -208,10 +208,15 @@ TEST_CASE("strict: calls of one actual turn may be permuted among themselves") {
   Fixture f;
   build(f.expected, {{"a"}, {"b"}, {"c"}});
   build(f.actual, {{"b", "", 1}, {"a", "", 1}, {"c", "", 2}});
-  CHECK(score(f.actual, f.expected).match.strict);
+  ScoreResult same_turn = score(f.actual, f.expected);
+  CHECK(same_turn.match.strict);
+  CHECK(*same_turn.ordering == 1.0);  // calls issued together have no order to get wrong
+  CHECK(same_turn.explanation.find("swapped") == std::string::npos);
   build(f.actual, {{"b", "", 1}, {"a", "", 2}, {"c", "", 3}});
   ScoreResult r = score(f.actual, f.expected);
   CHECK_FALSE(r.match.strict);
+  CHECK(*r.ordering == doctest::Approx(2.0 / 3.0));
+  CHECK(r.explanation.find("swapped a and b") != std::string::npos);
   CHECK(r.match.unordered);
   build(f.actual, {{"a", "", 1}, {"c", "", 2}, {"b", "", 2}});
   CHECK(score(f.actual, f.expected).match.strict);

@@ -1,8 +1,9 @@
 # Runs one `trajcheck score` golden case: the command's stdout, then its stderr and exit
 # status, compared with EXPECTED. On a mismatch the actual text is printed (paste it, or run
 # with UPDATE_GOLDEN=1 in the environment to rewrite EXPECTED).
-#   cmake -DBIN=… -DWORKDIR=… -DEXPECTED=… -DARGS="score;--format;jsonl;records.jsonl" -P run_golden.cmake
-execute_process(COMMAND ${BIN} ${ARGS}
+#   cmake -DBIN=… -DWORKDIR=… -DEXPECTED=… "-DARGS=score|--format|jsonl|records.jsonl" -P run_golden.cmake
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND ${BIN} ${args}
                 WORKING_DIRECTORY ${WORKDIR}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 set(actual "${out}--- stderr\n${err}--- exit ${rc}\n")
