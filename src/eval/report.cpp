@@ -199,10 +199,12 @@ std::string report_text(const EvalReport& r) {
   }
   auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
     o += fmt::format("\n{}\n", title);
-    o += fmt::format("  {:<28} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", "cases", "selection",
+    std::size_t w = 28;
+    for (const auto& row : rows) w = std::max(w, row.first.size());
+    o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", w, "cases", "selection",
                      "arguments", "order", "recovery", "outcome", "calls/succ", "critical");
     for (const auto& [name, d] : rows) {
-      o += fmt::format("  {:<28} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", name, d->cases,
+      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", name, w, d->cases,
                        fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
                        fmt_value(d->recovery, true), fmt_value(d->outcome, true),
                        fmt_value(d->efficiency.calls_per_success, false),
