@@ -109,6 +109,7 @@ struct CatalogTraceReport {
   std::uint32_t unknown_calls = 0;  // calls of tools outside the catalog
   std::vector<CatalogCallErrors> invalid;  // known calls whose arguments fail the schema
   std::vector<std::string> unknown;        // distinct unknown tool names, first-seen order
+  std::vector<std::uint32_t> unknown_counts;  // calls of each, parallel to `unknown`
   void clear();
 };
 

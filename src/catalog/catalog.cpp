@@ -195,6 +195,7 @@ void CatalogTraceReport::clear() {
   calls = known_calls = write_calls = unknown_calls = 0;
   invalid.clear();
   unknown.clear();
+  unknown_counts.clear();
 }
 
 void check_catalog(const Catalog& catalog, const Trajectory& trace,
@@ -216,8 +217,13 @@ void check_catalog(const Catalog& catalog, const Trajectory& trace,
     const CatalogTool* tool = catalog.find(name);
     if (tool == nullptr) {
       ++out.unknown_calls;
-      if (std::find(out.unknown.begin(), out.unknown.end(), name) == out.unknown.end())
+      auto it = std::find(out.unknown.begin(), out.unknown.end(), name);
+      if (it == out.unknown.end()) {
         out.unknown.emplace_back(name);
+        out.unknown_counts.push_back(1);
+      } else {
+        ++out.unknown_counts[static_cast<std::size_t>(it - out.unknown.begin())];
+      }
       continue;
     }
     ++out.known_calls;

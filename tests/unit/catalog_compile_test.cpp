@@ -114,6 +114,7 @@ TEST_CASE("check_catalog: unknown tools, argument validity, write calls") {
   CHECK(rep.unknown_calls == 3);
   CHECK(rep.write_calls == 1);
   CHECK(rep.unknown == std::vector<std::string>{"send_email", "web_fetch"});
+  CHECK(rep.unknown_counts == std::vector<std::uint32_t>{2, 1});
   REQUIRE(rep.invalid.size() == 3);
   CHECK(rep.invalid[0].step == 1);
   REQUIRE(rep.invalid[0].errors.size() == 1);
