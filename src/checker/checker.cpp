@@ -1,6 +1,8 @@
 // The Checker: one pass over a trace's steps, feeding each rule's scope tracker, which
 // opens and closes segments (§4, §4a) around its statement monitors; then a finish step.
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 
 #include "checker/monitor.hpp"
 #include "checker/step_eval.hpp"
@@ -38,6 +40,25 @@ struct RuleState {
       }
     }
   }
+  void start_trace() {
+    open = opened_once = settled = violated = satisfied = false;
+    witnesses.clear();
+    if (spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::before) begin_segment();
+  }
+  // The finish step: a segment still open is checked, except in `between`.
+  void finish_trace() {
+    if (open && spec->scope != ir::ScopeKind::between) end_segment();
+  }
+  void result(RuleResult& res) {
+    if (violated) {
+      res.status = VerdictStatus::violated;
+      std::sort(witnesses.begin(), witnesses.end());
+      witnesses.erase(std::unique(witnesses.begin(), witnesses.end()), witnesses.end());
+      res.steps = witnesses;
+    } else {
+      res.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
+    }
+  }
   void feed(StepEval& ev) {
     bool all_done = true;
     for (StatementMonitor& m : monitors) {
@@ -54,12 +75,41 @@ struct RuleState {
   }
 };
 
+// A parametric rule (§5): one RuleState per bound value (its slice), plus `bottom`, the
+// state of a value not bound yet: it has seen exactly the steps that bind nothing, so a
+// new value's slice starts as a copy of it. States are pooled and reused across traces.
+struct Parametric {
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct SliceState {
+    std::string key;
+    RuleState state;
+  };
+  RuleState bottom;
+  std::vector<SliceState> slices;
+  std::size_t used = 0;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index;
+  std::vector<std::string_view> step_keys;
+
+  std::uint32_t slice_for(std::string_view key) {
+    auto it = index.find(key);
+    if (it != index.end()) return it->second;
+    if (used == slices.size()) slices.push_back(SliceState{std::string(key), bottom});
+    else slices[used] = SliceState{std::string(key), bottom};
+    index.emplace(std::string(key), static_cast<std::uint32_t>(used));
+    return static_cast<std::uint32_t>(used++);
+  }
+};
+
 }  // namespace
 
 struct Checker::Impl {
   std::shared_ptr<const detail::ProgramImpl> program;
   StepEval eval;
   std::vector<RuleState> rules;
+  std::vector<std::unique_ptr<Parametric>> parametric;  // null for ordinary rules
 
   explicit Impl(std::shared_ptr<const detail::ProgramImpl> p) : program(std::move(p)), eval(*program) {
     rules.resize(program->specs.size());
@@ -68,6 +118,59 @@ struct Checker::Impl {
       rules[r].monitors.reserve(program->specs[r].statements.size());
       for (const detail::StatementSpec& s : program->specs[r].statements)
         rules[r].monitors.emplace_back(s, *program);
+    }
+    parametric.resize(rules.size());
+    for (std::size_t r = 0; r < rules.size(); ++r)
+      if (!program->specs[r].binders.empty()) {
+        parametric[r] = std::make_unique<Parametric>();
+        parametric[r]->bottom = rules[r];
+      }
+  }
+
+  void step_parametric(const detail::RuleSpec& spec, Parametric& p) {
+    p.step_keys.clear();
+    for (std::uint32_t b : spec.binders)
+      if (eval.binds(b)) {
+        std::string_view k = eval.bound_key(b);
+        if (std::find(p.step_keys.begin(), p.step_keys.end(), k) == p.step_keys.end()) p.step_keys.push_back(k);
+      }
+    if (p.step_keys.empty()) {  // binds nothing: the step is in every slice
+      eval.clear_binding();
+      step(p.bottom);
+      for (std::size_t j = 0; j < p.used; ++j) {
+        eval.set_binding(p.slices[j].key);
+        step(p.slices[j].state);
+      }
+    } else {  // only in the slices of the values it binds
+      for (std::string_view k : p.step_keys) {
+        std::uint32_t j = p.slice_for(k);
+        eval.set_binding(p.slices[j].key);
+        step(p.slices[j].state);
+      }
+    }
+    eval.clear_binding();
+  }
+
+  void results_parametric(std::uint32_t r, Parametric& p, std::vector<RuleResult>& out) {
+    bool violated = false, satisfied = false;
+    for (std::size_t j = 0; j < p.used; ++j) {
+      RuleState& rs = p.slices[j].state;
+      rs.finish_trace();
+      if (rs.violated) {
+        violated = true;
+        RuleResult res;
+        res.rule = r;
+        rs.result(res);
+        res.binding.emplace_back(rules[r].spec->variable, detail::binding_json(p.slices[j].key.substr(0)));
+        out.push_back(std::move(res));
+      }
+      satisfied = satisfied || rs.satisfied;
+    }
+    if (!violated) {  // one entry: satisfied if any binding was, else vacuous
+      RuleResult res;
+      res.rule = r;
+      res.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
+      out.push_back(std::move(res));
     }
   }
 
@@ -104,38 +207,52 @@ struct Checker::Impl {
 
   void check(const Trajectory& trace, std::vector<RuleResult>& out) {
     eval.begin_trace(trace);
-    for (RuleState& rs : rules) {
-      rs.open = rs.opened_once = rs.settled = rs.violated = rs.satisfied = false;
-      rs.witnesses.clear();
-      if (rs.spec->scope == ir::ScopeKind::global || rs.spec->scope == ir::ScopeKind::before)
-        rs.begin_segment();
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+      if (parametric[r]) {
+        Parametric& p = *parametric[r];
+        p.bottom.start_trace();
+        p.used = 0;
+        p.index.clear();
+      } else {
+        rules[r].start_trace();
+      }
     }
     const std::vector<Step>& steps = trace.steps();
     for (std::uint32_t i = 0; i < steps.size(); ++i) {
       eval.begin_step(steps[i], i);
-      for (RuleState& rs : rules) step(rs);
+      for (std::size_t r = 0; r < rules.size(); ++r) {
+        if (parametric[r]) step_parametric(*rules[r].spec, *parametric[r]);
+        else step(rules[r]);
+      }
+      eval.end_step();
     }
     out.clear();
     for (std::uint32_t r = 0; r < rules.size(); ++r) {
+      if (parametric[r]) {
+        results_parametric(r, *parametric[r], out);
+        continue;
+      }
       RuleState& rs = rules[r];
-      if (rs.open && rs.spec->scope != ir::ScopeKind::between) rs.end_segment();
+      rs.finish_trace();
       RuleResult res;
       res.rule = r;
-      if (rs.violated) {
-        res.status = VerdictStatus::violated;
-        std::sort(rs.witnesses.begin(), rs.witnesses.end());
-        rs.witnesses.erase(std::unique(rs.witnesses.begin(), rs.witnesses.end()), rs.witnesses.end());
-        res.steps = rs.witnesses;
-      } else {
-        res.status = rs.satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
-      }
+      rs.result(res);
       out.push_back(std::move(res));
     }
   }
 };
 
+namespace {
+// A Checker given no program (a failed compile) checks against no rules instead of crashing.
+std::shared_ptr<const detail::ProgramImpl> program_or_empty(std::shared_ptr<const Program> p) {
+  if (p) return std::static_pointer_cast<const detail::ProgramImpl>(p);
+  static const auto empty = std::make_shared<const detail::ProgramImpl>();
+  return empty;
+}
+}  // namespace
+
 Checker::Checker(std::shared_ptr<const Program> program)
-    : impl_(std::make_unique<Impl>(std::static_pointer_cast<const detail::ProgramImpl>(program))) {}
+    : impl_(std::make_unique<Impl>(program_or_empty(std::move(program)))) {}
 Checker::~Checker() = default;
 Checker::Checker(Checker&&) noexcept = default;
 Checker& Checker::operator=(Checker&&) noexcept = default;

@@ -1,10 +1,66 @@
 // Run-time step classification: memoized pattern evaluation and the per-tool column cache.
 #include "checker/step_eval.hpp"
 
+#include <iterator>
+
+#include <fmt/format.h>
+
 namespace trajcheck::detail {
 
 StepEval::StepEval(const ProgramImpl& program)
-    : program_(program), stamp_(program.patterns.size(), 0), value_(program.patterns.size(), 0) {}
+    : program_(program),
+      stamp_(program.patterns.size(), 0),
+      value_(program.patterns.size(), 0),
+      parametric_(program.patterns.size(), 0),
+      bind_stamp_(program.patterns.size(), 0),
+      bind_value_(program.patterns.size(), 0),
+      keys_(program.patterns.size()) {
+  for (std::size_t i = 0; i < program.patterns.size(); ++i) parametric_[i] = program.patterns[i].parametric;
+}
+
+void binding_key(const Value& v, std::string& out) {
+  out.clear();
+  switch (v.kind) {
+    case Value::Kind::string: out += 's'; out += v.string; break;
+    case Value::Kind::number: fmt::format_to(std::back_inserter(out), "n{}", v.number); break;
+    case Value::Kind::boolean: out += v.boolean ? "b1" : "b0"; break;
+    default: break;
+  }
+}
+
+std::string binding_json(std::string_view key) {
+  if (key.empty()) return "null";
+  std::string_view rest = key.substr(1);
+  if (key[0] == 'n') return std::string(rest);
+  if (key[0] == 'b') return rest == "1" ? "true" : "false";
+  std::string out = "\"";
+  for (char c : rest) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<int>(c));
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+bool StepEval::binds(std::uint32_t b) {
+  if (bind_stamp_[b] == epoch_) return bind_value_[b] != 0;
+  const PatternNode& p = program_.patterns[b];
+  bool v = match(p.a) && (p.b == kNoId || eval_cond(program_.conds, p.b, docs_));
+  if (v) {
+    binding_key(eval_operand(p.bind, docs_), keys_[b]);
+    v = !keys_[b].empty();  // absent, null, object, array: binds nothing
+  }
+  bind_stamp_[b] = epoch_;
+  bind_value_[b] = v;
+  return v;
+}
 
 void StepEval::begin_trace(const Trajectory& trace) {
   trace_ = &trace;
@@ -14,6 +70,19 @@ void StepEval::begin_trace(const Trajectory& trace) {
     table_ = trace.tools();
     by_table_id_.clear();
   }
+  if (program_.uses_seen)
+    if (const simdjson::dom::element* ctx = docs_.root(ir::FieldPath::Root::context))
+      docs_.provenance().add_leaves(*ctx);
+}
+
+void StepEval::end_step() {
+  if (!program_.uses_seen) return;
+  if (step_->type == StepType::tool_call) {
+    if (const simdjson::dom::element* r = docs_.root(ir::FieldPath::Root::result))
+      docs_.provenance().add_leaves(*r);
+  } else if (step_->type == StepType::user_message) {
+    docs_.provenance().add_user_text(trace_->text(step_->content));
+  }
 }
 
 void StepEval::begin_step(const Step& step, std::uint32_t index) {
@@ -21,6 +90,7 @@ void StepEval::begin_step(const Step& step, std::uint32_t index) {
   index_ = index;
   if (++epoch_ == 0) {  // wrapped: stale stamps could collide
     std::fill(stamp_.begin(), stamp_.end(), 0);
+    std::fill(bind_stamp_.begin(), bind_stamp_.end(), 0);
     epoch_ = 1;
   }
   docs_.begin_step(step);
@@ -35,6 +105,7 @@ std::uint32_t StepEval::intern(std::string_view name) {
     if (observed == name) effective = canonical;
   auto id = static_cast<std::uint32_t>(names_.size());
   names_.emplace_back(effective);
+  source_names_.emplace_back(name);
   by_name_.emplace(std::string(name), id);
   for (const ToolColumn& c : program_.columns)
     columns_.push_back(c.glob ? glob_match(c.text, effective) : c.text == effective);
@@ -52,7 +123,9 @@ std::uint32_t StepEval::local_tool(const Trajectory& trace, const Step& step) {
   if (table_ == nullptr || step.tool == kNoTool) return intern(trace.text(step.tool_name));
   if (step.tool >= by_table_id_.size()) by_table_id_.resize(step.tool + 1, kNoId);
   std::uint32_t& slot = by_table_id_[step.tool];
-  if (slot == kNoId) slot = intern(trace.text(step.tool_name));
+  std::string_view name = trace.text(step.tool_name);
+  // The id cache is keyed by table address, which a new table may reuse: confirm the name.
+  if (slot == kNoId || source_names_[slot] != name) slot = intern(name);
   return slot;
 }
 
@@ -70,7 +143,9 @@ bool StepEval::compute(std::uint32_t id) {
     case ir::Pattern::Kind::not_: return !match(p.a);
     case ir::Pattern::Kind::failed:
       return s.type == StepType::tool_call && s.status == StepStatus::error && match(p.a);
-    case ir::Pattern::Kind::where: return match(p.a) && eval_cond(program_.conds, p.b, docs_);
+    case ir::Pattern::Kind::where:
+      if (p.binder) return has_binding_ && binds(id) && keys_[id] == binding_;
+      return match(p.a) && eval_cond(program_.conds, p.b, docs_);
     case ir::Pattern::Kind::write: return false;  // rejected at compile time (E104)
   }
   return false;

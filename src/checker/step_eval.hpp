@@ -13,20 +13,38 @@
 
 namespace trajcheck::detail {
 
+// Canonical key of a bound scalar (kind-tagged, numbers by value) and its JSON text.
+void binding_key(const Value& v, std::string& out);
+std::string binding_json(std::string_view key);
+
 class StepEval {
  public:
   explicit StepEval(const ProgramImpl& program);
 
   void begin_trace(const Trajectory& trace);
   void begin_step(const Step& step, std::uint32_t index);
+  // After every rule has seen the step: its result and user text become "earlier" for seen().
+  void end_step();
 
   bool match(std::uint32_t pattern) {
     if (stamp_[pattern] == epoch_) return value_[pattern] != 0;
     bool v = compute(pattern);
-    stamp_[pattern] = epoch_;
-    value_[pattern] = v;
+    if (!parametric_[pattern]) {  // parametric truth depends on the slice: not memoized
+      stamp_[pattern] = epoch_;
+      value_[pattern] = v;
+    }
     return v;
   }
+  // Parametric rules (§5): whether binder pattern `b` matches this step and binds a value,
+  // whose canonical key bound_key(b) then gives (valid for the current step).
+  bool binds(std::uint32_t b);
+  std::string_view bound_key(std::uint32_t b) const { return keys_[b]; }
+  // The value of the slice being fed: binders match only steps that bind it.
+  void set_binding(std::string_view key) {
+    binding_ = key;
+    has_binding_ = true;
+  }
+  void clear_binding() { has_binding_ = false; }
   const Step& step() const { return *step_; }
   std::uint32_t index() const { return index_; }
   bool is_tool_call() const { return step_->type == StepType::tool_call; }
@@ -53,11 +71,18 @@ class StepEval {
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> stamp_;
   std::vector<std::uint8_t> value_;
+  std::vector<std::uint8_t> parametric_;
+  std::vector<std::uint32_t> bind_stamp_;
+  std::vector<std::uint8_t> bind_value_;
+  std::vector<std::string> keys_;
+  std::string_view binding_;
+  bool has_binding_ = false;
   // Tool-name columns per local tool id (tools × columns).
   const ToolTable* table_ = nullptr;
   std::vector<std::uint32_t> by_table_id_;
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> by_name_;
-  std::vector<std::string> names_;
+  std::vector<std::string> names_;         // effective (aliased) name per local id
+  std::vector<std::string> source_names_;  // the name it was interned under
   std::vector<std::uint8_t> columns_;
 };
 

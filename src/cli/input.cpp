@@ -14,9 +14,13 @@ void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_re
   if (inputs_required) in->required();
   sub->add_option("--input-format", o.input_format, "auto|native|openai|anthropic|otel|list")
       ->check(CLI::IsMember({"auto", "native", "openai", "anthropic", "otel", "list"}));
-  sub->add_option("--alias", o.aliases, "OBSERVED=CANONICAL tool-name alias (repeatable)");
+  // One value per occurrence, so that `--error-pattern '^Error' traces.json` leaves the
+  // trace file to TRACES….
+  sub->add_option("--alias", o.aliases, "OBSERVED=CANONICAL tool-name alias (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--error-pattern", o.error_patterns,
-                  "RE2 pattern over a tool result's text that marks the call failed (repeatable)");
+                  "RE2 pattern over a tool result's text that marks the call failed (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("-j,--jobs", o.jobs, "worker threads (default: all cores)");
   sub->add_flag("-q,--quiet", o.quiet, "print only failures and the summary");
   sub->add_option("--color", o.color, "auto|always|never")

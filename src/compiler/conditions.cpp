@@ -4,7 +4,9 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
 #include <re2/re2.h>
+#include <iterator>
 
 namespace trajcheck::detail {
 
@@ -89,9 +91,104 @@ bool contains_value(const Value& x, const Value& y) {
   return false;
 }
 
+namespace {
+void value_key(const Value& v, std::string& out) {
+  out.clear();
+  switch (v.kind) {
+    case Value::Kind::string: out += 's'; out += v.string; break;
+    case Value::Kind::number: fmt::format_to(std::back_inserter(out), "n{}", v.number); break;
+    case Value::Kind::boolean: out += v.boolean ? "b1" : "b0"; break;
+    default: break;
+  }
+}
+}  // namespace
+
+void KeySet::clear() {
+  count_ = 0;
+  arena_.clear();
+  if (++gen_ == 0) {  // wrapped: old stamps could look occupied
+    for (Slot& s : slots_) s.gen = 0;
+    gen_ = 1;
+  }
+}
+
+std::size_t KeySet::find_slot(std::string_view key, std::uint64_t h) const {
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.gen != gen_) return i;
+    if (s.hash == h && s.len == key.size() && std::memcmp(arena_.data() + s.off, key.data(), key.size()) == 0)
+      return i;
+  }
+}
+
+void KeySet::grow() {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+  for (const Slot& s : old)
+    if (s.gen == gen_) {
+      std::size_t mask = slots_.size() - 1;
+      std::size_t i = s.hash & mask;
+      while (slots_[i].gen == gen_) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+}
+
+bool KeySet::insert(std::string_view key) {
+  if ((count_ + 1) * 2 > slots_.size()) grow();  // load factor <= 1/2
+  std::uint64_t h = std::hash<std::string_view>{}(key);
+  std::size_t i = find_slot(key, h);
+  if (slots_[i].gen == gen_) return false;
+  slots_[i] = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), gen_};
+  arena_.append(key);
+  ++count_;
+  return true;
+}
+
+bool KeySet::contains(std::string_view key) const {
+  if (slots_.empty()) return false;
+  return slots_[find_slot(key, std::hash<std::string_view>{}(key))].gen == gen_;
+}
+
+void Provenance::clear() {
+  leaves_.clear();
+  user_text_.clear();
+}
+
+void Provenance::add_leaves(simdjson::dom::element el) {
+  switch (el.type()) {
+    case simdjson::dom::element_type::OBJECT:
+      for (auto field : simdjson::dom::object(el)) add_leaves(field.value);
+      return;
+    case simdjson::dom::element_type::ARRAY:
+      for (simdjson::dom::element e : simdjson::dom::array(el)) add_leaves(e);
+      return;
+    case simdjson::dom::element_type::NULL_VALUE: return;
+    default:
+      value_key(value_of(el), scratch_);
+      leaves_.insert(scratch_);
+  }
+}
+
+void Provenance::add_user_text(std::string_view text) {
+  user_text_ += text;
+  user_text_ += '\0';  // a value never matches across two messages
+}
+
+bool Provenance::seen(const Value& v) {
+  value_key(v, scratch_);
+  if (scratch_.empty()) return false;  // absent, null, object, array
+  if (leaves_.contains(scratch_)) return true;
+  if (v.kind != Value::Kind::string || user_text_.empty()) return false;
+  std::size_t at = user_text_.find(v.string);
+  return at != std::string::npos;
+}
+
 void StepDocs::begin_trace(const Trajectory& trace) {
   trace_ = &trace;
   context_.parsed = false;
+  provenance_.clear();
 }
 
 void StepDocs::begin_step(const Step& step) {
@@ -226,7 +323,7 @@ bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& d
       return false;
     }
     case ir::Cond::Kind::exists: return eval_operand(c.lhs, docs).kind != Value::Kind::absent;
-    case ir::Cond::Kind::seen: return false;  // rejected at compile time (E103)
+    case ir::Cond::Kind::seen: return docs.provenance().seen(eval_operand(c.lhs, docs));
   }
   return false;
 }

@@ -64,6 +64,46 @@ bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.
 bool contains_value(const Value& x, const Value& y);
 
+// A set of byte strings in one arena with open addressing: no allocation per insert,
+// and clear() is O(1) (a generation bump) while keeping every buffer's capacity. Used for
+// the canonical keys of `no duplicate` and the leaves of `seen()`.
+class KeySet {
+ public:
+  void clear();
+  // True when `key` was not in the set (it is then added).
+  bool insert(std::string_view key);
+  bool contains(std::string_view key) const;
+  std::size_t size() const { return count_; }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t off = 0, len = 0;
+    std::uint32_t gen = 0;  // occupied when == gen_
+  };
+  std::size_t find_slot(std::string_view key, std::uint64_t h) const;
+  void grow();
+  std::vector<Slot> slots_;
+  std::string arena_;
+  std::size_t count_ = 0;
+  std::uint32_t gen_ = 1;
+};
+
+// The provenance index of `seen(PATH)` (§4a): scalar leaves of earlier tool results and
+// of the context, and the text of earlier user messages (substring search, strings only).
+class Provenance {
+ public:
+  void clear();
+  void add_leaves(simdjson::dom::element el);
+  void add_user_text(std::string_view text);
+  bool seen(const Value& v);
+
+ private:
+  KeySet leaves_;  // kind-tagged keys, numbers by value
+  std::string user_text_;                   // messages separated by '\0'
+  std::string scratch_;
+};
+
 // The lazily parsed JSON documents of the current step (and the trace's context).
 class StepDocs {
  public:
@@ -74,6 +114,7 @@ class StepDocs {
   // The parsed root, or nullptr when the field is absent or not valid JSON.
   const simdjson::dom::element* root(ir::FieldPath::Root r);
   const simdjson::dom::element* extra();
+  Provenance& provenance() { return provenance_; }
 
  private:
   struct Doc {
@@ -86,6 +127,7 @@ class StepDocs {
   const Trajectory* trace_ = nullptr;
   const Step* step_ = nullptr;
   Doc arguments_, result_, extra_, context_;
+  Provenance provenance_;
 };
 
 Value eval_operand(const CondOperand& op, StepDocs& docs);

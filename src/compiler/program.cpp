@@ -2,6 +2,7 @@
 // classifier columns, precompiles globs and RE2 regexes, builds PATH automata (capped).
 #include "compiler/program.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -133,7 +134,9 @@ struct Builder {
         break;
       case ir::Operand::Kind::variable:
         error("E102", o.range,
-              fmt::format("parametric rules (`${}`) are not supported by this checker yet", o.variable));
+              fmt::format("`${}` can only be bound as a conjunct `PATH == ${}` of a statement's "
+                          "where-condition (not under `or`/`not`, nor with another operator)",
+                          o.variable, o.variable));
         break;
       case ir::Operand::Kind::path: {
         c.kind = CondOperand::Kind::path;
@@ -225,7 +228,7 @@ struct Builder {
         break;
       case ir::Cond::Kind::seen:
         n.text = fmt::format("seen({})", operand_key(c.a));
-        error("E103", c.range, "`seen(…)` provenance conditions are not supported by this checker yet");
+        p.uses_seen = true;
         break;
     }
     n.lhs = operand(c.a);
@@ -236,6 +239,85 @@ struct Builder {
     cond_keys.emplace(n.text, cid);
     p.conds.push_back(std::move(n));
     return cond_map[id] = cid;
+  }
+
+  bool has_variable(ir::Id id, std::uint32_t depth) const {
+    if (id >= m.conds.size() || depth > options.max_nesting + 64) return false;
+    const ir::Cond& c = m.conds[id];
+    if (c.a.kind == ir::Operand::Kind::variable || c.b.kind == ir::Operand::Kind::variable) return true;
+    bool nested = c.kind == ir::Cond::Kind::and_ || c.kind == ir::Cond::Kind::or_ || c.kind == ir::Cond::Kind::not_;
+    return nested && (has_variable(c.lhs, depth + 1) ||
+                      (c.kind != ir::Cond::Kind::not_ && has_variable(c.rhs, depth + 1)));
+  }
+  void conjuncts(ir::Id id, std::vector<ir::Id>& out, std::uint32_t depth) const {
+    if (id < m.conds.size() && m.conds[id].kind == ir::Cond::Kind::and_ && depth <= options.max_nesting + 64) {
+      conjuncts(m.conds[id].lhs, out, depth + 1);
+      conjuncts(m.conds[id].rhs, out, depth + 1);
+    } else {
+      out.push_back(id);
+    }
+  }
+  // `P where C1 and PATH == $v and C2`: the binding conjunct is taken out of the condition;
+  // every other use of a variable is reported (E102) by operand().
+  std::uint32_t binder(const ir::Pattern& pt, PatternNode n, const std::string& base_text, std::uint32_t depth) {
+    const std::size_t diags_before = diags.size();
+    std::vector<ir::Id> parts;
+    conjuncts(pt.b, parts, depth);
+    const ir::Cond* binding = nullptr;
+    std::uint32_t rest = kNoId;
+    for (ir::Id c : parts) {
+      const ir::Cond& k = m.conds[c];
+      bool binds = k.kind == ir::Cond::Kind::compare && k.op == ir::CompareOp::eq &&
+                   ((k.a.kind == ir::Operand::Kind::path && k.b.kind == ir::Operand::Kind::variable) ||
+                    (k.b.kind == ir::Operand::Kind::path && k.a.kind == ir::Operand::Kind::variable));
+      if (binds && binding == nullptr) {
+        binding = &k;
+        continue;
+      }
+      std::uint32_t id = cond(c, depth + 1);
+      if (id == kNoId) return kNoId;
+      if (rest == kNoId) {
+        rest = id;
+      } else {
+        CondNode both;
+        both.kind = ir::Cond::Kind::and_;
+        both.a = rest;
+        both.b = id;
+        both.text = fmt::format("({} and {})", p.conds[rest].text, p.conds[id].text);
+        rest = static_cast<std::uint32_t>(p.conds.size());
+        p.conds.push_back(std::move(both));
+      }
+    }
+    if (binding == nullptr) {
+      if (diags.size() > diags_before) return kNoId;  // operand() already said why
+      error("E102", pt.range, "a variable binds only as a conjunct `PATH == $name` of a where-condition");
+      return kNoId;
+    }
+    const ir::Operand& path = binding->a.kind == ir::Operand::Kind::path ? binding->a : binding->b;
+    const ir::Operand& var = binding->a.kind == ir::Operand::Kind::variable ? binding->a : binding->b;
+    n.b = rest;
+    n.binder = n.parametric = true;
+    n.bind = operand(path);
+    n.variable = var.variable;
+    n.text = fmt::format("({} where {}{} == ${})", base_text,
+                         rest == kNoId ? "" : p.conds[rest].text + " and ", path_key(path.path), var.variable);
+    auto it = pattern_keys.find(n.text);
+    if (it != pattern_keys.end()) return it->second;
+    auto pid = static_cast<std::uint32_t>(p.patterns.size());
+    pattern_keys.emplace(n.text, pid);
+    p.patterns.push_back(std::move(n));
+    return pid;
+  }
+
+  void collect_binders(std::uint32_t id, std::vector<std::uint32_t>& out) const {
+    if (id == kNoId || !p.patterns[id].parametric) return;
+    const PatternNode& n = p.patterns[id];
+    if (n.binder) {
+      if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+      return;
+    }
+    collect_binders(n.a, out);
+    collect_binders(n.b, out);
   }
 
   std::uint32_t pattern(ir::Id id, std::uint32_t depth = 0) {
@@ -267,18 +349,33 @@ struct Builder {
         n.a = pattern(pt.a, depth + 1);
         n.b = pattern(pt.b, depth + 1);
         n.text = fmt::format("({} | {})", ta, tb);
+        n.parametric = (n.a != kNoId && p.patterns[n.a].parametric) ||
+                       (n.b != kNoId && p.patterns[n.b].parametric);
         break;
       }
       case ir::Pattern::Kind::not_:
       case ir::Pattern::Kind::failed: {
         std::string ta = child(pt.a);
         n.a = pattern(pt.a, depth + 1);
+        if (n.a != kNoId && p.patterns[n.a].parametric) {
+          error("E102", pt.range, "a pattern that binds a variable cannot be negated or wrapped in `failed`");
+          return kNoId;
+        }
         n.text = fmt::format("{} {}", pt.kind == ir::Pattern::Kind::not_ ? "not" : "failed", ta);
         break;
       }
       case ir::Pattern::Kind::where: {
         std::string ta = child(pt.a);
         n.a = pattern(pt.a, depth + 1);
+        if (n.a != kNoId && p.patterns[n.a].parametric) {
+          error("E102", pt.range, "a pattern that binds a variable cannot be refined by another `where`");
+          return kNoId;
+        }
+        if (pt.b < m.conds.size() && has_variable(pt.b, 0)) {
+          std::uint32_t b = binder(pt, std::move(n), ta, depth);
+          if (b != kNoId) pattern_map[id] = b;
+          return b;
+        }
         n.b = cond(pt.b, depth + 1);
         n.text = fmt::format("({} where {})", ta, n.b == kNoId ? "?" : p.conds[n.b].text);
         break;
@@ -300,6 +397,27 @@ struct Builder {
     pattern_keys.emplace(n.text, pid);
     p.patterns.push_back(std::move(n));
     return pattern_map[id] = pid;
+  }
+
+  void parametric_checks(const ir::Rule& r, RuleSpec& spec) {
+    auto param = [&](std::uint32_t id) { return id != kNoId && p.patterns[id].parametric; };
+    if (param(spec.q) || param(spec.r))
+      error("E102", r.scope.range, "a scope pattern cannot bind a variable; bind it in the statement");
+    for (const StatementSpec& st : spec.statements) {
+      if (param(st.ignoring))
+        error("E102", r.range, "an `ignoring` pattern cannot bind a variable");
+      collect_binders(st.a, spec.binders);
+      collect_binders(st.b, spec.binders);
+      if (st.nfa != kNoId)
+        for (std::uint32_t a : p.nfas[st.nfa].atoms)
+          if (param(a)) error("E102", r.range, "a PATH atom cannot bind a variable");
+    }
+    for (std::uint32_t b : spec.binders) {
+      const std::string& v = p.patterns[b].variable;
+      if (spec.variable.empty()) spec.variable = v;
+      else if (spec.variable != v)
+        error("E102", r.range, fmt::format("a rule binds one variable; this one binds ${} and ${}", spec.variable, v));
+    }
   }
 
   void build() {
@@ -329,6 +447,7 @@ struct Builder {
       if ((needs_q && spec.q == kNoId) || (needs_r && spec.r == kNoId))
         error("E106", r.scope.range, "malformed rule IR: scope without its pattern");
       for (const ir::Statement& s : r.statements) {
+        const std::size_t diags_before = diags.size();
         StatementSpec st;
         st.kind = s.kind;
         st.a = pattern(s.a);
@@ -359,11 +478,12 @@ struct Builder {
             st.nfa = static_cast<std::uint32_t>(p.nfas.size());
             p.nfas.push_back(std::move(nfa));
           }
-        } else if (st.a == kNoId || (binary && st.b == kNoId)) {
+        } else if ((st.a == kNoId || (binary && st.b == kNoId)) && diags.size() == diags_before) {
           error("E106", s.range, "malformed rule IR: statement without its pattern");
         }
         spec.statements.push_back(std::move(st));
       }
+      parametric_checks(r, spec);
       p.specs.push_back(std::move(spec));
     }
   }
@@ -411,6 +531,11 @@ std::string ProgramImpl::dump_automaton() const {
     if (s.q != kNoId) out += " q=" + pname(s.q);
     if (s.r != kNoId) out += " r=" + pname(s.r);
     out += "\n";
+    if (!s.binders.empty()) {
+      out += fmt::format("  parametric ${}: one slice state per value bound by", s.variable);
+      for (std::uint32_t b : s.binders) out += " " + pname(b);
+      out += "\n";
+    }
     for (const StatementSpec& st : s.statements) {
       out += fmt::format("  statement \"{}\": {}", st.text, kind_name(st.kind));
       if (st.a != kNoId) out += " a=" + pname(st.a);

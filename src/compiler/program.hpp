@@ -29,6 +29,14 @@ struct PatternNode {
   StepType step_type = StepType::tool_call;
   std::uint32_t column = kNoId;        // tool / glob
   std::string text;                    // for dumps
+  // Parametric rules (§5). A binder is `P where … and PATH == $v`: it matches a step when
+  // P and the rest of the condition (b, or none) hold and PATH has a scalar value, which
+  // the step then binds. `parametric`: the pattern is a binder or an `|` over one, so its
+  // truth depends on the slice's value.
+  bool binder = false;
+  bool parametric = false;
+  CondOperand bind;
+  std::string variable;
 };
 
 struct StatementSpec {
@@ -44,6 +52,8 @@ struct RuleSpec {
   std::uint32_t q = kNoId, r = kNoId;
   std::string scope_text;
   std::vector<StatementSpec> statements;
+  std::string variable;                // parametric: the one `$name`, empty otherwise
+  std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
 };
 
 class ProgramImpl final : public Program {
@@ -58,6 +68,7 @@ class ProgramImpl final : public Program {
   std::string workflow_name;
   std::string ast_dump, ir_dump;
   bool case_sensitive = false;
+  bool uses_seen = false;  // keep the provenance index of seen() while checking
   std::vector<std::pair<std::string, std::string>> aliases;  // observed -> canonical, normalized
   std::vector<ToolColumn> columns;
   std::vector<PatternNode> patterns;

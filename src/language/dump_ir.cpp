@@ -179,11 +179,7 @@ std::string dump_ir(const ir::Module& m) {
       out += '\n';
     }
     for (const ir::Statement& s : r.statements) {
-      static constexpr const char* kKinds[] = {
-          "forbid", "require", "count", "precedes", "immediately_precedes", "followed_by",
-          "immediately_followed_by", "requires", "never_followed_by", "excludes", "starts_with",
-          "ends_with", "only", "no_duplicate", "in_a_row", "retries", "expect", "expect_exactly"};
-      out += fmt::format("  {}", kKinds[static_cast<int>(s.kind)]);
+      out += fmt::format("  {}", detail::statement_kind_name(s.kind));
       if (s.a != ir::kNone) out += " a=" + id_text(s.a, 'p');
       if (s.b != ir::kNone) out += " b=" + id_text(s.b, 'p');
       if (s.ignoring != ir::kNone) out += " ignoring=" + id_text(s.ignoring, 'p');

@@ -11,7 +11,7 @@ FrontendResult parse_rules(const Source& source, const FrontendOptions& options)
   FrontendResult result;
   ast::File file;
   if (detail::parse_file(source, options, file, result.diagnostics)) {
-    detail::lower_file(source, file, result.module, result.diagnostics);
+    detail::lower_file(source, file, options, result.module, result.diagnostics);
     result.ast_dump = detail::dump_ast(file);
   }
   sort_diagnostics(result.diagnostics);
@@ -36,7 +36,7 @@ std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnost
   bool ok = detail::parse_file(source, FrontendOptions{}, file, diags);
   if (ok) {
     ir::Module scratch;
-    detail::lower_file(source, file, scratch, diags);
+    detail::lower_file(source, file, FrontendOptions{}, scratch, diags);
   }
   sort_diagnostics(diags);
   bool failed = !ok || has_errors(diags);
@@ -69,11 +69,16 @@ std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnost
     pending_blank = false;
     int d = l.kind == ast::Line::Kind::comment ? comment_depth[i] : depth[i];
     out.append(static_cast<std::size_t>(d) * 4, ' ');
+    std::string_view comment = l.comment;
+    while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t')) comment.remove_suffix(1);
     if (l.kind == ast::Line::Kind::comment) {
-      out += l.comment;
+      out += comment;
     } else {
       out += detail::print_line(file, l);
-      if (!l.comment.empty()) out += "  " + l.comment;
+      if (!comment.empty()) {
+        out += "  ";
+        out += comment;
+      }
     }
     out += '\n';
   }

@@ -35,7 +35,8 @@ struct ws : star<sp> {};
 struct comment : seq<one<'#'>, star<pegtl::any>> {};
 
 // A name character; ':' only inside a name (so `after approval:` ends at the colon).
-struct name_plain : sor<alnum, one<'_', '.', '/', '-'>> {};
+// '-' never starts the arrow `->`, so `a->b` is a PATH, not a name.
+struct name_plain : sor<alnum, one<'_', '.', '/'>, seq<one<'-'>, not_at<one<'>'>>>> {};
 struct name_char : sor<name_plain, seq<one<':'>, at<name_plain>>> {};
 struct glob_char : one<'*', '?'> {};
 // Keywords are whole words: `order_id`, `or_else`, `forbidden_tool` never split.

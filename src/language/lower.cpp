@@ -82,8 +82,11 @@ bool glob_match(std::string_view glob, std::string_view s) {
 
 class Lowerer {
  public:
-  Lowerer(const Source& source, const ast::File& file, ir::Module& module, std::vector<Diagnostic>& diags)
-      : source_(source), file_(file), m_(module), diags_(diags) {}
+  Lowerer(const Source& source, const ast::File& file, std::uint32_t max_nesting, ir::Module& module,
+          std::vector<Diagnostic>& diags)
+      : file_(file), max_nesting_(max_nesting), m_(module), diags_(diags) {
+    (void)source;  // ranges are offsets into it; kept in the signature for future notes
+  }
 
   void run() {
     collect_declarations();
@@ -344,11 +347,29 @@ class Lowerer {
   }
 
   // ---- patterns ----
+  std::uint32_t depth_of(ir::Id id) const { return id < depth_.size() ? depth_[id] : 1; }
+
   ir::Id intern_pattern(ir::Pattern p) {
+    // Groups inline patterns into each other, so a chain of groups can nest far deeper than
+    // any one line; the IR is walked recursively later, hence the same limit as the parser.
+    std::uint32_t depth = 1;
+    if (p.a != ir::kNone) depth = std::max(depth, depth_of(p.a) + 1);
+    if (p.b != ir::kNone && p.kind == ir::Pattern::Kind::or_) depth = std::max(depth, depth_of(p.b) + 1);
+    if (depth > max_nesting_ + 32) {
+      if (!depth_reported_)
+        error("E010", p.range, fmt::format("pattern nesting is deeper than {} levels once groups are inlined",
+                                           max_nesting_));
+      depth_reported_ = true;
+      return p.a;
+    }
     std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", static_cast<int>(p.kind), p.name,
                                   static_cast<int>(p.step_type), p.a, p.b);
     auto [it, fresh] = pattern_ids_.try_emplace(std::move(key), static_cast<ir::Id>(m_.patterns.size()));
-    if (fresh) m_.patterns.push_back(std::move(p));
+    if (fresh) {
+      m_.patterns.push_back(std::move(p));
+      depth_.resize(m_.patterns.size(), 1);
+      depth_.back() = depth;
+    }
     return it->second;
   }
 
@@ -364,7 +385,24 @@ class Lowerer {
     return intern_pattern(std::move(p));
   }
 
+  // Recursion through groups is bounded here, before it could exhaust the stack.
   ir::Id lower_pattern(Id id) {
+    if (lower_depth_ >= 2 * max_nesting_ + 64) {
+      if (!depth_reported_)
+        error("E010", file_.patterns[id].range,
+              fmt::format("pattern nesting is deeper than {} levels once groups are inlined", max_nesting_));
+      depth_reported_ = true;
+      ir::Pattern any;
+      any.kind = ir::Pattern::Kind::any_step;
+      return intern_pattern(std::move(any));
+    }
+    ++lower_depth_;
+    ir::Id result = lower_pattern_at(id);
+    --lower_depth_;
+    return result;
+  }
+
+  ir::Id lower_pattern_at(Id id) {
     const ast::Pattern& p = file_.patterns[id];
     using K = ast::Pattern::Kind;
     ir::Pattern out;
@@ -406,7 +444,9 @@ class Lowerer {
         return intern_pattern(std::move(out));
       case K::quoted:
         out.kind = ir::Pattern::Kind::tool;
+        used_names_.insert(normalize(p.text));
         out.name = resolve_alias(normalize(p.text));
+        used_names_.insert(out.name);
         return intern_pattern(std::move(out));
       case K::name: {
         std::string name = normalize(p.text);
@@ -435,7 +475,19 @@ class Lowerer {
 
   ir::Id lower_group(const std::string& name, std::uint32_t line, SourceRange use) {
     used_groups_.insert(name);
-    if (auto it = group_ids_.find(name); it != group_ids_.end()) return it->second;
+    if (auto it = group_ids_.find(name); it != group_ids_.end()) {
+      // A group with `$variables` makes every rule that uses it parametric.
+      const auto& vars = group_variables_[name];
+      variables_.insert(vars.begin(), vars.end());
+      return it->second;
+    }
+    if (group_stack_.size() >= max_nesting_) {
+      if (!depth_reported_) error("E010", use, fmt::format("groups nest deeper than {} levels", max_nesting_));
+      depth_reported_ = true;
+      ir::Pattern any;
+      any.kind = ir::Pattern::Kind::any_step;
+      return intern_pattern(std::move(any));
+    }
     if (!group_stack_.insert(name).second) {
       error("E018", use, fmt::format("group '{}' refers to itself", name));
       ir::Pattern none;
@@ -445,20 +497,26 @@ class Lowerer {
       none.a = intern_pattern(std::move(all));
       return intern_pattern(std::move(none));
     }
+    std::set<std::string> outer;
+    outer.swap(variables_);
     ir::Id id = lower_pattern(file_.lines[line].pattern);
+    group_variables_[name] = variables_;
+    variables_.insert(outer.begin(), outer.end());
     group_stack_.erase(name);
     group_ids_[name] = id;
     return id;
   }
 
   void check_unknown_group(std::string_view written, const std::string& name, SourceRange r) {
-    if (groups_.empty() || name.size() < 4 || name.find_first_of("*?") != std::string::npos) return;
+    // A typo keeps the first letter and is close in length and spelling; anything else is
+    // taken to be a tool name, so real tools are never flagged for resembling a group.
+    if (groups_.empty() || name.size() < 5 || name.find_first_of("*?") != std::string::npos) return;
     if (aliases_.count(name)) return;
     for (const auto& [from, to] : aliases_)
       if (to == name) return;
     for (const auto& [g, line] : groups_) {
       (void)line;
-      if (g.size() < 4) continue;
+      if (g.size() < 5 || g[0] != name[0]) continue;
       // A prefix (plural, suffix) is a different name by design, not a typo.
       if (g.compare(0, name.size(), name) == 0 || name.compare(0, g.size(), g) == 0) continue;
       std::size_t d = edit_distance(name, g);
@@ -801,14 +859,18 @@ class Lowerer {
     SourceRange first;
   };
 
-  const Source& source_;
   const ast::File& file_;
+  std::uint32_t max_nesting_;
   ir::Module& m_;
+  std::vector<std::uint32_t> depth_;  // nesting depth of each pattern of m_ (index = id)
+  bool depth_reported_ = false;
+  std::uint32_t lower_depth_ = 0;
   std::vector<Diagnostic>& diags_;
   std::map<std::string, std::uint32_t> groups_;       // normalized name -> line
   std::map<std::string, std::string> aliases_;        // observed -> canonical (resolved)
   std::map<std::string, std::uint32_t> alias_line_;
   std::map<std::string, ir::Id> group_ids_;
+  std::map<std::string, std::set<std::string>> group_variables_;
   std::set<std::string> group_stack_;
   std::set<std::string> used_groups_;
   std::set<std::string> used_names_;
@@ -821,13 +883,14 @@ class Lowerer {
 
 }  // namespace
 
-void lower_file(const Source& source, const ast::File& file, ir::Module& module, std::vector<Diagnostic>& diags) {
-  Lowerer(source, file, module, diags).run();
+void lower_file(const Source& source, const ast::File& file, const FrontendOptions& options, ir::Module& module,
+                std::vector<Diagnostic>& diags) {
+  Lowerer(source, file, options.max_nesting, module, diags).run();
 }
 
 ir::Id lower_path(const Source& source, const ast::File& file, ast::Id path, ir::Module& module,
                   std::vector<Diagnostic>& diags) {
-  Lowerer l(source, file, module, diags);
+  Lowerer l(source, file, FrontendOptions{}.max_nesting, module, diags);
   return l.lower_path_root(path);
 }
 

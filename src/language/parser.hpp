@@ -12,7 +12,7 @@
 namespace trajcheck::language::detail {
 
 // Files larger than this are refused with E011 (documented in docs/language.md).
-constexpr std::size_t kMaxSourceBytes = 32u << 20;
+constexpr std::size_t kMaxSourceBytes = 16u << 20;
 // Counts and indices must stay below 2^63 (E009).
 constexpr std::uint64_t kMaxCount = (std::uint64_t{1} << 63) - 1;
 
@@ -37,10 +37,11 @@ std::string print_operand(const ir::Operand& operand);
 std::string quote_string(std::string_view value);
 std::string quote_name_if_needed(std::string_view name);
 std::string dump_ast(const ast::File& file);
+std::string_view statement_kind_name(ir::StatementKind kind);
 
 // Checks `file` and lowers it to `module`; appends diagnostics.
-void lower_file(const Source& source, const ast::File& file, ir::Module& module,
-                std::vector<Diagnostic>& diags);
+void lower_file(const Source& source, const ast::File& file, const FrontendOptions& options,
+                ir::Module& module, std::vector<Diagnostic>& diags);
 // Lowers one PATH expression of `file` into `module` (for parse_path_expression).
 ir::Id lower_path(const Source& source, const ast::File& file, ast::Id path, ir::Module& module,
                   std::vector<Diagnostic>& diags);

@@ -55,6 +55,10 @@ std::string quote_name_if_needed(std::string_view name) {
               (std::isalnum(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (std::size_t i = 0; bare && i < name.size(); ++i) {
     char c = name[i];
+    if (c == '-' && i + 1 < name.size() && name[i + 1] == '>') {
+      bare = false;
+      continue;
+    }
     if (name_plain(c)) continue;
     if (c == ':' && i + 1 < name.size() && name_plain(name[i + 1])) continue;
     bare = false;
@@ -115,12 +119,9 @@ std::string print_pattern(const ast::File& file, Id id) {
   using K = ast::Pattern::Kind;
   switch (p.kind) {
     case K::name: return p.text;
-    case K::keyword: return p.text == "tool_call" ? "any" : p.text;
-    case K::quoted: {
-      // A bare spelling would be a glob or group lookup if it had * ? — keep the quotes then.
-      if (p.text.find_first_of("*?") != std::string::npos) return quote_string(p.text);
-      return quote_name_if_needed(p.text);
-    }
+    case K::keyword: return p.text;
+    // Quotes stay: a bare spelling could name a group, a glob or a keyword instead.
+    case K::quoted: return quote_string(p.text);
     case K::or_: {
       std::string out;
       for (std::size_t i = 0; i < p.children.size(); ++i) {
@@ -283,6 +284,14 @@ std::string print_line(const ast::File& file, const ast::Line& l) {
   return "";
 }
 
+std::string_view statement_kind_name(ir::StatementKind kind) {
+  static constexpr std::string_view kKinds[] = {
+      "forbid", "require", "count", "precedes", "immediately_precedes", "followed_by",
+      "immediately_followed_by", "requires", "never_followed_by", "excludes", "starts_with",
+      "ends_with", "only", "no_duplicate", "in_a_row", "retries", "expect", "expect_exactly"};
+  return kKinds[static_cast<int>(kind)];
+}
+
 std::string dump_ast(const ast::File& file) {
   std::string out;
   static constexpr const char* kKinds[] = {"blank", "comment", "error", "workflow", "catalog",
@@ -301,12 +310,16 @@ std::string dump_ast(const ast::File& file) {
     if (l.scope) out += fmt::format("{}  scope: {}\n", pad, print_scope(file, *l.scope));
     if (l.statement != ast::kNone) {
       const ast::Statement& s = file.statements[l.statement];
-      out += fmt::format("{}  statement {}", pad, static_cast<int>(s.kind));
+      out += fmt::format("{}  statement {}", pad, statement_kind_name(s.kind));
       if (s.a != ast::kNone) out += " a=(" + print_pattern(file, s.a) + ")";
       if (s.b != ast::kNone) out += " b=(" + print_pattern(file, s.b) + ")";
       if (s.ignoring != ast::kNone) out += " ignoring=(" + print_pattern(file, s.ignoring) + ")";
       if (s.path != ast::kNone) out += " path=(" + print_path(file, s.path) + ")";
-      if (s.form != ast::CountForm::none) out += fmt::format(" count={}..{}", s.first.value, s.second.value);
+      static constexpr const char* kForms[] = {"", "at_most", "at_least", "exactly", "between"};
+      if (s.form == ast::CountForm::between)
+        out += fmt::format(" count=between {} {}", s.first.value, s.second.value);
+      else if (s.form != ast::CountForm::none)
+        out += fmt::format(" count={} {}", kForms[static_cast<int>(s.form)], s.first.value);
       out += "\n";
     }
     for (auto it = l.children.rbegin(); it != l.children.rend(); ++it) stack.push_back({*it, depth + 1});

@@ -136,6 +136,15 @@ struct IrBuilder {
     c.b = path_op(b);
     return cond(c);
   }
+  ir::Id cmp_var(const std::string& path, const std::string& var) {
+    ir::Cond c;
+    c.kind = ir::Cond::Kind::compare;
+    c.op = ir::CompareOp::eq;
+    c.a = path_op(path);
+    c.b.kind = ir::Operand::Kind::variable;
+    c.b.variable = var;
+    return cond(c);
+  }
   ir::Id matches(const std::string& path, const std::string& re) {
     ir::Cond c;
     c.kind = ir::Cond::Kind::matches;
@@ -161,6 +170,12 @@ struct IrBuilder {
   ir::Id exists(const std::string& path) {
     ir::Cond c;
     c.kind = ir::Cond::Kind::exists;
+    c.a = path_op(path);
+    return cond(c);
+  }
+  ir::Id seen(const std::string& path) {
+    ir::Cond c;
+    c.kind = ir::Cond::Kind::seen;
     c.a = path_op(path);
     return cond(c);
   }

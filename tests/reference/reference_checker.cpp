@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <re2/re2.h>
 
@@ -32,6 +33,8 @@ bool glob(std::string_view g, std::string_view t) {
 struct Ref {
   const ir::Module& m;
   const Trajectory& t;
+  std::optional<json> env;          // the value of the rule's variable in this slice
+  std::vector<std::uint32_t> keep;  // the slice: step indices checked
 
   std::string tool_name(const Step& s) const {
     std::string name(t.text(s.tool_name));
@@ -78,6 +81,7 @@ struct Ref {
         case ir::Literal::Kind::string: return json(l.string);
       }
     }
+    if (o.kind == ir::Operand::Kind::variable) return env;
     if (o.kind != ir::Operand::Kind::path) return std::nullopt;
     const Step& s = t.steps()[i];
     const ir::FieldPath& p = o.path;
@@ -169,7 +173,29 @@ struct Ref {
         }
         return false;
       }
-      case ir::Cond::Kind::seen: return false;
+      case ir::Cond::Kind::seen: {
+        auto v = value(c.a, i);
+        if (!scalar(v)) return false;
+        std::function<bool(const json&)> leaf = [&](const json& j) {
+          if (j.is_object() || j.is_array()) {
+            for (const json& e : j)
+              if (leaf(e)) return true;
+            return false;
+          }
+          return eq(j, v);
+        };
+        if (auto ctx = parse(t.context()); ctx && leaf(*ctx)) return true;
+        for (std::size_t j = 0; j < i; ++j) {
+          const Step& s = t.steps()[j];
+          if (s.type == StepType::tool_call) {
+            if (auto r = parse(t.text(s.result)); r && leaf(*r)) return true;
+          } else if (s.type == StepType::user_message && v->is_string() &&
+                     t.text(s.content).find(v->get<std::string>()) != std::string_view::npos) {
+            return true;
+          }
+        }
+        return false;
+      }
     }
     return false;
   }
@@ -196,12 +222,14 @@ struct Ref {
   // Segments of the whole trace per §4/§4a (each a list of step indices).
   std::vector<std::vector<std::uint32_t>> segments(const ir::Scope& sc) const {
     std::vector<std::vector<std::uint32_t>> out;
-    std::uint32_t n = static_cast<std::uint32_t>(t.steps().size());
-    auto range = [](std::uint32_t a, std::uint32_t b) {
+    // Positions below are positions in the slice `keep`; segments hold trace indices.
+    std::uint32_t n = static_cast<std::uint32_t>(keep.size());
+    auto range = [&](std::uint32_t a, std::uint32_t b) {
       std::vector<std::uint32_t> v;
-      for (std::uint32_t i = a; i < b; ++i) v.push_back(i);
+      for (std::uint32_t i = a; i < b; ++i) v.push_back(keep[i]);
       return v;
     };
+    auto match = [&](ir::Id p, std::uint32_t i) { return this->match(p, keep[i]); };
     switch (sc.kind) {
       case ir::ScopeKind::global: out.push_back(range(0, n)); break;
       case ir::ScopeKind::before: {
@@ -587,30 +615,130 @@ struct Ref {
   }
 };
 
+Verdict check_rule(Ref& ref, const ir::Rule& rule) {
+  bool violated = false, satisfied = false;
+  std::vector<std::uint32_t> w;
+  for (const auto& seg : ref.segments(rule.scope))
+    for (const ir::Statement& st : rule.statements) {
+      VerdictStatus v = ref.statement(st, seg, w);
+      violated = violated || v == VerdictStatus::violated;
+      satisfied = satisfied || v == VerdictStatus::satisfied;
+    }
+  Verdict v;
+  if (violated) {
+    v.status = VerdictStatus::violated;
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    v.steps = w;
+  } else {
+    v.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
+  }
+  return v;
+}
+
+bool has_variable(const ir::Module& m, ir::Id cond) {
+  const ir::Cond& c = m.conds[cond];
+  if (c.a.kind == ir::Operand::Kind::variable || c.b.kind == ir::Operand::Kind::variable) return true;
+  if (c.kind == ir::Cond::Kind::and_ || c.kind == ir::Cond::Kind::or_) return has_variable(m, c.lhs) || has_variable(m, c.rhs);
+  if (c.kind == ir::Cond::Kind::not_) return has_variable(m, c.lhs);
+  return false;
+}
+
+// The where-patterns under `p` that compare a path with a variable, with that path: the
+// patterns that bind, and where their candidate values come from.
+void variable_paths(const ir::Module& m, ir::Id p, std::vector<std::pair<ir::Id, ir::Operand>>& out) {
+  if (p == ir::kNone) return;
+  const ir::Pattern& pt = m.patterns[p];
+  if (pt.kind == ir::Pattern::Kind::where) {
+    std::function<void(ir::Id)> walk = [&](ir::Id c) {
+      const ir::Cond& k = m.conds[c];
+      if (k.a.kind == ir::Operand::Kind::variable && k.b.kind == ir::Operand::Kind::path) out.emplace_back(p, k.b);
+      if (k.b.kind == ir::Operand::Kind::variable && k.a.kind == ir::Operand::Kind::path) out.emplace_back(p, k.a);
+      if (k.kind == ir::Cond::Kind::and_ || k.kind == ir::Cond::Kind::or_) { walk(k.lhs); walk(k.rhs); }
+      if (k.kind == ir::Cond::Kind::not_) walk(k.lhs);
+    };
+    walk(pt.b);
+  }
+  if (pt.kind != ir::Pattern::Kind::tool && pt.kind != ir::Pattern::Kind::glob) {
+    variable_paths(m, pt.a, out);
+    if (pt.kind == ir::Pattern::Kind::or_) variable_paths(m, pt.b, out);
+  }
+}
+
+std::string value_text(const json& v) {
+  if (v.is_number()) return fmt::format("{}", v.get<double>());
+  return v.dump();
+}
+
 }  // namespace
 
-std::vector<Verdict> check(const ir::Module& module, const Trajectory& trace) {
-  Ref ref{module, trace};
-  std::vector<Verdict> out;
-  for (const ir::Rule& rule : module.rules) {
-    bool violated = false, satisfied = false;
-    std::vector<std::uint32_t> w;
-    for (const auto& seg : ref.segments(rule.scope))
-      for (const ir::Statement& st : rule.statements) {
-        VerdictStatus v = ref.statement(st, seg, w);
-        violated = violated || v == VerdictStatus::violated;
-        satisfied = satisfied || v == VerdictStatus::satisfied;
-      }
-    Verdict v;
-    if (violated) {
-      v.status = VerdictStatus::violated;
-      std::sort(w.begin(), w.end());
-      w.erase(std::unique(w.begin(), w.end()), w.end());
-      v.steps = w;
-    } else {
-      v.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
+std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& trace) {
+  std::vector<Entry> out;
+  Ref ref{module, trace, std::nullopt, {}};
+  std::vector<std::uint32_t> all;
+  for (std::uint32_t i = 0; i < trace.steps().size(); ++i) all.push_back(i);
+  for (std::uint32_t r = 0; r < module.rules.size(); ++r) {
+    const ir::Rule& rule = module.rules[r];
+    // The statement patterns that carry the variable, and the paths it is compared with.
+    std::vector<std::pair<ir::Id, ir::Operand>> binders;
+    for (const ir::Statement& st : rule.statements)
+      for (ir::Id p : {st.a, st.b}) variable_paths(module, p, binders);
+    ref.env.reset();
+    ref.keep = all;
+    if (binders.empty()) {
+      out.push_back(Entry{r, "", check_rule(ref, rule)});
+      continue;
     }
-    out.push_back(std::move(v));
+    // binds[i]: the values step i binds (a carrier matches it with the variable = v).
+    std::vector<std::vector<json>> binds(trace.steps().size());
+    std::vector<json> domain;  // in order of first binding
+    for (std::uint32_t i = 0; i < trace.steps().size(); ++i)
+      for (const auto& [binder, path] : binders) {
+        auto v = ref.value(path, i);
+        if (!Ref::scalar(v)) continue;
+        ref.env = v;
+        if (!ref.match(binder, i)) continue;
+        auto same = [&](const json& x) { return Ref::eq(x, *v); };
+        if (std::none_of(binds[i].begin(), binds[i].end(), same)) binds[i].push_back(*v);
+        if (std::none_of(domain.begin(), domain.end(), same)) domain.push_back(*v);
+      }
+    bool violated = false, satisfied = false;
+    for (const json& v : domain) {
+      ref.env = v;
+      ref.keep.clear();
+      for (std::uint32_t i = 0; i < trace.steps().size(); ++i) {
+        bool binds_v = std::any_of(binds[i].begin(), binds[i].end(), [&](const json& x) { return Ref::eq(x, v); });
+        if (binds[i].empty() || binds_v) ref.keep.push_back(i);
+      }
+      Verdict verdict = check_rule(ref, rule);
+      if (verdict.status == VerdictStatus::violated) {
+        violated = true;
+        out.push_back(Entry{r, value_text(v), verdict});
+      }
+      satisfied = satisfied || verdict.status == VerdictStatus::satisfied;
+    }
+    if (!violated) {
+      Verdict verdict;
+      verdict.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
+      out.push_back(Entry{r, "", verdict});
+    }
+  }
+  return out;
+}
+
+std::vector<Verdict> check(const ir::Module& module, const Trajectory& trace) {
+  std::vector<Verdict> out(module.rules.size());
+  std::vector<bool> first(module.rules.size(), true);
+  for (Entry& e : check_entries(module, trace)) {
+    Verdict& v = out[e.rule];
+    if (first[e.rule]) {
+      v = e.verdict;
+      first[e.rule] = false;
+    } else {  // several violated bindings: merge their witnesses
+      v.steps.insert(v.steps.end(), e.verdict.steps.begin(), e.verdict.steps.end());
+      std::sort(v.steps.begin(), v.steps.end());
+      v.steps.erase(std::unique(v.steps.begin(), v.steps.end()), v.steps.end());
+    }
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/ir.hpp"
@@ -18,7 +19,16 @@ struct Verdict {
   std::vector<std::uint32_t> steps;
 };
 
-// One verdict per rule of `module`, in order.
+// One verdict per rule of `module`, in order (parametric rules: combined over bindings).
 std::vector<Verdict> check(const ir::Module& module, const Trajectory& trace);
+
+// Parametric form (§5): one entry per violated binding of a parametric rule, else one
+// entry; `binding` is the bound value's JSON text (empty for a non-binding entry).
+struct Entry {
+  std::uint32_t rule = 0;
+  std::string binding;
+  Verdict verdict;
+};
+std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& trace);
 
 }  // namespace trajcheck::reference

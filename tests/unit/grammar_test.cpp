@@ -2,6 +2,10 @@
 // every example of LANGUAGE.md parses verbatim.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <set>
+#include <sstream>
+
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/analyze.hpp>
 
@@ -198,4 +202,42 @@ TEST_CASE("syntax errors point at the offending text") {
   CHECK(e.find("1:10: error[E001]: unexpected text") != std::string::npos);
   e = errors_of("forbid \"abc\n");
   CHECK(e.find("unterminated string") != std::string::npos);
+}
+
+TEST_CASE("grammar/trajcheck.peg and grammar.hpp name the same rules") {
+  auto read = [](const std::string& rel) {
+    std::ifstream in(std::string(TRAJCHECK_SOURCE_DIR) + "/" + rel);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  std::string peg = read("grammar/trajcheck.peg");
+  std::string hpp = read("src/language/grammar.hpp");
+  REQUIRE_FALSE(peg.empty());
+  REQUIRE_FALSE(hpp.empty());
+  std::set<std::string> peg_rules, hpp_rules;
+  std::istringstream pl(peg);
+  for (std::string l; std::getline(pl, l);) {
+    auto arrow = l.find(" <-");
+    if (l.empty() || l[0] == '#' || l[0] == ' ' || arrow == std::string::npos) continue;
+    std::string name = l.substr(0, l.find(' '));
+    if (name.rfind("KW(", 0) == 0) continue;
+    peg_rules.insert(name);
+  }
+  std::istringstream hl(hpp);
+  for (std::string l; std::getline(hl, l);) {
+    if (l.rfind("struct ", 0) != 0) continue;
+    std::string name = l.substr(7, l.find_first_of(" ;", 7) - 7);
+    if (name.rfind("kw_", 0) == 0 || name == "Errors") continue;
+    hpp_rules.insert(name);
+  }
+  for (const auto& r : peg_rules) {
+    INFO("in trajcheck.peg but not grammar.hpp: " << r);
+    CHECK(hpp_rules.count(r) == 1);
+  }
+  for (const auto& r : hpp_rules) {
+    INFO("in grammar.hpp but not trajcheck.peg: " << r);
+    CHECK(peg_rules.count(r) == 1);
+  }
+  CHECK(peg_rules.size() > 100);
 }

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+# Turns the raw samples of bench/run.sh into bench/out/results.md: medians, throughput, ratios
+# to the floor and to the peers measured in the same run, peak RSS, scaling fits, the issue 7
+# targets, and the verdict agreement written by compare.py.
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+from datetime import datetime, timezone
+
+
+def read_tsv(path, names):
+    rows = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for r in csv.reader(f, delimiter="\t"):
+                if r:
+                    rows.append(dict(zip(names, r)))
+    return rows
+
+
+def num(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def machine():
+    model = "?"
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    mem = "?"
+    with open("/proc/meminfo", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+                break
+    with open("/proc/loadavg", encoding="utf-8") as f:
+        load = " ".join(f.read().split()[:3])
+    start = ""
+    if os.path.exists("bench/out/loadavg.start"):
+        with open("bench/out/loadavg.start", encoding="utf-8") as f:
+            start = " ".join(f.read().split()[:3])
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = "?"
+    try:
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        node = "absent"
+    return model, os.cpu_count(), mem, load, start, commit, node
+
+
+class Figure:
+    def __init__(self, meta, samples):
+        self.group = meta["group"]
+        self.name = meta["name"]
+        self.bytes = num(meta["bytes"]) or 0
+        self.records = num(meta["records"]) or 0
+        self.steps = num(meta["steps"]) or 0
+        self.rules = num(meta["rules"]) or 0
+        self.note = meta["note"]
+        ok = [s for s in samples if s["ok"] == "1"]
+        self.failed = [s for s in samples if s not in ok]
+        walls = [float(s["wall"]) for s in ok]
+        self.runs = len(walls)
+        self.median = statistics.median(walls) if walls else None
+        self.min = min(walls) if walls else None
+        self.max = max(walls) if walls else None
+        cpus = [float(s["cpu"]) for s in ok if num(s.get("cpu")) is not None]
+        self.cpu = statistics.median(cpus) if cpus else None
+        rss = [int(s["rss"]) for s in ok if s["rss"].isdigit()]
+        self.rss_mb = max(rss) / 1024 if rss else None
+
+    @property
+    def ok(self):
+        return self.median is not None and self.median > 0
+
+    def mbps(self):
+        return self.bytes / 1e6 / self.median if self.ok else None
+
+    def per_s(self, what):
+        return what / self.median if self.ok else None
+
+    def cost(self):
+        """CPU seconds (user + system) when known and non-zero, else wall seconds: what the
+        single-thread comparisons use, since CPU time moves far less with the machine's load."""
+        return self.cpu if self.cpu else self.median
+
+    def cpu_mbps(self):
+        return self.bytes / 1e6 / self.cost() if self.ok else None
+
+    def cpu_per_s(self, what):
+        return what / self.cost() if self.ok else None
+
+
+def fmt(x, digits=1, suffix=""):
+    if x is None:
+        return "—"
+    if abs(x) >= 100:
+        return f"{x:,.0f}{suffix}"
+    return f"{x:.{digits}f}{suffix}"
+
+
+def spread(f):
+    if not f.ok:
+        return "—"
+    return f"{f.median:.3f} ({f.min:.3f}–{f.max:.3f}, n={f.runs})"
+
+
+def cpu(f):
+    return "—" if not f.ok or f.cpu is None else f"{f.cpu:.2f}"
+
+
+def linfit(xs, ys):
+    n = len(xs)
+    if n < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return None
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - b * mx
+    ss_tot = sum((y - my) ** 2 for y in ys)
+    ss_res = sum((y - (a + b * x)) ** 2 for x, y in zip(xs, ys))
+    r2 = 1 - ss_res / ss_tot if ss_tot > 0 else 1.0
+    return a, b, r2
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", required=True)
+    ap.add_argument("--figures", required=True)
+    ap.add_argument("--notes")
+    ap.add_argument("--agreement")
+    ap.add_argument("--native-stats")
+    ap.add_argument("--agentevals-stats")
+    ap.add_argument("--quick", default="0")
+    ap.add_argument("--jobs", default="2")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    samples = read_tsv(a.samples, ["group", "name", "run", "wall", "rss", "rc", "ok", "cpu"])
+    metas = read_tsv(a.figures, ["group", "name", "bytes", "records", "steps", "rules", "note"])
+    figs = {}
+    for m in metas:
+        figs[(m["group"], m["name"])] = Figure(
+            m, [s for s in samples if s["group"] == m["group"] and s["name"] == m["name"]])
+
+    def get(group, name):
+        f = figs.get((group, name))
+        return f if f and f.ok else None
+
+    jobs = a.jobs
+    model, cpus, mem, load, load_start, commit, node = machine()
+    out = []
+    w = out.append
+    w("# trajcheck benchmark results\n")
+    w(f"Generated by `bench/run.sh` on {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
+      f"commit `{commit}`, {'QUICK (small data, smoke run)' if a.quick == '1' else 'full data'}.\n")
+    w(f"Machine: {cpus} cores, {model}, {mem} RAM; Node {node}. Load average at start {load_start or '?'}, "
+      f"at the end {load} (the machine is shared: compare figures of one run, side by side, not across runs).\n")
+    w("Times are medians over the runs shown, end to end (process start, reading, parsing, output): wall-clock "
+      "seconds (min–max, n) and CPU seconds (user + system, all threads). Throughput columns use wall time; "
+      "the single-thread ratios marked *CPU* divide CPU times, which the load of a shared machine moves much "
+      "less than wall time. Peak RSS is the largest resident set of the process (`/usr/bin/time %M`).\n")
+    for label, path in (("native traces", a.native_stats), ("agentevals records", a.agentevals_stats)):
+        if path and os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                w(f"- data, {label}: `{f.read().strip()}`")
+    w("")
+
+    # ---------------------------------------------------------------- check
+    floor = get("check", "floor")
+    w("## Check: native JSONL traces, `bench/bench.rules` (20 rules)\n")
+    w("| figure | what | wall s | CPU s | MB/s | traces/s | steps/s | × floor (wall) | × floor (CPU) | peak RSS MB |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for (g, n), f in figs.items():
+        if g != "check":
+            continue
+        ratio = f.mbps() / floor.mbps() if f.ok and floor and f is not floor else None
+        cratio = f.cpu_mbps() / floor.cpu_mbps() if f.ok and floor and f is not floor else None
+        w(f"| {n} | {f.note} | {spread(f)} | {cpu(f)} | {fmt(f.mbps())} | {fmt(f.per_s(f.records))} | "
+          f"{fmt(f.per_s(f.steps))} | {fmt(ratio, 2)} | {fmt(cratio, 2)} | {fmt(f.rss_mb)} |")
+    w("")
+
+    # ---------------------------------------------------------------- score
+    sfloor = get("score", "floor")
+    ae = get("score", "agentevals")
+    pf = get("score", "promptfoo")
+    w("## Score: agentevals-format records (`outputs` / `reference_outputs`)\n")
+    w("| figure | what | wall s | CPU s | records/s | MB/s | × floor | × agentevals (wall) | × agentevals (CPU) | × promptfoo (wall) | peak RSS MB |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for (g, n), f in figs.items():
+        if g != "score":
+            continue
+        rps = f.per_s(f.records)
+        r_floor = f.mbps() / sfloor.mbps() if f.ok and sfloor and f is not sfloor else None
+        r_ae = rps / ae.per_s(ae.records) if f.ok and ae and f is not ae else None
+        r_pf = rps / pf.per_s(pf.records) if f.ok and pf and f is not pf else None
+        r_aec = f.cpu_per_s(f.records) / ae.cpu_per_s(ae.records) if f.ok and ae and f is not ae else None
+        w(f"| {n} | {f.note} | {spread(f)} | {cpu(f)} | {fmt(rps)} | {fmt(f.mbps())} | {fmt(r_floor, 2)} | "
+          f"{fmt(r_ae, 2)} | {fmt(r_aec, 2)} | {fmt(r_pf, 2)} | {fmt(f.rss_mb)} |")
+    for peer in ("agentevals", "promptfoo"):
+        path = f"bench/out/score-{peer}.stderr"
+        if ("score", peer) in figs and os.path.exists(path):
+            with open(path, encoding="utf-8") as fh:
+                last = [l for l in fh.read().splitlines() if l.startswith("{")]
+            if last:
+                w(f"\n{peer} driver (last run): `{last[-1]}` (import_s: loading the package; process_s: the records).")
+    w("")
+
+    # ---------------------------------------------------------------- targets
+    j1 = get("check", "check-j1")
+    jn = get("check", f"check-j{jobs}")
+    s1 = get("score", "score-j1")
+    sn = get("score", f"score-j{jobs}")
+    w("## Targets of issue 7\n")
+    w("| target | measured | verdict |")
+    w("|---|---|---|")
+
+    def target(label, value, ok, missing_why):
+        if value is None:
+            w(f"| {label} | — | not measured: {missing_why} |")
+        else:
+            w(f"| {label} | {value} | {'met' if ok else 'NOT met'} |")
+
+    r = j1.cpu_mbps() / floor.cpu_mbps() if j1 and floor else None
+    rw = j1.mbps() / floor.mbps() if j1 and floor else None
+    target("check, 1 thread ≥ 50% of the floor's throughput", None if r is None else f"{r:.0%} (CPU; wall {rw:.0%})",
+           r is not None and r >= 0.5, "no check figure")
+    r = jn.mbps() / j1.mbps() if jn and j1 else None
+    target(f"check -j {jobs} ≥ 1.6× one thread", None if r is None else f"{r:.2f}×", r is not None and r >= 1.6,
+           "no check figure")
+    r = s1.cpu_per_s(s1.records) / ae.cpu_per_s(ae.records) if s1 and ae else None
+    rw = s1.per_s(s1.records) / ae.per_s(ae.records) if s1 and ae else None
+    target("score, 1 thread ≥ 10× agentevals", None if r is None else f"{r:.1f}× (CPU; wall {rw:.1f}×)",
+           r is not None and r >= 10, "no score or no agentevals figure")
+    r = sn.per_s(sn.records) / ae.per_s(ae.records) if sn and ae else None
+    target(f"score -j {jobs} ≥ 18× agentevals", None if r is None else f"{r:.1f}×", r is not None and r >= 18,
+           "no score or no agentevals figure")
+    # The main figures and the input-size series; the steps-scaling runs hold a whole trace of up
+    # to a million steps in memory by design and are reported in their own table.
+    ours = [f for (g, n), f in figs.items() if f.ok and f.rss_mb is not None
+            and ((g in ("check", "score") and n.split("-")[0] in ("check", "score", "normalize")) or g == "rss")]
+    peak = max((f.rss_mb for f in ours), default=None)
+    target("peak RSS ≤ 100 MB (check, score, normalize and the input-size series)", None if peak is None else f"{peak:.1f} MB",
+           peak is not None and peak <= 100, "no trajcheck figure")
+    rss = [f for (g, n), f in figs.items() if g == "rss" and f.ok]
+    if rss:
+        lo, hi = min(f.rss_mb for f in rss), max(f.rss_mb for f in rss)
+        sizes = ", ".join(f"{f.bytes / 1e6:,.0f} MB → {f.rss_mb:.1f} MB" for f in rss)
+        target("peak RSS flat from 50 MB to 5 GB of input", f"{sizes}", hi <= 1.25 * lo + 5, "")
+    else:
+        target("peak RSS flat from 50 MB to 5 GB of input", None, False, "no check figure")
+    steps = sorted([f for (g, n), f in figs.items() if g == "steps" and n.startswith("check-") and f.ok],
+                   key=lambda f: f.bytes / max(f.records, 1))
+    if len(steps) >= 2:
+        per = [f.cost() / f.steps * 1e9 for f in steps]
+        target("check linear in steps (CPU ns per step, shortest to longest traces)",
+               f"{min(per):.0f}–{max(per):.0f} ns/step", max(per) <= 2 * min(per), "")
+    else:
+        target("check linear in steps", None, False, "no check figure")
+    w("")
+
+    # ---------------------------------------------------------------- scaling
+    w("## Scaling in steps per trace (1 thread, same total of steps, 20 rules)\n")
+    w("CPU seconds (user + system) of each process; ns/step divides check's CPU time by the steps.\n")
+    w("| steps/trace | traces | steps | floor CPU s | check CPU s | check ns/step | ns/(step·rule) | check / floor | check peak RSS MB |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    names = sorted({n.split("-", 1)[1] for (g, n) in figs if g == "steps"}, key=lambda s: int(s))
+    for s in names:
+        fl = get("steps", f"floor-{s}")
+        ch = get("steps", f"check-{s}")
+        base = ch or fl
+        if not base:
+            continue
+        nsps = ch.cost() / ch.steps * 1e9 if ch else None
+        nspr = nsps / ch.rules if ch and ch.rules else None
+        w(f"| {int(s):,} | {int(base.records):,} | {int(base.steps):,} | {fmt(fl.cost(), 3) if fl else '—'} | "
+          f"{fmt(ch.cost(), 3) if ch else '—'} | {fmt(nsps)} | {fmt(nspr, 2)} | "
+          f"{fmt(ch.cost() / fl.cost(), 2) if ch and fl else '—'} | {fmt(ch.rss_mb) if ch else '—'} |")
+    w("")
+    rules = sorted([f for (g, n), f in figs.items() if g == "rules" and f.ok], key=lambda f: f.rules)
+    w("## Scaling in rules (1 thread, the same traces, generated rule files)\n")
+    if rules:
+        w("| rules | traces | steps | wall s | CPU s | CPU ns/(step·rule) | peak RSS MB |")
+        w("|---|---|---|---|---|---|---|")
+        for f in rules:
+            w(f"| {int(f.rules)} | {int(f.records):,} | {int(f.steps):,} | {spread(f)} | {cpu(f)} | "
+              f"{fmt(f.cost() / (f.steps * f.rules) * 1e9, 2)} | {fmt(f.rss_mb)} |")
+        fit = linfit([f.rules for f in rules], [f.cost() for f in rules])
+        if fit:
+            a0, b0, r2 = fit
+            st = rules[0].steps
+            w(f"\nLeast-squares fit of CPU time: seconds = {a0:.3f} + {b0 * 1000:.3f} ms × rules (R² = {r2:.4f}); the slope is "
+              f"{b0 / st * 1e9:.2f} ns per step and rule, the intercept the rule-independent cost (reading, parsing).\n")
+    else:
+        w("Not measured (no `check` command in this build).\n")
+
+    # ---------------------------------------------------------------- notes, agreement
+    if a.agreement and os.path.exists(a.agreement):
+        with open(a.agreement, encoding="utf-8") as f:
+            w(f.read())
+    failed = [f for f in figs.values() if f.failed]
+    notes = []
+    if a.notes and os.path.exists(a.notes):
+        with open(a.notes, encoding="utf-8") as f:
+            notes = [l.strip() for l in f if l.strip()]
+    for f in failed:
+        notes.append(f"{f.group}/{f.name}: a run exited {f.failed[0]['rc']} (bench/out/{f.group}-{f.name}.stderr)")
+    if notes:
+        w("## Not measured / failed\n")
+        for n in notes:
+            w(f"- {n}")
+        w("")
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()

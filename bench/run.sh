@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# bench/run.sh — trajcheck's performance harness (issue 7; docs/performance.md says what each
+# figure means). Builds Release into build-bench/, generates the data into bench/out/ if missing,
+# installs the Node peers into bench/peers/, runs every figure RUNS times and writes
+# bench/out/results.md (medians, throughput, ratios to the floor and the peers, peak RSS).
+#
+#   bash bench/run.sh                 # full: 500 MB of traces, 20 000 score records, scaling
+#   QUICK=1 bash bench/run.sh         # smoke run on small data (seconds)
+#
+# Environment: RUNS (default 5) runs a figure; PEER_RUNS (default RUNS) for the Node peers
+# (PROMPTFOO_RUNS, default PEER_RUNS, for promptfoo alone: about two minutes a run);
+# SCALING_RUNS (default RUNS) for the scaling runs; JOBS (default 2) the threads of the -j figures;
+# SKIP_PEERS=1, SKIP_SCALING=1, SKIP_RSS=1 leave parts out; ONLY_DATA=1 stops after generating.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+QUICK=${QUICK:-0}
+RUNS=${RUNS:-5}
+PEER_RUNS=${PEER_RUNS:-$RUNS}
+PROMPTFOO_RUNS=${PROMPTFOO_RUNS:-$PEER_RUNS}
+SCALING_RUNS=${SCALING_RUNS:-$RUNS}
+JOBS=${JOBS:-2}
+SKIP_PEERS=${SKIP_PEERS:-0}
+SKIP_SCALING=${SKIP_SCALING:-0}
+SKIP_RSS=${SKIP_RSS:-0}
+
+if [[ $QUICK == 1 ]]; then
+  data=bench/out/quick
+  native_bytes=20M; ae_records=1000
+  scale_total=100000; scale_steps="10 100 1000 10000 100000"
+  rule_counts="1 10 50 100 200"; rules_slice_lines=900     # ~10 MB
+  rss_copies=10
+else
+  data=bench/out/full
+  native_bytes=500M; ae_records=20000
+  scale_total=1000000; scale_steps="10 100 1000 10000 100000 1000000"
+  rule_counts="1 5 10 20 50 100 200"; rules_slice_lines=4500  # ~50 MB
+  rss_copies=10                                               # 10 x 500 MB = 5 GB on stdin
+fi
+build=build-bench
+mkdir -p "$data" bench/out
+samples=bench/out/samples.tsv    # one line per run: group name run wall_s rss_kb rc ok cpu_s
+figures=bench/out/figures.tsv    # one line per figure: group name bytes records steps rules note
+notes=bench/out/notes.txt        # what could not be measured, and why
+: >"$samples"; : >"$figures"; : >"$notes"
+cut -d' ' -f1-3 /proc/loadavg >bench/out/loadavg.start
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+note() { say "NOTE: $*"; printf '%s\n' "$*" >>"$notes"; }
+
+# ------------------------------------------------------------------ build
+
+say "building Release into $build/"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON \
+  -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
+cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor >"$tmp/build.log" 2>&1 \
+  || { cat "$tmp/build.log" >&2; exit 2; }
+gen=$build/bench/bench_gen
+floor=$build/bench/bench_floor
+tc=""
+if cmake --build "$build" -j "$JOBS" --target trajcheck_cli >bench/out/build-trajcheck.log 2>&1; then
+  tc=$build/trajcheck
+else
+  note "trajcheck does not build yet (bench/out/build-trajcheck.log): no trajcheck figures"
+fi
+has_command() {  # has_command NAME: the subcommand exists in this build (`NAME --help` alone
+  [[ -n $tc ]] && "$tc" --help 2>/dev/null | grep -qE "^ +$1( |\$)"  # would succeed either way)
+}
+has_check=0; has_score=0
+if has_command check; then has_check=1; elif [[ -n $tc ]]; then note "trajcheck has no 'check' command yet: no check figures"; fi
+if has_command score; then has_score=1; elif [[ -n $tc ]]; then note "trajcheck has no 'score' command yet: no score figures"; fi
+
+# ------------------------------------------------------------------ data
+
+# meta FILE [--format agentevals]: "records N steps M bytes B" of a data file (cached).
+meta() {
+  local f=$1; shift
+  if [[ ! -s $f.meta || $f.meta -ot $f ]]; then
+    "$floor" "$@" "$f" | awk '{print $1, $2, $3, $4, $5, $6}' >"$f.meta"
+  fi
+  cat "$f.meta"
+}
+field() { awk -v k="$2" '{for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1)}' <<<"$1"; }
+
+native=$data/native.jsonl
+agentevals=$data/agentevals.jsonl
+if [[ ! -s $native ]]; then
+  say "generating $native ($native_bytes)"
+  "$gen" native -o "$native.tmp" --bytes "$native_bytes" --seed 7 2>"$data/native.stats" && mv "$native.tmp" "$native"
+fi
+if [[ ! -s $agentevals ]]; then
+  say "generating $agentevals ($ae_records records)"
+  "$gen" agentevals -o "$agentevals.tmp" --records "$ae_records" --calls 20 --seed 11 2>"$data/agentevals.stats" \
+    && mv "$agentevals.tmp" "$agentevals"
+fi
+native_meta=$(meta "$native")
+ae_meta=$(meta "$agentevals" --format agentevals)
+say "native: $native_meta"
+say "agentevals: $ae_meta"
+if [[ ! -s $data/slice.jsonl ]]; then head -n "$rules_slice_lines" "$native" >"$data/slice.jsonl"; fi
+slice_meta=$(meta "$data/slice.jsonl")
+rules=bench/bench.rules
+rule_count=20
+if has_command lint; then  # a rules file that does not compile would make every check figure fail
+  if ! "$tc" lint "$rules" >bench/out/lint.txt 2>&1; then
+    note "bench/bench.rules does not compile with this build (bench/out/lint.txt): $(head -n 1 bench/out/lint.txt)"
+  fi
+fi
+[[ ${ONLY_DATA:-0} == 1 ]] && exit 0
+
+# ------------------------------------------------------------------ measuring
+
+# figure GROUP NAME META RULES RUNS OK_CODES SINK NOTE -- CMD…
+# Runs CMD RUNS times under /usr/bin/time (peak RSS of the process tree's largest member),
+# timing each run's wall clock; exit codes outside OK_CODES ("0 1") mark the run failed.
+figure() {
+  local group=$1 name=$2 m=$3 nrules=$4 runs=$5 ok=$6 sink=$7 what=$8
+  shift 9
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$group" "$name" "$(field "$m" bytes)" "$(field "$m" records)" \
+    "$(field "$m" steps)" "$nrules" "$what" >>"$figures"
+  local i t0 t1 rc rss wall user sys cpu
+  for ((i = 1; i <= runs; i++)); do
+    t0=$EPOCHREALTIME
+    rc=0
+    /usr/bin/time -f '%M %U %S' -o "$tmp/rss" "$@" >"$sink" 2>"$tmp/stderr" || rc=$?
+    t1=$EPOCHREALTIME
+    read -r rss user sys < <(tail -n 1 "$tmp/rss")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')
+    local good=1
+    [[ " $ok " == *" $rc "* ]] || good=0
+    printf '%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n' "$group" "$name" "$i" "$wall" "$rss" "$rc" "$good" "$cpu" >>"$samples"
+    if ((!good)); then
+      say "$group/$name run $i: exit $rc"
+      cp "$tmp/stderr" "bench/out/$group-$name.stderr"
+      head -n 5 "$tmp/stderr" >&2
+      break
+    fi
+    say "$group/$name run $i: ${wall}s wall, ${cpu}s CPU, peak RSS ${rss} KB"
+  done
+  cp "$tmp/stderr" "bench/out/$group-$name.stderr" 2>/dev/null || true
+}
+
+# ------------------------------------------------------------------ check (native traces)
+
+figure check floor "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "$floor" "$native"
+if ((has_check)); then
+  figure check "check-j1" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, text output" -- \
+    "$tc" check -r "$rules" -j 1 --quiet "$native"
+  figure check "check-j$JOBS" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, text output" -- \
+    "$tc" check -r "$rules" -j "$JOBS" --quiet "$native"
+  figure check "check-j1-jsonl" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, --format jsonl" -- \
+    "$tc" check -r "$rules" -j 1 --format jsonl "$native"
+  if "$tc" lint bench/bench-parametric.rules >bench/out/lint-parametric.txt 2>&1; then
+    figure check "check-j1-param" "$native_meta" $((rule_count + 2)) "$RUNS" "0 1" /dev/null \
+      "20 rules + 2 parametric (bench-parametric.rules)" -- \
+      "$tc" check -r "$rules" -r bench/bench-parametric.rules -j 1 --quiet "$native"
+  else
+    note "bench/bench-parametric.rules does not compile with this build (bench/out/lint-parametric.txt): no parametric figure"
+  fi
+fi
+if has_command normalize; then
+  figure check "normalize-j1" "$native_meta" 0 "$RUNS" "0" /dev/null "reader + normalized JSON writer" -- \
+    "$tc" normalize -j 1 "$native"
+fi
+
+# ------------------------------------------------------------------ score (agentevals records)
+
+figure score floor "$ae_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool-call names" -- \
+  "$floor" --format agentevals "$agentevals"
+if ((has_score)); then
+  score_args=(--format jsonl)
+  if "$tc" score --help 2>&1 | grep -q -- --tool-args; then
+    score_args+=(--tool-args exact)
+  else
+    note "trajcheck score has no --tool-args option in this build: its default argument matching is compared with agentevals' exact mode"
+  fi
+  figure score "score-j1" "$ae_meta" 0 "$RUNS" "0 1" bench/out/score.jsonl "all four match modes, --tool-args exact" -- \
+    "$tc" score -j 1 "${score_args[@]}" "$agentevals"
+  figure score "score-j$JOBS" "$ae_meta" 0 "$RUNS" "0 1" /dev/null "all four match modes, --tool-args exact" -- \
+    "$tc" score -j "$JOBS" "${score_args[@]}" "$agentevals"
+fi
+
+if [[ $SKIP_PEERS != 1 ]]; then
+  peers=bench/peers
+  mkdir -p "$peers"
+  if ! cmp -s bench/node/package.json "$peers/package.json" || [[ ! -d $peers/node_modules ]]; then
+    say "installing the Node peers into $peers/ (npm ci)"
+    cp bench/node/package.json bench/node/package-lock.json "$peers/"
+    (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error) >bench/out/npm-install.log 2>&1 \
+      || note "npm ci failed (bench/out/npm-install.log): peers not measured"
+  fi
+  cp bench/node/driver.mjs "$peers/driver.mjs"
+  if [[ -d $peers/node_modules/agentevals ]]; then
+    figure score agentevals "$ae_meta" 0 "$PEER_RUNS" "0" bench/out/agentevals.stdout \
+      "agentevals 0.0.7: strict, unordered, subset, superset (toolArgsMatchMode exact), Node $(node --version)" -- \
+      node "$peers/driver.mjs" --peer agentevals --input "$agentevals" --out bench/out/agentevals.verdicts.jsonl
+  fi
+  if [[ -d $peers/node_modules/promptfoo ]]; then
+    figure score promptfoo "$ae_meta" 0 "$PROMPTFOO_RUNS" "0" bench/out/promptfoo.stdout \
+      "promptfoo 0.121.20: trajectory:tool-used, tool-sequence (in order, exact), tool-args-match (exact)" -- \
+      node "$peers/driver.mjs" --peer promptfoo --input "$agentevals" --out bench/out/promptfoo.verdicts.jsonl
+  fi
+fi
+
+# ------------------------------------------------------------------ peak RSS against input size
+
+if ((has_check)) && [[ $SKIP_RSS != 1 ]]; then
+  # The same check over growing input: a 1/10 slice, the file, and the file rss_copies times on stdin.
+  lines=$(field "$native_meta" records)
+  head -n $((lines / 10)) "$native" >"$data/tenth.jsonl"
+  figure rss tenth "$(meta "$data/tenth.jsonl")" $rule_count 1 "0 1" /dev/null "1/10 of the traces" -- \
+    "$tc" check -r "$rules" -j "$JOBS" --quiet "$data/tenth.jsonl"
+  figure rss whole "$native_meta" $rule_count 1 "0 1" /dev/null "all traces" -- \
+    "$tc" check -r "$rules" -j "$JOBS" --quiet "$native"
+  big_meta="records $(( $(field "$native_meta" records) * rss_copies )) steps $(( $(field "$native_meta" steps) * rss_copies )) bytes $(( $(field "$native_meta" bytes) * rss_copies ))"
+  figure rss "x$rss_copies-stdin" "$big_meta" $rule_count 1 "0 1" /dev/null "the file $rss_copies times through stdin" -- \
+    bash -c 'for ((k = 0; k < $1; k++)); do cat "$2"; done | "$3" check -r "$4" -j "$5" --quiet -' _ \
+    "$rss_copies" "$native" "$tc" "$rules" "$JOBS"
+fi
+
+# ------------------------------------------------------------------ scaling: steps x rules
+
+if [[ $SKIP_SCALING != 1 ]]; then
+  for s in $scale_steps; do
+    f=$data/steps-$s.jsonl
+    if [[ ! -s $f ]]; then
+      "$gen" long -o "$f" --steps "$s" --traces $((scale_total / s)) --seed 13 2>/dev/null
+    fi
+    m=$(meta "$f")
+    figure steps "floor-$s" "$m" 0 "$SCALING_RUNS" "0" /dev/null "$s steps a trace" -- "$floor" "$f"
+    if ((has_check)); then
+      figure steps "check-$s" "$m" $rule_count "$SCALING_RUNS" "0 1" /dev/null "$s steps a trace" -- \
+        "$tc" check -r "$rules" -j 1 --quiet "$f"
+    fi
+  done
+  if ((has_check)); then
+    for r in $rule_counts; do
+      rf=$data/rules-$r.rules
+      "$gen" rules -o "$rf" --count "$r" --seed 17  # cheap: always current with the generator
+      figure rules "check-$r" "$slice_meta" "$r" "$SCALING_RUNS" "0 1" /dev/null "$r generated rules" -- \
+        "$tc" check -r "$rf" -j 1 --quiet "$data/slice.jsonl"
+    done
+  fi
+fi
+
+# ------------------------------------------------------------------ verdict agreement and report
+
+compare_args=()
+[[ -s bench/out/score.jsonl ]] && compare_args+=(--trajcheck bench/out/score.jsonl)
+[[ -s bench/out/agentevals.verdicts.jsonl ]] && compare_args+=(--agentevals bench/out/agentevals.verdicts.jsonl)
+[[ -s bench/out/promptfoo.verdicts.jsonl ]] && compare_args+=(--promptfoo bench/out/promptfoo.verdicts.jsonl)
+python3 bench/compare.py "${compare_args[@]}" --out bench/out/agreement.md || note "verdict comparison failed"
+
+python3 bench/report.py --samples "$samples" --figures "$figures" --notes "$notes" \
+  --agreement bench/out/agreement.md --quick "$QUICK" --jobs "$JOBS" \
+  --native-stats "$data/native.stats" --agentevals-stats "$data/agentevals.stats" \
+  --out bench/out/results.md
+say "wrote bench/out/results.md"
+cat bench/out/results.md

@@ -1,0 +1,625 @@
+// The five output formats of `trajcheck check`. Per-trace parts are rendered by the
+// workers into their batch text; the summary is rendered once, from merged counters.
+#include "cli/report_check.hpp"
+
+#include "util/pipeline.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace trajcheck::cli {
+
+namespace {
+
+// Text output shows this many witnesses of one result, and this many results (bindings)
+// of one rule, before "… and N more": a loop that calls a forbidden tool 500 times should
+// not bury the other violations.
+constexpr std::size_t kMaxWitnesses = 3;
+constexpr std::size_t kMaxResultsPerRule = 3;
+// Markdown (a CI job summary has a size limit) lists at most this many violation rows.
+constexpr std::size_t kMaxMarkdownRows = 200;
+
+const char* kReset = "\033[0m";
+const char* kBold = "\033[1m";
+const char* kDim = "\033[2m";
+const char* kRed = "\033[31m";
+const char* kGreen = "\033[32m";
+const char* kYellow = "\033[33m";
+const char* kCyan = "\033[36m";
+
+const char* severity_color(RuleSeverity s) {
+  switch (s) {
+    case RuleSeverity::critical:
+    case RuleSeverity::error: return kRed;
+    case RuleSeverity::warning: return kYellow;
+    case RuleSeverity::info: return kCyan;
+  }
+  return kReset;
+}
+
+template <class F>
+void for_each_result(const RuleCatalog& rules, const std::vector<std::vector<RuleResult>>& results,
+                     F&& f) {
+  for (std::size_t p = 0; p < results.size(); ++p)
+    for (const RuleResult& r : results[p]) f(rules.base[p] + r.rule, r);
+}
+
+std::string origin_text(const RecordOrigin& o) { return fmt::format("{}:{}", o.file, o.line); }
+
+}  // namespace
+
+bool parse_check_format(std::string_view name, CheckFormat* out) {
+  static constexpr std::pair<std::string_view, CheckFormat> kNames[] = {
+      {"text", CheckFormat::text},   {"json", CheckFormat::json},
+      {"jsonl", CheckFormat::jsonl}, {"junit", CheckFormat::junit},
+      {"markdown", CheckFormat::markdown}};
+  for (const auto& [n, f] : kNames)
+    if (n == name) {
+      *out = f;
+      return true;
+    }
+  return false;
+}
+
+void RuleCatalog::add(std::string file, std::shared_ptr<const Program> program) {
+  base.push_back(static_cast<std::uint32_t>(rules.size()));
+  for (const RuleInfo& info : program->rules())
+    rules.push_back(Entry{&info, static_cast<std::uint32_t>(files.size())});
+  files.push_back(std::move(file));
+  programs.push_back(std::move(program));
+}
+
+void CheckStats::merge(const CheckStats& o) {
+  records += o.records;
+  traces += o.traces;
+  passed += o.passed;
+  failed += o.failed;
+  rejected += o.rejected;
+  flagged += o.flagged;
+  warnings += o.warnings;
+  if (rules.size() < o.rules.size()) rules.resize(o.rules.size());
+  for (std::size_t i = 0; i < o.rules.size(); ++i) {
+    rules[i].violations += o.rules[i].violations;
+    rules[i].violated_traces += o.rules[i].violated_traces;
+    rules[i].activated += o.rules[i].activated;
+  }
+}
+
+std::uint64_t CheckStats::violations_of(const RuleCatalog& c, RuleSeverity s) const {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < rules.size() && i < c.rules.size(); ++i)
+    if (c.rules[i].info->severity == s) n += rules[i].violations;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// Escaping and step descriptions
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+}
+
+void append_xml_escaped(std::string& out, std::string_view s) {
+  for (char ch : s) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters even as references.
+        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += ' ';
+        } else {
+          out += ch;
+        }
+    }
+  }
+}
+
+std::string truncate_utf8(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return std::string(s);
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "…";
+}
+
+namespace {
+// One line of text, however the message was written.
+std::string one_line(std::string_view s, std::size_t max) {
+  std::string flat;
+  flat.reserve(std::min(s.size(), max + 8));
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !flat.empty();
+      continue;
+    }
+    if (space) flat += ' ';
+    space = false;
+    flat += c;
+    if (flat.size() > max + 4) break;
+  }
+  return truncate_utf8(flat, max);
+}
+}  // namespace
+
+std::string describe_step(const Trajectory& t, std::uint32_t index, std::size_t max_bytes) {
+  if (index >= t.steps().size()) return "(end of trace)";
+  const Step& s = t.steps()[index];
+  std::string out;
+  if (s.type == StepType::tool_call) {
+    out = std::string(t.tool_name(s));
+    if (!s.arguments.empty()) {
+      out += ' ';
+      out += one_line(t.text(s.arguments), max_bytes);
+    }
+    if (s.status == StepStatus::error) out += " -> error";
+    return out;
+  }
+  out = s.type == StepType::other ? std::string(t.text(s.type_name)) : std::string(to_string(s.type));
+  if (!s.content.empty()) {
+    std::string q;
+    append_json_string(q, one_line(t.text(s.content), max_bytes));
+    out += ' ';
+    out += q;
+  } else if (!s.extra.empty()) {
+    out += ' ';
+    out += one_line(t.text(s.extra), max_bytes);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Per trace
+
+bool CheckReporter::fails(std::uint32_t global) const {
+  return options_.has_fail_on && rules_.rules[global].info->severity >= options_.fail_on;
+}
+
+void CheckReporter::trace(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,
+                          bool failed, std::string& out) const {
+  switch (options_.format) {
+    case CheckFormat::text:
+      // A passing trace may still break rules below --fail-on; show those too.
+      {
+        bool any = false;
+        for_each_result(rules_, results, [&](std::uint32_t, const RuleResult& r) {
+          any |= r.status == VerdictStatus::violated;
+        });
+        if (any) trace_text(t, results, failed, out);
+      }
+      break;
+    case CheckFormat::json:
+      out += ",\n";  // the first element's separator is dropped in finish()
+      trace_json(t, results, failed, out);
+      break;
+    case CheckFormat::jsonl:
+      trace_json(t, results, failed, out);
+      out += '\n';
+      break;
+    case CheckFormat::junit: trace_junit(t, results, failed, out); break;
+    case CheckFormat::markdown: trace_markdown(t, results, out); break;
+  }
+}
+
+void CheckReporter::trace_text(const Trajectory& t,
+                               const std::vector<std::vector<RuleResult>>& results, bool failed,
+                               std::string& out) const {
+  const bool c = options_.color;
+  std::string id(t.trace_id());
+  out += fmt::format("{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
+                     c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", id,
+                     c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
+                     t.steps().size() == 1 ? "" : "s", c ? kReset : "");
+  // Results of one rule are adjacent (rules-file order), so capping counts a run.
+  std::uint32_t run_rule = 0xffffffffu;
+  std::size_t run_count = 0;
+  auto flush_run = [&] {
+    if (run_count > kMaxResultsPerRule)
+      out += fmt::format("    … and {} more violations of this rule (other bindings)\n",
+                         run_count - kMaxResultsPerRule);
+  };
+  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
+    if (r.status != VerdictStatus::violated) return;
+    if (g != run_rule) {
+      flush_run();
+      run_rule = g;
+      run_count = 0;
+    }
+    if (++run_count > kMaxResultsPerRule) return;
+    const RuleInfo& info = *rules_.rules[g].info;
+    out += fmt::format("  {}{}{} {}{}", c ? severity_color(info.severity) : "",
+                       to_string(info.severity), c ? kReset : "", c ? kBold : "", info.name);
+    if (c) out += kReset;
+    if (!r.binding.empty()) {
+      out += " [";
+      for (std::size_t i = 0; i < r.binding.size(); ++i) {
+        if (i) out += ", ";
+        out += fmt::format("${}={}", r.binding[i].first, r.binding[i].second);
+      }
+      out += ']';
+    }
+    if (!info.message.empty()) out += fmt::format(": {}", info.message);
+    out += fmt::format("  {}{}{}\n", c ? kDim : "", info.location, c ? kReset : "");
+    if (r.steps.empty()) {
+      out += fmt::format("      at end of trace ({} step{})\n", t.steps().size(),
+                         t.steps().size() == 1 ? "" : "s");
+      return;
+    }
+    std::uint32_t shown_until = 0;  // steps below this index were already printed
+    bool first = true;
+    for (std::size_t w = 0; w < r.steps.size() && w < kMaxWitnesses; ++w) {
+      std::uint32_t s = r.steps[w];
+      // The step before gives context (what the agent had just done or been told).
+      if (s > 0 && (first || s - 1 >= shown_until) &&
+          !(w > 0 && r.steps[w - 1] == s - 1)) {
+        out += fmt::format("      {}#{} {}{}\n", c ? kDim : "", s - 1, describe_step(t, s - 1),
+                           c ? kReset : "");
+      }
+      out += fmt::format("    {}> #{} {}{}\n", c ? kBold : "", s, describe_step(t, s),
+                         c ? kReset : "");
+      shown_until = s + 1;
+      first = false;
+    }
+    if (r.steps.size() > kMaxWitnesses) {
+      std::string rest;
+      std::size_t listed = 0;
+      for (std::size_t w = kMaxWitnesses; w < r.steps.size() && listed < 8; ++w, ++listed)
+        rest += fmt::format("{}#{}", listed ? ", " : "", r.steps[w]);
+      if (r.steps.size() - kMaxWitnesses > 8) rest += ", …";
+      out += fmt::format("    … and {} more ({})\n", r.steps.size() - kMaxWitnesses, rest);
+    }
+  });
+  flush_run();
+}
+
+void CheckReporter::trace_json(const Trajectory& t,
+                               const std::vector<std::vector<RuleResult>>& results, bool failed,
+                               std::string& out) const {
+  out += "{\"trace_id\":";
+  append_json_string(out, t.trace_id());
+  out += failed ? ",\"status\":\"fail\",\"results\":[" : ",\"status\":\"pass\",\"results\":[";
+  bool first = true;
+  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
+    const RuleInfo& info = *rules_.rules[g].info;
+    if (!first) out += ',';
+    first = false;
+    out += "{\"rule\":";
+    append_json_string(out, info.name);
+    out += ",\"severity\":\"";
+    out += to_string(info.severity);
+    out += "\",\"status\":\"";
+    out += to_string(r.status);
+    out += "\",\"steps\":[";
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+      if (i) out += ',';
+      out += std::to_string(r.steps[i]);
+    }
+    out += ']';
+    if (!info.message.empty()) {
+      out += ",\"message\":";
+      append_json_string(out, info.message);
+    }
+    out += ",\"source\":";
+    append_json_string(out, info.location);
+    if (!r.binding.empty()) {
+      out += ",\"binding\":{";
+      for (std::size_t i = 0; i < r.binding.size(); ++i) {
+        if (i) out += ',';
+        append_json_string(out, r.binding[i].first);
+        out += ':';
+        out += r.binding[i].second;  // already JSON
+      }
+      out += '}';
+    }
+    out += '}';
+  });
+  out += "]}";
+}
+
+void CheckReporter::trace_junit(const Trajectory& t,
+                                const std::vector<std::vector<RuleResult>>& results, bool failed,
+                                std::string& out) const {
+  out += "    <testcase name=\"";
+  append_xml_escaped(out, t.trace_id());
+  out += "\" classname=\"";
+  append_xml_escaped(out, origin_text(t.origin));
+  out += '"';
+  std::string detail;
+  std::size_t violations = 0;
+  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
+    if (r.status != VerdictStatus::violated) return;
+    const RuleInfo& info = *rules_.rules[g].info;
+    ++violations;
+    detail += fmt::format("[{}] {}", to_string(info.severity), info.name);
+    if (!info.message.empty()) detail += fmt::format(": {}", info.message);
+    detail += fmt::format(" ({})", info.location);
+    if (!r.binding.empty()) {
+      detail += " binding";
+      for (const auto& [k, v] : r.binding) detail += fmt::format(" ${}={}", k, v);
+    }
+    detail += '\n';
+    if (r.steps.empty()) detail += "  at end of trace\n";
+    for (std::uint32_t s : r.steps) detail += fmt::format("  #{} {}\n", s, describe_step(t, s));
+  });
+  if (violations == 0) {
+    out += "/>\n";
+    return;
+  }
+  out += ">\n";
+  // Violations below --fail-on do not fail the test case; they stay visible as output.
+  if (failed) {
+    out += fmt::format("      <failure message=\"{} violation{}\" type=\"violation\">",
+                       violations, violations == 1 ? "" : "s");
+    append_xml_escaped(out, detail);
+    out += "</failure>\n";
+  } else {
+    out += "      <system-out>";
+    append_xml_escaped(out, detail);
+    out += "</system-out>\n";
+  }
+  out += "    </testcase>\n";
+}
+
+namespace {
+// Markdown table cells cannot hold '|' or newlines.
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (c == '`') {
+      out += '\'';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+void CheckReporter::trace_markdown(const Trajectory& t,
+                                   const std::vector<std::vector<RuleResult>>& results,
+                                   std::string& out) const {
+  // One table row per violation, one line each, so finish() can cap by lines.
+  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
+    if (r.status != VerdictStatus::violated) return;
+    const RuleInfo& info = *rules_.rules[g].info;
+    std::string steps;
+    for (std::size_t i = 0; i < r.steps.size() && i < kMaxWitnesses; ++i)
+      steps += fmt::format("{}#{}", i ? ", " : "", r.steps[i]);
+    if (r.steps.size() > kMaxWitnesses) steps += fmt::format(" (+{})", r.steps.size() - kMaxWitnesses);
+    if (r.steps.empty()) steps = "end";
+    std::string first = r.steps.empty() ? std::string() : describe_step(t, r.steps[0], 60);
+    out += fmt::format("| `{}` | `{}` | {} | {} | {} | {} |\n", md_cell(t.trace_id()),
+                       md_cell(info.name), to_string(info.severity), steps,
+                       first.empty() ? std::string() : "`" + md_cell(first) + "`",
+                       md_cell(info.message));
+  });
+}
+
+void CheckReporter::rejected(const RecordOrigin& where, std::string_view message,
+                             std::string& out) const {
+  switch (options_.format) {
+    case CheckFormat::text:
+    case CheckFormat::markdown: break;  // already on standard error, counted in the summary
+    case CheckFormat::json:
+    case CheckFormat::jsonl:
+      if (options_.format == CheckFormat::json) out += ",\n";
+      out += "{\"record\":";
+      append_json_string(out, origin_text(where));
+      out += ",\"error\":";
+      append_json_string(out, message);
+      out += '}';
+      if (options_.format == CheckFormat::jsonl) out += '\n';
+      break;
+    case CheckFormat::junit:
+      out += "    <testcase name=\"";
+      append_xml_escaped(out, origin_text(where));
+      out += "\" classname=\"rejected\">\n      <error message=\"";
+      append_xml_escaped(out, message);
+      out += "\" type=\"rejected-record\"/>\n    </testcase>\n";
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Summaries
+
+void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
+  const bool c = options_.color;
+  std::size_t never = 0;
+  if (!options_.quiet && !rules_.rules.empty()) {
+    std::size_t width = 4;
+    for (const auto& e : rules_.rules) width = std::max(width, std::min<std::size_t>(e.info->name.size(), 60));
+    // A blank line parts the table from the traces listed above it, if any.
+    if (st.flagged > 0) out += '\n';
+    out += fmt::format("{:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {}\n", "rule", width, "severity",
+                       "violations", "traces", "activated", "source");
+    for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
+      const RuleInfo& info = *rules_.rules[i].info;
+      const RuleStats& rs = i < st.rules.size() ? st.rules[i] : RuleStats{};
+      std::string activated = fmt::format("{}/{}", rs.activated, st.traces);
+      bool none = rs.activated == 0 && st.traces > 0;
+      out += fmt::format("{:<{}}  {}{:<8}{}  {:>10}  {:>6}  {}{:>9}{}  {}{}\n",
+                         truncate_utf8(info.name, 60), width,
+                         c && rs.violations ? severity_color(info.severity) : "",
+                         to_string(info.severity), c && rs.violations ? kReset : "", rs.violations,
+                         rs.violated_traces, c && none ? kYellow : "", activated,
+                         c && none ? kReset : "", info.location,
+                         none ? "  (never activated)" : "");
+    }
+  }
+  for (std::size_t i = 0; i < rules_.rules.size(); ++i)
+    if (st.traces > 0 && (i >= st.rules.size() || st.rules[i].activated == 0)) ++never;
+  std::string sev;
+  std::uint64_t total = 0;
+  for (RuleSeverity s : {RuleSeverity::critical, RuleSeverity::error, RuleSeverity::warning,
+                         RuleSeverity::info}) {
+    std::uint64_t n = st.violations_of(rules_, s);
+    total += n;
+    if (n) sev += fmt::format("{}{} {}", sev.empty() ? "" : ", ", n, to_string(s));
+  }
+  out += fmt::format("{}{} trace{}{} from {} record{}: {}{} passed{}, {}{} failed{}, {} rejected; ",
+                     c ? kBold : "", st.traces, st.traces == 1 ? "" : "s", c ? kReset : "",
+                     st.records, st.records == 1 ? "" : "s",
+                     c ? kGreen : "", st.passed, c ? kReset : "",
+                     c && st.failed ? kRed : "", st.failed, c && st.failed ? kReset : "",
+                     st.rejected);
+  out += fmt::format("{} violation{}{}", total, total == 1 ? "" : "s",
+                     sev.empty() ? "" : " (" + sev + ")");
+  out += fmt::format("; {} of {} rule{} never activated", never, rules_.rules.size(),
+                     rules_.rules.size() == 1 ? "" : "s");
+  if (!options_.has_fail_on) out += " (--fail-on never)";
+  out += '\n';
+}
+
+void CheckReporter::summary_json(const CheckStats& st, std::string& out) const {
+  out += fmt::format(
+      "\"summary\":{{\"records\":{},\"traces\":{},\"passed\":{},\"failed\":{},\"rejected\":{},"
+      "\"fail_on\":\"{}\",\"violations\":{{",
+      st.records, st.traces, st.passed, st.failed, st.rejected, options_.fail_on_name);
+  bool first = true;
+  for (RuleSeverity s : {RuleSeverity::critical, RuleSeverity::error, RuleSeverity::warning,
+                         RuleSeverity::info}) {
+    out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(s), st.violations_of(rules_, s));
+    first = false;
+  }
+  out += "},\"rules\":[";
+  for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
+    const RuleInfo& info = *rules_.rules[i].info;
+    const RuleStats& rs = i < st.rules.size() ? st.rules[i] : RuleStats{};
+    if (i) out += ',';
+    out += "\n  {\"rule\":";
+    append_json_string(out, info.name);
+    out += fmt::format(",\"severity\":\"{}\",\"source\":", to_string(info.severity));
+    append_json_string(out, info.location);
+    out += fmt::format(",\"violations\":{},\"violated_traces\":{},\"activated\":{}}}",
+                       rs.violations, rs.violated_traces, rs.activated);
+  }
+  out += "]}";
+}
+
+void CheckReporter::summary_markdown(const CheckStats& st, std::string& out) const {
+  out += fmt::format("## trajcheck: {} of {} traces failed\n\n", st.failed, st.traces);
+  out += "| records | traces | passed | failed | rejected | fail on |\n|---:|---:|---:|---:|---:|---|\n";
+  out += fmt::format("| {} | {} | {} | {} | {} | {} |\n\n", st.records, st.traces, st.passed,
+                     st.failed, st.rejected, options_.fail_on_name);
+  out += "| rule | severity | violations | traces violating | activated | source |\n"
+         "|---|---|---:|---:|---:|---|\n";
+  for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
+    const RuleInfo& info = *rules_.rules[i].info;
+    const RuleStats& rs = i < st.rules.size() ? st.rules[i] : RuleStats{};
+    out += fmt::format("| `{}` | {} | {} | {} | {}/{}{} | {} |\n", md_cell(info.name),
+                       to_string(info.severity), rs.violations, rs.violated_traces, rs.activated,
+                       st.traces, rs.activated == 0 && st.traces ? " ⚠ never" : "",
+                       md_cell(info.location));
+  }
+}
+
+namespace {
+void copy_file(std::FILE* from, std::FILE* to, std::size_t skip) {
+  std::rewind(from);
+  char buf[1 << 16];
+  for (;;) {
+    std::size_t n = std::fread(buf, 1, sizeof buf, from);
+    if (n == 0) break;
+    std::size_t off = std::min(skip, n);
+    skip -= off;
+    if (n > off) std::fwrite(buf + off, 1, n - off, to);
+  }
+}
+
+// Copies at most `max` lines; returns how many lines were left out.
+std::uint64_t copy_lines(std::FILE* from, std::FILE* to, std::size_t max) {
+  std::rewind(from);
+  std::uint64_t lines = 0, dropped = 0;
+  int ch;
+  bool at_start = true;
+  while ((ch = std::fgetc(from)) != EOF) {
+    if (at_start) {
+      at_start = false;
+      if (lines >= max) ++dropped;
+    }
+    if (lines < max) std::fputc(ch, to);
+    if (ch == '\n') {
+      ++lines;
+      at_start = true;
+    }
+  }
+  return dropped;
+}
+}  // namespace
+
+void CheckReporter::finish(const CheckStats& st, std::FILE* body, std::FILE* out) const {
+  std::string s;
+  switch (options_.format) {
+    case CheckFormat::text:
+      summary_text(st, s);
+      detail::write_all(out, s);
+      break;
+    case CheckFormat::jsonl: break;
+    case CheckFormat::json: {
+      detail::write_all(out, "{\"traces\":[");
+      // Every element was written as ",\n{…}": drop the first comma.
+      if (body) copy_file(body, out, 1);
+      s = "\n],\n";
+      summary_json(st, s);
+      s += "}\n";
+      detail::write_all(out, s);
+      break;
+    }
+    case CheckFormat::junit: {
+      std::string name = rules_.programs.size() == 1 && !rules_.programs[0]->workflow().empty()
+                             ? rules_.programs[0]->workflow()
+                             : "trajcheck";
+      s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"";
+      append_xml_escaped(s, name);
+      s += fmt::format("\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+                       st.traces + st.rejected, st.failed, st.rejected);
+      detail::write_all(out, s);
+      if (body) copy_file(body, out, 0);
+      detail::write_all(out, "  </testsuite>\n</testsuites>\n");
+      break;
+    }
+    case CheckFormat::markdown: {
+      summary_markdown(st, s);
+      detail::write_all(out, s);
+      bool any = body && std::ftell(body) > 0;
+      if (any) {
+        detail::write_all(out,
+                          "\n### Violations\n\n| trace | rule | severity | steps | first witness | message |\n"
+                          "|---|---|---|---|---|---|\n");
+        std::uint64_t dropped = copy_lines(body, out, kMaxMarkdownRows);
+        if (dropped) detail::write_all(out, fmt::format("\n… and {} more violations (see `--format jsonl`)\n", dropped));
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace trajcheck::cli

@@ -1,0 +1,111 @@
+// End to end: rules text through the front end and the compiler into verdicts.
+#include <doctest/doctest.h>
+
+#include "reference/builders.hpp"
+
+using namespace trajcheck;
+using namespace trajcheck::testing;
+using V = VerdictStatus;
+using W = std::vector<std::uint32_t>;
+
+namespace {
+std::shared_ptr<const Program> compile_text(const std::string& text, CompileOptions o = {}) {
+  CompileResult r = compile(Source("t.rules", text), o);
+  INFO(format_diagnostics(r.source, r.diagnostics));
+  REQUIRE(r.ok());
+  return r.program;
+}
+}  // namespace
+
+TEST_CASE("the LANGUAGE.md §1 example compiles and checks") {
+  auto p = compile_text(R"(workflow "refunds"
+alias search = search_documents
+group lookup = customer_get | order_search_by_email
+
+forbid delete_*
+order_get at most 1
+approval precedes refund_order
+
+rule refund_needs_approval [critical]:
+    approval where decision == "approved" precedes refund_order
+    message "refund issued without an approved approval"
+
+transfer_to_human_agents is never followed by tool_call
+
+between login and logout:
+    db_write at most 3
+)");
+  REQUIRE(p->rules().size() == 6);
+  CHECK(p->workflow() == "refunds");
+  CHECK(p->rules()[3].name == "refund_needs_approval");
+  CHECK(p->rules()[3].severity == RuleSeverity::critical);
+  CHECK(p->rules()[3].location == "t.rules:9:1");
+  TraceBuilder t;
+  t.call("order_get");
+  t.message(StepType::approval, "", R"({"decision":"denied"})");
+  t.call("refund_order");
+  t.call("delete_user");
+  t.call("order_get");
+  t.call("transfer_to_human_agents");
+  t.call("search");
+  auto r = run(p, t.t);
+  REQUIRE(r.size() == 6);
+  CHECK(r[0].steps == W{3});
+  CHECK(r[1].steps == W{4});
+  CHECK(r[2].status == V::satisfied);
+  CHECK(r[3].status == V::violated);
+  CHECK(r[3].steps == W{2});
+  CHECK(r[4].steps == W{5, 6});
+  CHECK(r[5].status == V::vacuous);
+  CHECK(p->dump_automaton().find("counter") != std::string::npos);
+  CHECK(!p->dump_ir().empty());
+}
+
+TEST_CASE("expect from text, with an all-of group") {
+  auto p = compile_text("expect (customer_get -> order_list | order_search_by_email) -> order_get -> refund_order\n"
+                        "expect {profile_get, settings_get} -> render\n");
+  TraceBuilder t;
+  t.call("order_search_by_email");
+  t.call("settings_get");
+  t.call("order_get");
+  t.call("profile_get");
+  t.call("refund_order");
+  t.call("render");
+  auto r = run(p, t.t);
+  CHECK(r[0].status == V::satisfied);
+  CHECK(r[1].status == V::satisfied);
+}
+
+TEST_CASE("parametric rules and seen() from text") {
+  auto p = compile_text(
+      "approval where arguments.order_id == $o precedes refund_order where arguments.order_id == $o\n"
+      "forbid refund_order where not seen(arguments.order_id)\n");
+  TraceBuilder t;
+  t.call("order_get", "", false, R"({"orders":["a","b"]})");
+  t.message(StepType::approval);  // no arguments: binds nothing
+  Step& ap = t.message(StepType::approval);
+  ap.arguments = t.t.store(R"({"order_id":"a"})");
+  t.call("refund_order", R"({"order_id":"a"})");
+  t.call("refund_order", R"({"order_id":"b"})");
+  t.call("refund_order", R"({"order_id":"zz"})");
+  auto r = run(p, t.t);
+  REQUIRE(r.size() == 3);  // rule 0 violated for b and zz, rule 1 for the invented zz
+  CHECK(r[0].status == V::violated);
+  CHECK(r[0].binding[0].second == "\"b\"");
+  CHECK(r[0].steps == W{4});
+  CHECK(r[1].rule == 0);
+  CHECK(r[1].binding[0].second == "\"zz\"");
+  CHECK(r[1].steps == W{5});
+  CHECK(r[2].rule == 1);
+  CHECK(r[2].steps == W{5});
+}
+
+TEST_CASE("the automaton cap from text is E101 at the statement") {
+  CompileOptions o;
+  o.max_automaton_states = 100;
+  CompileResult r = compile(Source("t.rules", "forbid x\nexpect {a, b, c, d, e}\n"), o);
+  CHECK_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "E101");
+  CHECK(format_diagnostics(r.source, r.diagnostics).find("t.rules:2:1: error[E101]") != std::string::npos);
+}

@@ -1,0 +1,209 @@
+// The bad-input corpus of tests/data/bad/: each case asserts the message, its position and
+// the counts (records read == traces + rejected; warnings do not reject).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "unit/readers_support.hpp"
+
+using namespace trajcheck;
+using namespace trajcheck::test;
+
+namespace {
+void check_error(const RecordError& e, const std::string& file_suffix, std::uint64_t line, std::uint64_t column,
+                 const std::string& message) {
+  CAPTURE(e.where.file);
+  CAPTURE(e.message);
+  CHECK(e.where.file.size() >= file_suffix.size());
+  CHECK(e.where.file.compare(e.where.file.size() - file_suffix.size(), file_suffix.size(), file_suffix) == 0);
+  CHECK(e.where.line == line);
+  CHECK(e.where.column == column);
+  CHECK(e.message == message);
+}
+
+std::string temp_file(const std::string& name, const std::string& bytes) {
+  auto path = std::filesystem::temp_directory_path() / ("trajcheck_bad_" + name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+}  // namespace
+
+TEST_CASE("bad: truncated JSON is rejected at the end of the input") {
+  ReadResult r = read_file("bad/truncated.jsonl");
+  CHECK(r.records == 1);
+  CHECK(r.rejected == 1);
+  CHECK(r.traces.empty());
+  REQUIRE(r.errors.size() == 1);
+  check_error(r.errors[0], "bad/truncated.jsonl", 1, 71, "invalid JSON: unexpected end of input (']' expected)");
+}
+
+TEST_CASE("bad: JSON values of the wrong shape") {
+  ReadResult r = read_file("bad/wrong_shape.jsonl");
+  CHECK(r.records == 5);
+  CHECK(r.rejected == 4);
+  CHECK(r.traces.size() == 1);
+  REQUIRE(r.errors.size() == 4);
+  const std::string unknown =
+      "not a known trace shape: expected an object with \"steps\" (native), \"messages\" or \"traj\" (OpenAI/Anthropic "
+      "chat), \"resourceSpans\" (OpenTelemetry) or \"tool_calls\", or an array of messages or tool names";
+  check_error(r.errors[0], "wrong_shape.jsonl", 2, 1, unknown);
+  check_error(r.errors[1], "wrong_shape.jsonl", 3, 1, unknown + ": the record is a JSON number");
+  check_error(r.errors[2], "wrong_shape.jsonl", 4, 29, "\"steps\" must be an array");
+  check_error(r.errors[3], "wrong_shape.jsonl", 5, 1,
+              "a single chat message, not a trajectory: expected an array of messages or {\"messages\": [...]}");
+}
+
+TEST_CASE("bad: function.arguments that are not JSON are a warning, not a rejection") {
+  ReadResult r = read_file("bad/bad_arguments.jsonl");
+  CHECK(r.records == 1);
+  CHECK(r.rejected == 0);
+  REQUIRE(r.traces.size() == 1);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find("bad_arguments.jsonl:1:175: warning: arguments of 'refund' are not valid JSON") !=
+        std::string::npos);
+  const Trajectory& t = r.traces[0];
+  CHECK(t.steps()[1].arguments_invalid);
+  CHECK(args_of(t, 1) == R"("{order_id: 7}")");
+  CHECK(result_of(t, 1) == R"("done")");
+}
+
+TEST_CASE("bad: invalid UTF-8 rejects that record only, at the bad byte") {
+  ReadResult r = read_file("bad/invalid_utf8.jsonl");
+  CHECK(r.records == 2);
+  CHECK(r.rejected == 1);
+  REQUIRE(r.traces.size() == 1);
+  CHECK(r.traces[0].trace_id() == "u2");
+  REQUIRE(r.errors.size() == 1);
+  check_error(r.errors[0], "invalid_utf8.jsonl", 1, 70, "invalid UTF-8");
+}
+
+TEST_CASE("bad: a UTF-8 BOM is skipped, and columns after it still count its bytes") {
+  ReadResult r = read_file("bad/bom.jsonl");
+  CHECK(r.rejected == 0);
+  REQUIRE(r.traces.size() == 1);
+  CHECK(r.traces[0].trace_id() == "bom");
+
+  std::string path = temp_file("bom_error.jsonl", "\xEF\xBB\xBF{\"steps\": 5}\n");
+  ReadResult e = read_inputs({path});
+  REQUIRE(e.errors.size() == 1);
+  check_error(e.errors[0], "bom_error.jsonl", 1, 14, "\"steps\" must be an array");
+  std::filesystem::remove(path);
+
+  std::string json = temp_file("bom.json", "\xEF\xBB\xBF[{\"trace_id\":\"j\",\"steps\":[]}]");
+  ReadResult j = read_inputs({json});
+  CHECK(j.rejected == 0);
+  REQUIRE(j.traces.size() == 1);
+  CHECK(j.traces[0].origin.column == 5);
+  std::filesystem::remove(json);
+}
+
+TEST_CASE("bad: CRLF line endings are accepted") {
+  ReadResult r = read_file("bad/crlf.jsonl");
+  CHECK(r.records == 2);
+  CHECK(r.rejected == 0);
+  REQUIRE(r.traces.size() == 2);
+  CHECK(content_of(r.traces[1], 0) == "x");
+  CHECK(r.traces[1].origin.line == 2);
+}
+
+TEST_CASE("bad: empty files") {
+  ReadResult jl = read_file("bad/empty.jsonl");
+  CHECK(jl.records == 0);
+  CHECK(jl.rejected == 0);
+  ReadResult js = read_file("bad/empty.json");
+  CHECK(js.records == 1);
+  CHECK(js.rejected == 1);
+  REQUIRE(js.errors.size() == 1);
+  check_error(js.errors[0], "bad/empty.json", 1, 1, "empty file: no JSON value");
+}
+
+TEST_CASE("bad: blank lines are not records") {
+  ReadResult r = read_file("bad/blank_lines.jsonl");
+  CHECK(r.records == 2);
+  CHECK(r.rejected == 0);
+  REQUIRE(r.traces.size() == 2);
+  CHECK(r.traces[0].origin.line == 2);
+  CHECK(r.traces[1].origin.line == 5);
+}
+
+TEST_CASE("bad: nesting 100000 levels deep is a clean error") {
+  ReadResult r = read_file("bad/deep.jsonl");
+  CHECK(r.records == 1);
+  CHECK(r.rejected == 1);
+  REQUIRE(r.errors.size() == 1);
+  check_error(r.errors[0], "bad/deep.jsonl", 1, 80 + 512, "JSON nested deeper than 512 levels");
+
+  // Deep nesting inside a string that looks like JSON is not parsed deeply either.
+  std::string deep_args = "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"x\",\"arguments\":\"" +
+                          std::string(100000, '[') + std::string(100000, ']') + "\"}}]}]}";
+  ReadResult s = read_text(deep_args);
+  CHECK(s.rejected == 0);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings[0].find("JSON nested deeper than 512 levels") != std::string::npos);
+  CHECK(s.traces[0].steps()[0].arguments_invalid);
+}
+
+TEST_CASE("bad: numbers beyond 64 bits keep their source text") {
+  ReadResult r = read_file("bad/big_numbers.jsonl");
+  CHECK(r.rejected == 0);
+  REQUIRE(r.traces.size() == 1);
+  CHECK(args_of(r.traces[0], 0) == R"({"amount":123456789012345678901234567890,"ratio":1e400,"small":-0.5e-10})");
+
+  ReadResult bad = read_text(R"({"steps":[{"type":"tool_call","tool":"x","arguments":{"n":01}}]})");
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(bad.errors[0].message == "invalid JSON: malformed number");
+  CHECK(bad.errors[0].where.column == 59);
+}
+
+TEST_CASE("bad: errors inside a .json array carry their own line numbers") {
+  ReadResult r = read_file("bad/array_errors.json");
+  CHECK(r.records == 3);
+  CHECK(r.rejected == 2);
+  REQUIRE(r.traces.size() == 1);
+  CHECK(r.traces[0].trace_id() == "a1");
+  CHECK(r.traces[0].origin.line == 2);
+  CHECK(r.traces[0].origin.column == 3);
+  REQUIRE(r.errors.size() == 2);
+  check_error(r.errors[0], "array_errors.json", 4, 41, "step \"content\" must be a string");
+  check_error(r.errors[1], "array_errors.json", 6, 32, "invalid JSON: '}' where ']' was expected");
+}
+
+TEST_CASE("bad: trailing content after the value") {
+  ReadResult r = read_file("bad/trailing.jsonl");
+  REQUIRE(r.errors.size() == 1);
+  check_error(r.errors[0], "trailing.jsonl", 1, 72, "invalid JSON: unexpected content after the value");
+}
+
+TEST_CASE("bad: literals, escapes and strings") {
+  struct Case {
+    std::string json;
+    std::uint64_t column;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {R"({"steps":[],"x":tru})", 17, "invalid JSON: unexpected literal"},
+      {R"({"steps":[tru]})", 11, "a step must be a JSON object"},
+      {R"({"steps":[],"x":"a\qb"})", 17, "invalid JSON: invalid escape in string"},
+      {R"({"steps":[],"x":"abc})", 17, "invalid JSON: unclosed string"},
+      {R"({"steps":[],,"x":1})", 13, "invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.json);
+    ReadResult r = read_text(c.json);
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].message == c.message);
+    CHECK(r.errors[0].where.column == c.column);
+  }
+}
+
+TEST_CASE("bad: container errors are rejected records too") {
+  ReadResult r = read_inputs({data_path("bad/no_such_file.jsonl"), "/dev/null", data_path("bad/crlf.jsonl")});
+  CHECK(r.records == 4);
+  CHECK(r.rejected == 2);
+  CHECK(r.traces.size() == 2);
+  REQUIRE(r.errors.size() == 2);
+  check_error(r.errors[0], "bad/no_such_file.jsonl", 1, 1, "cannot open file: No such file or directory");
+  check_error(r.errors[1], "/dev/null", 1, 1, "not a regular file");
+}

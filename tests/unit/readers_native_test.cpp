@@ -1,0 +1,164 @@
+#include <doctest/doctest.h>
+
+#include "unit/readers_support.hpp"
+
+using namespace trajcheck;
+using namespace trajcheck::test;
+
+TEST_CASE("native: the TRACES.md example reads step by step") {
+  ReadResult r = read_file("formats/native.jsonl");
+  REQUIRE(r.rejected == 0);
+  REQUIRE(r.traces.size() == 2);
+  const Trajectory& t = r.traces[0];
+  CHECK(t.trace_id() == "trace_204");
+  CHECK(t.context() == R"({"user_id":"u_17","tenant":"acme"})");
+  CHECK(t.metadata().empty());
+  REQUIRE(t.steps().size() == 7);
+  CHECK(t.steps()[0].type == StepType::user_message);
+  CHECK(content_of(t, 0) == "My order ord_81ks92 is late, I want a refund.");
+  CHECK(t.steps()[0].status == StepStatus::none);
+
+  CHECK(t.steps()[1].type == StepType::tool_call);
+  CHECK(id_of(t, 1) == "call_1");
+  CHECK(tool_of(t, 1) == "order_get");
+  CHECK(args_of(t, 1) == R"({"order_id":"ord_81ks92"})");
+  CHECK(result_of(t, 1) == R"({"status":"delayed","total":42.5})");
+  CHECK(t.steps()[1].status == StepStatus::ok);
+  CHECK(extra_of(t, 1) == R"({"latency_ms":184})");
+
+  CHECK(t.steps()[2].type == StepType::approval_request);
+  CHECK(extra_of(t, 2) == R"({"policy":"replacement-v2","tool_call_id":"call_2"})");
+  CHECK(t.steps()[3].type == StepType::approval);
+
+  // Trimmed and case-folded; the source spelling stays in raw_tool.
+  const Step& refund = t.steps()[4];
+  CHECK(tool_of(t, 4) == "refund_order");
+  CHECK(t.text(refund.raw_tool) == "Refund_Order ");
+  CHECK(refund.status == StepStatus::error);
+  CHECK(result_of(t, 4) == R"("Error: payment gateway timeout")");
+  CHECK(extra_of(t, 4) == R"({"parent_id":"call_1","tokens":312,"cost":0.0041})");
+  CHECK(refund.tool == r.traces[0].tools()->find("refund_order"));
+
+  CHECK(t.steps()[6].type == StepType::assistant_message);
+  CHECK(content_of(t, 6) == "Done.");
+}
+
+TEST_CASE("native: unknown step types, JSON results in strings, final answers") {
+  ReadResult r = read_file("formats/native.jsonl");
+  REQUIRE(r.traces.size() == 2);
+  const Trajectory& t = r.traces[1];
+  CHECK(t.trace_id() == "trace_205");
+  REQUIRE(t.steps().size() == 4);
+  // A string result holding a JSON object is stored parsed (so result.status works).
+  CHECK(result_of(t, 1) == R"({"order_id":"ord_9","status":"cancelled"})");
+  CHECK(t.steps()[2].type == StepType::other);
+  CHECK(t.text(t.steps()[2].type_name) == "retrieval");
+  CHECK(extra_of(t, 2) == R"({"query":"cancellation policy","documents":3})");
+  CHECK(t.steps()[3].type == StepType::final_answer);
+}
+
+TEST_CASE("native: normalized output reads back unchanged") {
+  for (const char* file : {"formats/native.jsonl", "formats/openai.json", "formats/anthropic.json",
+                           "formats/otel.json", "formats/list.jsonl", "tau-bench-retail/trajectories.json"}) {
+    CAPTURE(file);
+    ReadResult first = read_file(file);
+    REQUIRE(first.rejected == 0);
+    REQUIRE(!first.normalized.empty());
+    for (const std::string& line : first.normalized) {
+      ReadResult again = read_text(line, NormalizeOptions{InputFormat::native, {}, {}, false});
+      REQUIRE(again.rejected == 0);
+      REQUIRE(again.normalized.size() == 1);
+      CHECK(again.normalized[0] == line);
+    }
+  }
+}
+
+TEST_CASE("native: status from explicit fields and from error patterns") {
+  NormalizeOptions opts;
+  opts.error_patterns = {"^Error:", "timed? ?out"};
+  ReadResult r = read_text(R"({"trace_id":"s","steps":[
+    {"type":"tool_call","tool":"a","result":"Error: nope"},
+    {"type":"tool_call","tool":"b","result":{"msg":"request timed out"}},
+    {"type":"tool_call","tool":"c","result":"fine","is_error":true},
+    {"type":"tool_call","tool":"d","result":"fine","error":"boom"},
+    {"type":"tool_call","tool":"e","result":"fine","error":null},
+    {"type":"tool_call","tool":"f","result":"fine","status":"failed"},
+    {"type":"tool_call","tool":"g","result":"fine","status":"weird"}]})", opts);
+  REQUIRE(r.rejected == 0);
+  const Trajectory& t = r.traces[0];
+  std::vector<StepStatus> want = {StepStatus::error, StepStatus::error, StepStatus::error, StepStatus::error,
+                                  StepStatus::ok,    StepStatus::error, StepStatus::ok};
+  REQUIRE(t.steps().size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(t.steps()[i].status == want[i]);
+  }
+  CHECK(extra_of(t, 3) == R"({"error":"boom"})");
+  CHECK(extra_of(t, 6) == R"({"source_status":"weird"})");
+}
+
+TEST_CASE("native: aliases map observed names to canonical ones after folding") {
+  NormalizeOptions opts;
+  opts.aliases = {{"Lookup_Order", "Order_Get"}};
+  ReadResult r = read_text(R"({"trace_id":"a","steps":[{"type":"tool_call","tool":" LOOKUP_order"}]})", opts);
+  REQUIRE(r.rejected == 0);
+  const Trajectory& t = r.traces[0];
+  CHECK(tool_of(t, 0) == "order_get");
+  CHECK(t.text(t.steps()[0].raw_tool) == " LOOKUP_order");
+  CHECK(r.normalized[0] == R"({"trace_id":"a","steps":[{"type":"tool_call","tool":"order_get","raw_tool":" LOOKUP_order","status":"ok"}]})");
+
+  opts.case_sensitive = true;
+  ReadResult cs = read_text(R"({"trace_id":"a","steps":[{"type":"tool_call","tool":"Lookup_Order"}]})", opts);
+  CHECK(tool_of(cs.traces[0], 0) == "Order_Get");
+}
+
+TEST_CASE("native: missing trace ids fall back to file:line; wrapper fields become metadata") {
+  ReadResult r = read_text(R"({"steps":[],"reward":1,"info":{"k":[1,2]}})");
+  REQUIRE(r.rejected == 0);
+  CHECK(r.traces[0].trace_id() == "mem:1");
+  CHECK(r.traces[0].metadata() == R"({"reward":1,"info":{"k":[1,2]}})");
+}
+
+TEST_CASE("native: shape errors name the field and its position") {
+  ReadResult r = read_text(R"({"trace_id":"x","steps":[{"content":"no type"}]})");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message == "step has no \"type\" (and no \"tool\" to make it a tool_call)");
+  CHECK(r.errors[0].where.column == 26);
+
+  r = read_text(R"({"trace_id":"x","steps":[{"type":"tool_call","id":"c"}]})");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message == "tool_call step has no \"tool\"");
+
+  r = read_text(R"({"trace_id":"x","steps":[{"type":7}]})");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message == "step \"type\" must be a string");
+  CHECK(r.errors[0].where.column == 34);
+}
+
+TEST_CASE("tool names: trim and ASCII case-fold") {
+  CHECK(normalize_tool_name("  Order_Get\t") == "order_get");
+  CHECK(normalize_tool_name("Ünïcode_X") == "Ünïcode_x");
+  CHECK(normalize_tool_name(" Keep ", true) == "Keep");
+  CHECK(normalize_tool_name("") == "");
+}
+
+TEST_CASE("input format names round-trip") {
+  for (InputFormat f : {InputFormat::auto_detect, InputFormat::native, InputFormat::openai, InputFormat::anthropic,
+                        InputFormat::otel, InputFormat::list}) {
+    InputFormat back = InputFormat::native;
+    REQUIRE(parse_input_format(to_string(f), &back));
+    CHECK(back == f);
+  }
+  InputFormat x = InputFormat::list;
+  CHECK(!parse_input_format("langsmith", &x));
+  CHECK(x == InputFormat::list);
+  CHECK(to_string(InputFormat::auto_detect) == "auto");
+}
+
+TEST_CASE("invalid error patterns are reported, not thrown") {
+  NormalizeOptions opts;
+  opts.error_patterns = {"(unclosed"};
+  TraceParser p(opts);
+  CHECK(p.option_error().find("invalid --error-pattern '(unclosed'") == 0);
+  CHECK(TraceParser(NormalizeOptions{}).option_error().empty());
+}

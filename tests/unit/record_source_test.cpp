@@ -1,0 +1,170 @@
+// RecordSource: JSONL streaming through a fixed buffer, .json array splitting with per-element
+// positions, directories, stdin-like streams, and container errors.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "trajcheck/reader.hpp"
+
+using namespace trajcheck;
+namespace fs = std::filesystem;
+
+namespace {
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / fmt_name();
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  static std::string fmt_name() {
+    static int n = 0;
+    return "trajcheck_rs_" + std::to_string(::getpid()) + "_" + std::to_string(n++);
+  }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    fs::path p = path / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  }
+};
+
+std::vector<RawRecord> read_all(const std::vector<std::string>& inputs) {
+  RecordSource src(inputs);
+  std::vector<RawRecord> out;
+  RawRecord r;
+  while (src.next(r)) out.push_back(r);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("jsonl: one record per line, blank lines skipped, CR stripped, positions kept") {
+  TempDir d;
+  std::string f = d.write("a.jsonl", "{\"a\":1}\r\n\n  \n{\"b\":2}\n{\"c\":3}");
+  auto recs = read_all({f});
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0].text == "{\"a\":1}");
+  CHECK(recs[0].origin.line == 1);
+  CHECK(recs[1].text == "{\"b\":2}");
+  CHECK(recs[1].origin.line == 4);
+  CHECK(recs[2].text == "{\"c\":3}");  // no final newline
+  CHECK(recs[2].origin.line == 5);
+  CHECK(recs[2].origin.record == 2);
+  CHECK(recs[2].origin.file == f);
+  CHECK(recs[2].container_error.empty());
+}
+
+TEST_CASE("jsonl: lines longer than the read buffer arrive whole") {
+  TempDir d;
+  std::string big(300000, 'x');
+  std::string f = d.write("big.jsonl", "{\"s\":\"" + big + "\"}\n{\"t\":1}\n");
+  auto recs = read_all({f});
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[0].text.size() == big.size() + 8);
+  CHECK(recs[1].text == "{\"t\":1}");
+  CHECK(recs[1].origin.line == 2);
+}
+
+TEST_CASE("jsonl: memory stays flat while streaming many records") {
+  TempDir d;
+  std::string body;
+  for (int i = 0; i < 20000; ++i) body += "{\"trace_id\":\"t" + std::to_string(i) + "\",\"steps\":[]}\n";
+  std::string f = d.write("many.jsonl", body);
+  RecordSource src({f});
+  RawRecord r;
+  std::size_t n = 0, max_capacity = 0;
+  while (src.next(r)) {
+    ++n;
+    max_capacity = std::max(max_capacity, r.text.capacity());
+  }
+  CHECK(n == 20000);
+  CHECK(max_capacity < 256);  // the record buffer is reused, never the whole file
+}
+
+TEST_CASE("json: an array of records is split, each element with its own line and column") {
+  TempDir d;
+  std::string f = d.write("arr.json", "[\n  {\"trace_id\": \"a\", \"steps\": []},\n  {\"trace_id\": \"b,]\",\n   \"steps\": []}\n]\n");
+  auto recs = read_all({f});
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[0].text == "{\"trace_id\": \"a\", \"steps\": []}");
+  CHECK(recs[0].origin.line == 2);
+  CHECK(recs[0].origin.column == 3);
+  CHECK(recs[1].text == "{\"trace_id\": \"b,]\",\n   \"steps\": []}");
+  CHECK(recs[1].origin.line == 3);
+  CHECK(recs[1].origin.column == 3);
+}
+
+TEST_CASE("json: one object, or an array that is itself one trajectory, is one record") {
+  TempDir d;
+  auto one = read_all({d.write("one.json", "\n{\"steps\": []}\n")});
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].text == "\n{\"steps\": []}\n");
+  CHECK(one[0].origin.line == 1);
+
+  auto msgs = read_all({d.write("msgs.json", "[{\"role\": \"user\", \"content\": \"hi\"}]")});
+  REQUIRE(msgs.size() == 1);
+  CHECK(msgs[0].text == "[{\"role\": \"user\", \"content\": \"hi\"}]");
+
+  auto names = read_all({d.write("names.json", "[\"a\", \"b\"]")});
+  REQUIRE(names.size() == 1);
+
+  auto tools = read_all({d.write("tools.json", "[{\"name\": \"a\", \"kwargs\": {}}]")});
+  REQUIRE(tools.size() == 1);
+
+  auto lists = read_all({d.write("lists.json", "[[\"a\"], [\"b\"]]")});
+  REQUIRE(lists.size() == 2);  // an array of tool lists is an array of records
+  CHECK(lists[1].text == "[\"b\"]");
+
+  auto empty = read_all({d.write("empty_array.json", " [ ] ")});
+  CHECK(empty.empty());
+}
+
+TEST_CASE("json: a truncated array hands the broken tail to the parser; trailing bytes are an error") {
+  TempDir d;
+  auto cut = read_all({d.write("cut.json", "[{\"a\": 1}, {\"b\": [2")});
+  REQUIRE(cut.size() == 2);
+  CHECK(cut[1].text == "{\"b\": [2");
+  CHECK(cut[1].origin.column == 12);
+
+  auto trail = read_all({d.write("trail.json", "[{\"a\": 1}]\n x")});
+  REQUIRE(trail.size() == 2);
+  CHECK(trail[1].container_error == "invalid JSON: unexpected content after the top-level array");
+  CHECK(trail[1].origin.line == 2);
+  CHECK(trail[1].origin.column == 2);
+}
+
+TEST_CASE("directories are read recursively in sorted order, JSON files only") {
+  TempDir d;
+  d.write("b.jsonl", "{\"n\":2}\n");
+  d.write("a/z.json", "{\"n\":1}");
+  d.write("c/d/e.ndjson", "{\"n\":3}\n");
+  d.write("notes.txt", "not a trace");
+  auto recs = read_all({d.path.string()});
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0].text == "{\"n\":1}");
+  CHECK(recs[1].text == "{\"n\":2}");
+  CHECK(recs[2].text == "{\"n\":3}");
+  CHECK(recs[2].origin.record == 2);
+}
+
+TEST_CASE("container errors become records carrying the message") {
+  TempDir d;
+  auto recs = read_all({(d.path / "missing.jsonl").string(), "/dev/null", d.write("empty.json", "  \n")});
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0].container_error == "cannot open file: No such file or directory");
+  CHECK(recs[1].container_error == "not a regular file");
+  CHECK(recs[2].container_error == "empty file: no JSON value");
+  CHECK(recs[2].origin.record == 2);
+}
+
+TEST_CASE("a UTF-8 BOM at the start of a file is skipped") {
+  TempDir d;
+  auto recs = read_all({d.write("bom.jsonl", "\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBF{\"b\":2}\n")});
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[0].text == "{\"a\":1}");
+  CHECK(recs[0].origin.column == 4);
+  CHECK(recs[1].text == "\xEF\xBB\xBF{\"b\":2}");  // only the file's first bytes are a BOM
+}
