@@ -27,4 +27,12 @@ run 1 "$tc" check -r examples/rules/refunds.rules --format jsonl examples/traces
       examples/traces/refund_violations.jsonl
 # Below the failing level a violation is reported but does not fail the run.
 run 0 "$tc" check -r examples/rules/refunds.rules --fail-on never --quiet examples/traces/refund_violations.jsonl
+# ---- evaluation suites (eval helper: examples/eval, examples/tau-retail) ----------------
+# The refund suite: candidate A passes the release gates; B, a regression of A, fails them (1).
+run 0 "$tc" eval examples/eval/support.suite
+run 1 "$tc" eval examples/eval/support.suite --runs examples/eval/runs/candidate-b.jsonl --format markdown
+run 0 "$tc" compare examples/eval/reports/release-41.json examples/eval/reports/candidate-b.json
+# tau-bench retail judged against its own tasks: policy violations fail the critical gate (1).
+run 1 "$tc" eval examples/tau-retail/tau-retail.suite --error-pattern '^Error' --format markdown
+# ---- end of evaluation suites ------------------------------------------------------------
 exit $status

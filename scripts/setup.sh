@@ -12,7 +12,8 @@ jobs=${JOBS:-$(nproc)}
 # Debian packages the build and the tests need.
 packages=(build-essential cmake ninja-build pkg-config
           tao-pegtl-dev libfmt-dev nlohmann-json3-dev doctest-dev libsimdjson-dev libre2-dev
-          libcli11-dev python3)
+          libcli11-dev python3
+          libvalijson-dev json-schema-test-suite)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

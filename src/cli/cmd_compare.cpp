@@ -1,0 +1,76 @@
+// `trajcheck compare A.json B.json`: per dimension and segment the two runs' values, the
+// delta and a seeded paired-bootstrap CI; cases flipped pass->fail and back.
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "eval/compare.hpp"
+
+namespace trajcheck::cli {
+namespace {
+
+struct CompareSettings {
+  std::string a, b, format = "text", output;
+  std::uint64_t seed = 1;
+  unsigned resamples = 2000;
+};
+
+bool slurp(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+int run(const CompareSettings& s) {
+  std::string a, b, error;
+  for (const auto& [path, text] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
+    if (!slurp(*path, *text)) {
+      fmt::print(stderr, "{}: error: cannot open file\n", *path);
+      return kBadInput;
+    }
+  }
+  eval::CompareOptions o;
+  o.seed = s.seed;
+  o.resamples = s.resamples;
+  eval::CompareReport r;
+  if (!eval::compare_reports(s.a, a, s.b, b, o, r, error)) {
+    fmt::print(stderr, "{}", error);
+    return kBadInput;
+  }
+  std::string text = s.format == "json"       ? eval::compare_json(r)
+                     : s.format == "markdown" ? eval::compare_markdown(r)
+                     : s.format == "html"     ? eval::compare_html(r)
+                                              : eval::compare_text(r);
+  if (s.output.empty() || s.output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    std::ofstream out(s.output, std::ios::binary);
+    out << text;
+    if (!out) {
+      fmt::print(stderr, "trajcheck compare: error: cannot write {}\n", s.output);
+      return kBadInput;
+    }
+  }
+  return kPass;
+}
+
+const bool registered = register_command({"compare", 31, [](CLI::App& app) -> std::function<int()> {
+  auto s = std::make_shared<CompareSettings>();
+  auto* sub = app.add_subcommand("compare", "compare two eval reports (json): deltas with paired-bootstrap CIs");
+  sub->add_option("a", s->a, "the earlier report (eval --format json)")->required();
+  sub->add_option("b", s->b, "the later report (eval --format json)")->required();
+  sub->add_option("--format", s->format, "text|json|markdown|html")
+      ->check(CLI::IsMember({"text", "json", "markdown", "html"}));
+  sub->add_option("-o,--output", s->output, "write the comparison to this file");
+  sub->add_option("--seed", s->seed, "bootstrap seed (same seed, same intervals)");
+  sub->add_option("--resamples", s->resamples, "bootstrap resamples (default 2000)");
+  return [s] { return run(*s); };
+}});
+
+}  // namespace
+}  // namespace trajcheck::cli

@@ -1,0 +1,88 @@
+// `trajcheck eval SUITE`: run an evaluation suite (cases, runs, rules, metrics, segments,
+// gates) and print the report; exit 1 when a gate fails, 2 on bad input.
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "cli/input.hpp"
+#include "eval/eval.hpp"
+
+namespace trajcheck::cli {
+namespace {
+
+struct EvalSettings {
+  std::string suite;
+  std::vector<std::string> runs;
+  std::string format = "text";
+  std::string output;
+  std::string baseline;
+  std::string input_format = "auto";
+  std::vector<std::string> aliases, error_patterns;
+  unsigned jobs = 0;
+  std::string color = "auto";
+};
+
+bool write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) {
+    fmt::print(stderr, "trajcheck eval: error: cannot write {}\n", path);
+    return false;
+  }
+  return true;
+}
+
+int run(const EvalSettings& s) {
+  eval::EvalOptions o;
+  o.suite_path = s.suite;
+  o.runs = s.runs;
+  o.input_format = s.input_format;
+  o.aliases = s.aliases;
+  o.error_patterns = s.error_patterns;
+  o.baseline = s.baseline;
+  o.jobs = effective_jobs(s.jobs);
+  eval::EvalReport report;
+  std::string errors;
+  bool ok = eval::run_eval(o, report, errors, use_color(s.color, stderr));
+  std::fwrite(errors.data(), 1, errors.size(), stderr);
+  if (!ok) return kBadInput;
+  std::string text = s.format == "json"       ? eval::report_json(report)
+                     : s.format == "markdown" ? eval::report_markdown(report)
+                     : s.format == "junit"    ? eval::report_junit(report)
+                     : s.format == "html"     ? eval::report_html(report)
+                                              : eval::report_text(report);
+  if (!write_output(s.output, text)) return kBadInput;
+  if (report.rejected > 0) {
+    fmt::print(stderr, "trajcheck eval: {} run record{} rejected\n", report.rejected, report.rejected == 1 ? "" : "s");
+    return kBadInput;
+  }
+  return report.gates_pass() ? kPass : kFail;
+}
+
+const bool registered = register_command({"eval", 30, [](CLI::App& app) -> std::function<int()> {
+  auto s = std::make_shared<EvalSettings>();
+  auto* sub = app.add_subcommand("eval", "run an evaluation suite: cases, rules, metrics, segments, gates");
+  sub->add_option("suite", s->suite, "the .suite file")->required();
+  sub->add_option("--runs", s->runs, "run files or directories to judge (replace the suite's `runs`)");
+  sub->add_option("--format", s->format, "text|json|markdown|junit|html")
+      ->check(CLI::IsMember({"text", "json", "markdown", "junit", "html"}));
+  sub->add_option("-o,--output", s->output, "write the report to this file instead of standard output");
+  sub->add_option("--baseline", s->baseline, "an earlier `eval --format json` (replaces the suite's `baseline`)");
+  sub->add_option("--input-format", s->input_format, "auto|native|openai|anthropic|otel|list")
+      ->check(CLI::IsMember({"auto", "native", "openai", "anthropic", "otel", "list"}));
+  sub->add_option("--alias", s->aliases, "OBSERVED=CANONICAL tool-name alias (repeatable)");
+  sub->add_option("--error-pattern", s->error_patterns,
+                  "RE2 pattern over a tool result's text that marks the call failed (repeatable)");
+  sub->add_option("-j,--jobs", s->jobs, "worker threads (default: all cores)");
+  sub->add_option("--color", s->color, "auto|always|never")->check(CLI::IsMember({"auto", "always", "never"}));
+  return [s] { return run(*s); };
+}});
+
+}  // namespace
+}  // namespace trajcheck::cli

@@ -1,0 +1,246 @@
+// Comparison of two eval reports: per dimension and group the two values and their delta,
+// a seeded paired bootstrap over the cases both runs judged, and the cases that flipped.
+#include "eval/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "eval/report_util.hpp"
+
+namespace trajcheck::eval {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* kDims[] = {"selection", "arguments", "order", "recovery", "outcome"};
+
+struct Part {
+  double num = 0, den = 0;
+  bool present = false;
+};
+
+// A case's contribution to a dimension's aggregate (sum num / sum den).
+Part part(const json& c, std::string_view dim) {
+  Part p;
+  auto num = [&](const char* k) -> std::optional<double> {
+    if (!c.contains(k) || c[k].is_null()) return std::nullopt;
+    if (c[k].is_boolean()) return c[k].get<bool>() ? 1.0 : 0.0;
+    if (c[k].is_number()) return c[k].get<double>();
+    return std::nullopt;
+  };
+  if (dim == "arguments") {
+    auto m = num("arguments_matched"), t = num("arguments_calls");
+    if (m && t && *t > 0) p = {*m, *t, true};
+    return p;
+  }
+  if (auto v = num(std::string(dim).c_str())) p = {*v, 1, true};
+  return p;
+}
+
+std::string group_of(const json& c, const std::string& field) {
+  if (field == "split") return c.value("split", "");
+  if (c.contains("segments") && c["segments"].contains(field)) return c["segments"][field].get<std::string>();
+  return "(none)";
+}
+
+std::optional<double> value_in(const json& dims, const char* dim) {
+  if (!dims.contains(dim) || !dims[dim].is_number()) return std::nullopt;
+  return dims[dim].get<double>();
+}
+
+const json* find_row(const json& report, const char* table, const std::string& field, const std::string& value) {
+  if (!report.contains(table)) return nullptr;
+  for (const auto& row : report[table])
+    if (row.value("field", "") == field && row.value("value", "") == value) return &row;
+  return nullptr;
+}
+
+bool valid_report(const json& j) { return j.is_object() && j.contains("overall") && j.contains("cases") && j["cases"].is_array(); }
+
+}  // namespace
+
+bool compare_reports(const std::string& a_name, const std::string& a_text, const std::string& b_name,
+                     const std::string& b_text, const CompareOptions& options, CompareReport& out,
+                     std::string& error) {
+  json a = json::parse(a_text, nullptr, false), b = json::parse(b_text, nullptr, false);
+  if (!valid_report(a)) {
+    error = fmt::format("{}: error: not a report of `trajcheck eval --format json`\n", a_name);
+    return false;
+  }
+  if (!valid_report(b)) {
+    error = fmt::format("{}: error: not a report of `trajcheck eval --format json`\n", b_name);
+    return false;
+  }
+  out = CompareReport{};
+  out.a_name = a_name;
+  out.b_name = b_name;
+  out.options = options;
+
+  // Cases both runs judged, in A's order.
+  std::map<std::string, const json*> b_cases;
+  for (const auto& c : b["cases"])
+    if (c.value("status", "") == "judged") b_cases[c.value("case_id", "")] = &c;
+  std::vector<std::pair<const json*, const json*>> pairs;
+  for (const auto& c : a["cases"]) {
+    if (c.value("status", "") != "judged") continue;
+    auto it = b_cases.find(c.value("case_id", ""));
+    if (it == b_cases.end()) continue;
+    pairs.emplace_back(&c, it->second);
+    bool pa = c.value("pass", false), pb = it->second->value("pass", false);
+    if (pa && !pb) out.pass_to_fail.push_back(c.value("case_id", ""));
+    if (!pa && pb) out.fail_to_pass.push_back(c.value("case_id", ""));
+  }
+  out.paired_cases = pairs.size();
+
+  // Groups: overall, every segment row of A (then B's new ones), every split.
+  std::vector<std::pair<std::string, std::string>> groups{{"", ""}};
+  for (const json* r : {&a, &b})
+    for (const char* table : {"segments", "splits"})
+      if (r->contains(table))
+        for (const auto& row : (*r)[table]) {
+          std::pair<std::string, std::string> g{row.value("field", ""), row.value("value", "")};
+          if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+        }
+
+  std::mt19937_64 rng(options.seed);
+  for (const auto& [field, value] : groups) {
+    std::vector<std::pair<const json*, const json*>> members;
+    for (const auto& p : pairs)
+      if (field.empty() || group_of(*p.first, field) == value) members.push_back(p);
+    const char* table = field == "split" ? "splits" : "segments";
+    const json* ra = field.empty() ? &a["overall"] : find_row(a, table, field, value);
+    const json* rb = field.empty() ? &b["overall"] : find_row(b, table, field, value);
+    for (const char* dim : kDims) {
+      CompareRow row;
+      row.dimension = dim;
+      row.group = field.empty() ? "overall" : field + "=" + value;
+      if (ra) row.a = value_in(*ra, dim);
+      if (rb) row.b = value_in(*rb, dim);
+      if (row.a && row.b) row.delta = *row.b - *row.a;
+      std::vector<std::pair<Part, Part>> parts;
+      for (const auto& [ca, cb] : members) {
+        Part pa = part(*ca, dim), pb = part(*cb, dim);
+        if (pa.present && pb.present) parts.emplace_back(pa, pb);
+      }
+      row.paired = parts.size();
+      if (!parts.empty() && options.resamples > 0) {
+        std::vector<double> deltas;
+        deltas.reserve(options.resamples);
+        const std::size_t n = parts.size();
+        for (unsigned s = 0; s < options.resamples; ++s) {
+          double na = 0, da = 0, nb = 0, db = 0;
+          for (std::size_t k = 0; k < n; ++k) {
+            const auto& [pa, pb] = parts[rng() % n];
+            na += pa.num;
+            da += pa.den;
+            nb += pb.num;
+            db += pb.den;
+          }
+          if (da > 0 && db > 0) deltas.push_back(nb / db - na / da);
+        }
+        if (!deltas.empty()) {
+          std::sort(deltas.begin(), deltas.end());
+          double tail = (1.0 - options.confidence) / 2.0;
+          auto at = [&](double q) {
+            auto i = static_cast<std::size_t>(std::floor(q * static_cast<double>(deltas.size() - 1) + 0.5));
+            return deltas[std::min(i, deltas.size() - 1)];
+          };
+          row.lo = at(tail);
+          row.hi = at(1.0 - tail);
+        }
+      }
+      out.rows.push_back(std::move(row));
+    }
+  }
+  return true;
+}
+
+namespace {
+
+std::string pct(const std::optional<double>& v) { return fmt_value(v, true); }
+std::string pts(const std::optional<double>& v) { return v ? fmt::format("{:+.1f} pt", *v * 100) : "n/a"; }
+std::string ci(const CompareRow& r) {
+  return r.lo && r.hi ? fmt::format("[{:+.1f}, {:+.1f}]", *r.lo * 100, *r.hi * 100) : "n/a";
+}
+
+}  // namespace
+
+std::string compare_text(const CompareReport& r) {
+  std::string o = fmt::format("compare A={} B={}: {} paired cases, {:.0f}% paired-bootstrap CI ({} resamples, seed {})\n\n",
+                              r.a_name, r.b_name, r.paired_cases, r.options.confidence * 100, r.options.resamples,
+                              r.options.seed);
+  o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", "group", "dimension", "A", "B", "delta",
+                   "CI (pt)", "pairs");
+  for (const auto& row : r.rows)
+    o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", row.group, row.dimension, pct(row.a),
+                     pct(row.b), pts(row.delta), ci(row), row.paired);
+  o += fmt::format("\npass -> fail ({}):", r.pass_to_fail.size());
+  for (const auto& c : r.pass_to_fail) o += " " + c;
+  o += fmt::format("\nfail -> pass ({}):", r.fail_to_pass.size());
+  for (const auto& c : r.fail_to_pass) o += " " + c;
+  o += "\n";
+  return o;
+}
+
+std::string compare_json(const CompareReport& r) {
+  ordered_json j;
+  j["a"] = r.a_name;
+  j["b"] = r.b_name;
+  j["paired_cases"] = r.paired_cases;
+  j["bootstrap"] = {{"seed", r.options.seed}, {"resamples", r.options.resamples}, {"confidence", r.options.confidence}};
+  ordered_json rows = ordered_json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
+  for (const auto& row : r.rows)
+    rows.push_back({{"group", row.group}, {"dimension", row.dimension}, {"a", opt(row.a)}, {"b", opt(row.b)},
+                    {"delta", opt(row.delta)}, {"ci_low", opt(row.lo)}, {"ci_high", opt(row.hi)}, {"paired", row.paired}});
+  j["rows"] = rows;
+  j["pass_to_fail"] = r.pass_to_fail;
+  j["fail_to_pass"] = r.fail_to_pass;
+  return j.dump(1) + "\n";
+}
+
+std::string compare_markdown(const CompareReport& r) {
+  std::string o = fmt::format("## trajcheck compare: `{}` → `{}`\n\n{} paired cases; {:.0f}% paired-bootstrap CI ({} resamples, seed {}).\n\n",
+                              r.a_name, r.b_name, r.paired_cases, r.options.confidence * 100, r.options.resamples,
+                              r.options.seed);
+  o += "| group | dimension | A | B | delta | CI | pairs |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& row : r.rows)
+    o += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", row.group, row.dimension, pct(row.a), pct(row.b),
+                     pts(row.delta), ci(row), row.paired);
+  o += fmt::format("\n**pass → fail** ({}): {}\n\n**fail → pass** ({}): {}\n", r.pass_to_fail.size(),
+                   fmt::join(r.pass_to_fail, ", "), r.fail_to_pass.size(), fmt::join(r.fail_to_pass, ", "));
+  return o;
+}
+
+std::string compare_html(const CompareReport& r) {
+  std::string b = fmt::format("<h1>trajcheck compare</h1>\n<p class=muted>A = {}, B = {}: {} paired cases; {:.0f}% "
+                              "paired-bootstrap confidence intervals ({} resamples, seed {}).</p>\n",
+                              xml_escape(r.a_name), xml_escape(r.b_name), r.paired_cases, r.options.confidence * 100,
+                              r.options.resamples, r.options.seed);
+  std::vector<DeltaRow> overall, groups;
+  for (const auto& row : r.rows) {
+    DeltaRow d{row.group == "overall" ? row.dimension : row.group + " " + row.dimension, row.delta, row.lo, row.hi};
+    (row.group == "overall" ? overall : groups).push_back(d);
+  }
+  b += "<div class=charts>\n" + svg_deltas(overall, "Delta B - A per dimension (overall), 95% CI whiskers");
+  if (!groups.empty()) b += svg_deltas(groups, "Delta B - A per segment and dimension");
+  b += "</div>\n<h2>Values</h2>\n<table><tr><th>group</th><th>dimension</th><th>A</th><th>B</th><th>delta</th><th>CI</th><th>pairs</th></tr>\n";
+  for (const auto& row : r.rows)
+    b += fmt::format("<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
+                     "<td class=num>{}</td><td class=num>{}</td></tr>\n",
+                     xml_escape(row.group), row.dimension, pct(row.a), pct(row.b), pts(row.delta), ci(row), row.paired);
+  b += "</table>\n<h2>Flipped cases</h2>\n";
+  b += fmt::format("<p><b>pass &#8594; fail</b> ({}): {}</p>\n<p><b>fail &#8594; pass</b> ({}): {}</p>\n",
+                   r.pass_to_fail.size(), xml_escape(fmt::format("{}", fmt::join(r.pass_to_fail, ", "))),
+                   r.fail_to_pass.size(), xml_escape(fmt::format("{}", fmt::join(r.fail_to_pass, ", "))));
+  return html_page("trajcheck compare", b);
+}
+
+}  // namespace trajcheck::eval

@@ -1,0 +1,646 @@
+// run_eval: load the suite, its cases, catalog, baseline and rules; read the runs through the
+// record pipeline, judge each run against its case, then aggregate and apply the gates.
+#include "eval/eval.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "compiler/program.hpp"
+#include "eval/eval_internal.hpp"
+#include "metrics/json_canon.hpp"
+#include "trajcheck/metrics.hpp"
+#include "trajcheck/reader.hpp"
+#include "util/pipeline.hpp"
+
+namespace trajcheck::eval {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string join_path(const std::string& dir, const std::string& p) {
+  if (p.empty() || p[0] == '/' || dir.empty() || dir == ".") return p;
+  return dir + "/" + p;
+}
+
+bool has_glob(std::string_view s) { return s.find_first_of("*?") != std::string_view::npos; }
+
+// Files matching a glob (`*`/`?` within one path component), sorted.
+std::vector<std::string> glob_files(const std::string& pattern) {
+  std::vector<std::string> out;
+  if (!has_glob(pattern)) {
+    std::error_code ec;
+    if (fs::is_regular_file(pattern, ec)) out.push_back(pattern);
+    return out;
+  }
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : pattern) {
+    if (c == '/') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  std::vector<std::string> paths{pattern[0] == '/' ? "/" : ""};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    if (part.empty()) continue;
+    bool last = i + 1 == parts.size();
+    std::vector<std::string> next;
+    for (const std::string& base : paths) {
+      std::string dir = base.empty() ? "." : base;
+      if (!has_glob(part)) {
+        std::string p = base.empty() ? part : (base == "/" ? "/" + part : base + "/" + part);
+        std::error_code ec;
+        if (last ? fs::is_regular_file(p, ec) : fs::is_directory(p, ec)) next.push_back(p);
+        continue;
+      }
+      std::error_code ec;
+      std::vector<std::string> found;
+      for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        if (name.empty() || name[0] == '.') continue;
+        if (!detail::glob_match(part, name)) continue;
+        std::error_code ec2;
+        if (last ? !it->is_regular_file(ec2) : !it->is_directory(ec2)) continue;
+        found.push_back(base.empty() ? name : (base == "/" ? "/" + name : base + "/" + name));
+      }
+      std::sort(found.begin(), found.end());
+      next.insert(next.end(), found.begin(), found.end());
+    }
+    paths = std::move(next);
+  }
+  return paths;
+}
+
+std::string scalar_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "(none)";
+  return v.dump();
+}
+
+
+bool read_file(const std::string& path, std::string& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = fmt::format("{}: error: cannot open file\n", path);
+    return false;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+std::string diag_at(const Source& src, SourceRange r, const char* code, const std::string& msg, bool color) {
+  Diagnostic d;
+  d.code = code;
+  d.range = r;
+  d.message = msg;
+  return format_diagnostic(src, d, color);
+}
+
+constexpr const char* kControlFlows[] = {"act", "answer", "clarify", "refuse", "retry", "handoff"};
+
+// Loads one cases file (JSONL); problems are appended to `errors`.
+void load_cases(const std::string& path, std::vector<CaseSpec>& cases, std::string& errors) {
+  std::string text, err;
+  if (!read_file(path, text, err)) {
+    errors += err;
+    return;
+  }
+  std::size_t pos = 0;
+  std::uint64_t line = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    ++line;
+    std::string_view l(text.data() + pos, nl - pos);
+    std::size_t start = pos;
+    pos = nl + 1;
+    if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    auto fail = [&](std::uint64_t col, const std::string& msg) {
+      errors += fmt::format("{}:{}:{}: error: {}\n", path, line, col, msg);
+    };
+    json j;
+    try {
+      j = json::parse(l);
+    } catch (const json::parse_error& e) {
+      std::string what = e.what();
+      auto colon = what.find("]: ");
+      std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
+      fail(byte + 1, fmt::format("a case is one JSON object per line: {}",
+                                 colon == std::string::npos ? what : what.substr(colon + 3)));
+      continue;
+    }
+    if (!j.is_object()) {
+      fail(1, "a case is a JSON object");
+      continue;
+    }
+    CaseSpec c;
+    c.origin = fmt::format("{}:{}", path, line);
+    (void)start;
+    auto id = j.find("case_id");
+    if (id == j.end() || !(id->is_string() || id->is_number_integer())) {
+      fail(1, "a case needs a \"case_id\" (a string)");
+      continue;
+    }
+    c.id = scalar_text(*id);
+    c.split = j.contains("split") && j["split"].is_string() ? j["split"].get<std::string>() : "designed";
+    if (j.contains("catalog_version") && j["catalog_version"].is_string())
+      c.catalog_version = j["catalog_version"].get<std::string>();
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (!it.value().is_object() && !it.value().is_array()) c.fields[it.key()] = scalar_text(it.value());
+    if (j.contains("expected")) {
+      const json& e = j["expected"];
+      if (!e.is_object()) {
+        fail(1, "\"expected\" must be an object");
+        continue;
+      }
+      bool bad = false;
+      if (e.contains("tools")) {
+        if (!e["tools"].is_array()) {
+          fail(1, "\"expected.tools\" must be a list of tool names");
+          continue;
+        }
+        c.has_tools = true;
+        for (const auto& t : e["tools"]) {
+          if (!t.is_string()) {
+            bad = true;
+            break;
+          }
+          c.tools.push_back(t.get<std::string>());
+        }
+        if (bad) {
+          fail(1, "\"expected.tools\" must be a list of tool names");
+          continue;
+        }
+      }
+      if (e.contains("path")) {
+        if (!e["path"].is_string()) {
+          fail(1, "\"expected.path\" must be a PATH string like \"a -> b\"");
+          continue;
+        }
+        c.path = e["path"].get<std::string>();
+      }
+      if (e.contains("arguments")) {
+        if (!e["arguments"].is_object()) {
+          fail(1, "\"expected.arguments\" must map tool names to argument objects");
+          continue;
+        }
+        for (auto it = e["arguments"].begin(); it != e["arguments"].end(); ++it) {
+          if (!it.value().is_object()) {
+            bad = true;
+            break;
+          }
+          c.arguments.emplace_back(normalize_tool_name(it.key()), it.value().dump());
+        }
+        if (bad) {
+          fail(1, "\"expected.arguments\" must map tool names to argument objects");
+          continue;
+        }
+      }
+      if (e.contains("control")) {
+        c.control = e["control"].is_string() ? e["control"].get<std::string>() : "";
+        if (std::find(std::begin(kControlFlows), std::end(kControlFlows), c.control) == std::end(kControlFlows)) {
+          fail(1, fmt::format("\"expected.control\" must be one of act, answer, clarify, refuse, retry, handoff; got {}",
+                              e["control"].dump()));
+          continue;
+        }
+      }
+      if (e.contains("output")) c.output = e["output"].dump();
+      if (e.contains("rules")) {
+        const json& r = e["rules"];
+        if (!r.is_array()) {
+          fail(1, "\"expected.rules\" must be a list of rules files");
+          continue;
+        }
+        for (const auto& f : r)
+          if (f.is_string()) c.rules.push_back(f.get<std::string>());
+      }
+    }
+    cases.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+std::optional<double> percentile(std::vector<double> values, double p) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  if (rank < 1) rank = 1;
+  return values[std::min(rank, values.size()) - 1];
+}
+
+Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
+  Dimensions d;
+  double sel = 0, ord = 0;
+  std::uint64_t am = 0, at = 0, rec = 0, out = 0;
+  double tokens = 0, cost = 0, latency = 0;
+  std::uint32_t tokens_n = 0, cost_n = 0, latency_n = 0;
+  Efficiency& e = d.efficiency;
+  for (const CaseResult* c : cases) {
+    if (c->status != "judged") continue;
+    ++d.cases;
+    if (c->selection) {
+      sel += *c->selection;
+      ++d.selection_n;
+    }
+    am += c->arguments_matched;
+    at += c->arguments_total;
+    if (c->order) {
+      ord += *c->order;
+      ++d.order_n;
+    }
+    if (c->recovery) {
+      rec += *c->recovery;
+      ++d.recovery_n;
+    }
+    if (c->outcome) {
+      out += *c->outcome;
+      ++d.outcome_n;
+    }
+    for (const auto& v : c->violations) ++d.violations[v.severity];
+    if (!c->pass) continue;
+    ++e.cases;
+    e.calls += c->calls;
+    e.duplicates += c->duplicates;
+    e.retries += c->retries;
+    e.write_calls += c->write_calls;
+    e.loop_depth = std::max(e.loop_depth, c->loop_depth);
+    for (const auto& [k, v] : c->retries_by_class) e.retries_by_class[k] += v;
+    e.calls_series.push_back(c->calls);
+    e.retries_series.push_back(c->retries);
+    e.loop_series.push_back(c->loop_depth);
+    if (c->tokens) {
+      tokens += *c->tokens;
+      ++tokens_n;
+      e.tokens_series.push_back(*c->tokens);
+    }
+    if (c->cost) {
+      cost += *c->cost;
+      ++cost_n;
+      e.cost_series.push_back(*c->cost);
+    }
+    if (c->latency_ms) {
+      latency += *c->latency_ms;
+      ++latency_n;
+      e.latency_series.push_back(*c->latency_ms);
+    }
+  }
+  if (d.selection_n) d.selection = sel / d.selection_n;
+  d.arguments_n = static_cast<std::uint32_t>(at);
+  if (at) d.arguments = static_cast<double>(am) / static_cast<double>(at);
+  if (d.order_n) d.order = ord / d.order_n;
+  if (d.recovery_n) d.recovery = static_cast<double>(rec) / d.recovery_n;
+  if (d.outcome_n) d.outcome = static_cast<double>(out) / d.outcome_n;
+  if (e.cases) {
+    e.calls_per_success = static_cast<double>(e.calls) / e.cases;
+    e.retries_per_success = static_cast<double>(e.retries) / e.cases;
+    if (e.calls) {
+      e.duplicates_per_100 = 100.0 * static_cast<double>(e.duplicates) / static_cast<double>(e.calls);
+      e.write_share = static_cast<double>(e.write_calls) / static_cast<double>(e.calls);
+    } else {
+      e.duplicates_per_100 = 0.0;
+    }
+  }
+  if (tokens_n) e.tokens_per_success = tokens / tokens_n;
+  if (cost_n) e.cost_per_success = cost / cost_n;
+  if (latency_n) e.latency_per_success = latency / latency_n;
+  return d;
+}
+
+std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
+  const std::string& m = g.metric;
+  const Efficiency& e = d.efficiency;
+  if (m == "violations") {
+    double n = 0;
+    for (const auto& [sev, count] : d.violations)
+      if (g.severity.empty() || sev == g.severity) n += count;
+    return n;
+  }
+  if (m == "selection") return d.selection;
+  if (m == "arguments") return d.arguments;
+  if (m == "order") return d.order;
+  if (m == "recovery") return d.recovery;
+  if (m == "outcome") return d.outcome;
+  if (m == "duplicates_per_100") return e.duplicates_per_100;
+  if (m == "write_share") return e.write_share;
+  const std::vector<double>* series = m == "calls_per_success"     ? &e.calls_series
+                                    : m == "cost_per_success"      ? &e.cost_series
+                                    : m == "tokens_per_success"    ? &e.tokens_series
+                                    : m == "latency_per_success"   ? &e.latency_series
+                                    : m == "retries_per_success"   ? &e.retries_series
+                                    : m == "loop_depth"            ? &e.loop_series
+                                                                   : nullptr;
+  if (!series) return std::nullopt;
+  if (series->empty()) return std::nullopt;
+  const std::string& f = g.function;
+  if (f.empty() || f == "mean") {
+    double s = 0;
+    for (double v : *series) s += v;
+    return s / static_cast<double>(series->size());
+  }
+  if (f == "max") return *std::max_element(series->begin(), series->end());
+  double p = f == "p50" ? 50 : f == "p90" ? 90 : f == "p95" ? 95 : 99;
+  return percentile(*series, p);
+}
+
+std::string gate_metric_text(const suite::Gate& g) {
+  std::string m = g.metric;
+  if (!g.severity.empty()) m += "[" + g.severity + "]";
+  if (!g.function.empty()) m = g.function + "(" + m + ")";
+  return m;
+}
+
+// ---- run_eval ----------------------------------------------------------------------------
+
+namespace {
+
+struct Worker {
+  const EvalContext* ctx;
+  TraceParser* parser;
+  ToolTable tools;
+  Trajectory scratch{&tools};
+  CaseJudge judge;
+  std::vector<RunOutcome> outcomes;
+  std::vector<std::pair<std::uint64_t, std::string>> unmatched;
+  std::uint64_t records = 0, rejected = 0;
+
+  Worker(const EvalContext* c, TraceParser* p) : ctx(c), parser(p), judge(*c) {}
+
+  void process(const RawRecord& rec, std::string& out, std::string& err) {
+    (void)out;
+    scratch.set_tools(&tools);  // workers are moved into a vector after construction
+    ++records;
+    if (!rec.container_error.empty()) {
+      ++rejected;
+      err += fmt::format("{}:{}:{}: error: {}\n", rec.origin.file, rec.origin.line, rec.origin.column,
+                         rec.container_error);
+      return;
+    }
+    std::uint32_t sub = 0;
+    ParseOutcome o = parser->parse(rec, scratch, [&](Trajectory& t) {
+      std::string key;
+      json meta = t.metadata().empty() ? json::object() : json::parse(t.metadata(), nullptr, false);
+      if (meta.is_object() && meta.contains("case_id")) key = scalar_text(meta["case_id"]);
+      else key = std::string(t.trace_id());
+      auto it = ctx->case_index.find(key);
+      std::string where = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
+      std::uint64_t order = rec.origin.record * 1024 + sub++;
+      if (it == ctx->case_index.end()) {
+        unmatched.emplace_back(order, fmt::format("{} ({})", where, key));
+        return;
+      }
+      RunOutcome ro;
+      ro.order = order;
+      ro.case_index = it->second;
+      judge.judge(ctx->cases[it->second], t, meta.is_object() ? meta : json::object(), where, ro.result);
+      outcomes.push_back(std::move(ro));
+    });
+    if (!o.ok()) {
+      ++rejected;
+      for (const auto& e : o.errors)
+        err += fmt::format("{}:{}:{}: error: {}\n", e.where.file, e.where.line, e.where.column, e.message);
+    }
+  }
+};
+
+}  // namespace
+
+bool run_eval(const EvalOptions& options, EvalReport& report, std::string& errors, bool color) {
+  std::string ferr;
+  auto src = Source::from_file(options.suite_path, &ferr);
+  if (!src) {
+    errors += fmt::format("{}: error: {}\n", options.suite_path, ferr);
+    return false;
+  }
+  suite::SuiteResult sr = suite::parse_suite(std::move(*src));
+  errors += format_diagnostics(sr.source, sr.diagnostics, color);
+  if (!sr.ok()) return false;
+  const suite::Suite& st = sr.suite;
+  const Source& ssrc = sr.source;
+  report.suite_name = st.name;
+  report.suite_file = options.suite_path;
+  for (const auto& s : st.segments) report.segment_fields.push_back(s.text);
+
+  EvalContext ctx;
+  ctx.suite = &st;
+  bool ok = true;
+
+  // Catalog: its version (staleness) and its write tools (efficiency).
+  if (st.catalog) {
+    std::string path = join_path(st.directory, st.catalog->text), text, err;
+    if (!read_file(path, text, err)) {
+      errors += diag_at(ssrc, st.catalog->range, "S011", fmt::format("cannot read the catalog {}", path), color);
+      return false;
+    }
+    json cat = json::parse(text, nullptr, false);
+    if (!cat.is_object()) {
+      errors += diag_at(ssrc, st.catalog->range, "S012", fmt::format("the catalog {} is not a JSON object", path), color);
+      return false;
+    }
+    if (cat.contains("version")) report.catalog_version = scalar_text(cat["version"]);
+    if (cat.contains("tools") && cat["tools"].is_array())
+      for (const auto& t : cat["tools"])
+        if (t.is_object() && t.contains("name") && t["name"].is_string() && t.value("effect", "") == "write")
+          ctx.write_tools.insert(normalize_tool_name(t["name"].get<std::string>()));
+  }
+
+  // Baseline: an earlier `eval --format json`.
+  std::string baseline_path = options.baseline;
+  if (baseline_path.empty() && st.baseline) baseline_path = join_path(st.directory, st.baseline->text);
+  json baseline;
+  if (!baseline_path.empty()) {
+    std::string text, err;
+    if (!read_file(baseline_path, text, err)) {
+      if (st.baseline && options.baseline.empty())
+        errors += diag_at(ssrc, st.baseline->range, "S011", fmt::format("cannot read the baseline {}", baseline_path), color);
+      else
+        errors += err;
+      return false;
+    }
+    baseline = json::parse(text, nullptr, false);
+    if (!baseline.is_object() || !baseline.contains("overall")) {
+      errors += fmt::format("{}: error: not a report of `trajcheck eval --format json`\n", baseline_path);
+      return false;
+    }
+  }
+
+  // Cases.
+  for (const auto& pat : st.cases) {
+    auto files = glob_files(join_path(st.directory, pat.text));
+    if (files.empty()) {
+      errors += diag_at(ssrc, pat.range, "S011", fmt::format("no case file matches {}", pat.text), color);
+      ok = false;
+    }
+    for (const auto& f : files) load_cases(f, ctx.cases, errors);
+  }
+  if (!errors.empty() && errors.find("error") != std::string::npos) ok = false;
+  for (std::size_t i = 0; i < ctx.cases.size(); ++i) {
+    auto [it, fresh] = ctx.case_index.emplace(ctx.cases[i].id, i);
+    if (!fresh) {
+      errors += fmt::format("{}: error: case_id '{}' repeats the case at {}\n", ctx.cases[i].origin,
+                            ctx.cases[i].id, ctx.cases[it->second].origin);
+      ok = false;
+    }
+  }
+  if (!ok) return false;
+
+  // Rules: the suite's, then each case's own (compiled once per file).
+  auto compile_file = [&](const std::string& path, const suite::Located* at) -> int {
+    auto found = ctx.program_index.find(path);
+    if (found != ctx.program_index.end()) return static_cast<int>(found->second);
+    std::string e;
+    auto rs = Source::from_file(path, &e);
+    if (!rs) {
+      if (at) errors += diag_at(ssrc, at->range, "S011", fmt::format("cannot read the rules file {}", path), color);
+      else errors += fmt::format("{}: error: {}\n", path, e);
+      return -1;
+    }
+    CompileResult cr = compile(std::move(*rs));
+    errors += format_diagnostics(cr.source, cr.diagnostics, color);
+    if (!cr.ok()) return -1;
+    ctx.programs.push_back(cr.program);
+    ctx.program_index[path] = ctx.programs.size() - 1;
+    report.rules_files.push_back(path);
+    return static_cast<int>(ctx.programs.size() - 1);
+  };
+  for (const auto& r : st.rules) {
+    for (const auto& f : glob_files(join_path(st.directory, r.text))) {
+      int i = compile_file(f, &r);
+      if (i < 0) ok = false;
+      else ctx.suite_programs.push_back(static_cast<std::uint32_t>(i));
+    }
+    if (glob_files(join_path(st.directory, r.text)).empty()) {
+      errors += diag_at(ssrc, r.range, "S011", fmt::format("no rules file matches {}", r.text), color);
+      ok = false;
+    }
+  }
+  for (auto& c : ctx.cases) {
+    for (const auto& r : c.rules) {
+      int i = compile_file(join_path(st.directory, r), nullptr);
+      if (i < 0) {
+        errors += fmt::format("{}: note: rules file {} is listed in this case's expected.rules\n", c.origin, r);
+        ok = false;
+      } else {
+        c.programs.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+  if (!ok) return false;
+  for (auto& c : ctx.cases)
+    c.stale = st.catalog && !c.catalog_version.empty() && !report.catalog_version.empty() &&
+              c.catalog_version != report.catalog_version;
+
+  // Runs.
+  std::vector<std::string> runs = options.runs;
+  if (runs.empty()) {
+    for (const auto& r : st.runs) {
+      auto files = glob_files(join_path(st.directory, r.text));
+      if (files.empty()) {
+        errors += diag_at(ssrc, r.range, "S011", fmt::format("no run file matches {}", r.text), color);
+        return false;
+      }
+      runs.insert(runs.end(), files.begin(), files.end());
+    }
+  }
+  if (runs.empty()) {
+    errors += fmt::format("{}: error: no runs: declare runs \"FILE\" in the suite or pass --runs\n", options.suite_path);
+    return false;
+  }
+  NormalizeOptions no;
+  if (!parse_input_format(options.input_format, &no.format)) {
+    errors += fmt::format("error: unknown --input-format '{}'\n", options.input_format);
+    return false;
+  }
+  for (const std::string& a : options.aliases) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == a.size()) {
+      errors += fmt::format("error: --alias '{}': expected OBSERVED=CANONICAL\n", a);
+      return false;
+    }
+    no.aliases.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+  }
+  no.error_patterns = options.error_patterns;
+  TraceParser parser(no);
+  if (!parser.option_error().empty()) {
+    errors += fmt::format("error: {}\n", parser.option_error());
+    return false;
+  }
+  RecordSource source(runs);
+  std::FILE* err_file = std::tmpfile();
+  std::vector<Worker> workers = process_records<Worker>(
+      source, std::max(1u, options.jobs), [&] { return Worker(&ctx, &parser); }, stdout, err_file ? err_file : stderr);
+  if (err_file) {
+    std::rewind(err_file);
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, err_file)) > 0) errors.append(buf, n);
+    std::fclose(err_file);
+  }
+
+  std::vector<RunOutcome> outcomes;
+  std::vector<std::pair<std::uint64_t, std::string>> unmatched;
+  for (auto& w : workers) {
+    report.records += w.records;
+    report.rejected += w.rejected;
+    for (auto& o : w.outcomes) outcomes.push_back(std::move(o));
+    for (auto& u : w.unmatched) unmatched.push_back(std::move(u));
+  }
+  std::sort(outcomes.begin(), outcomes.end(), [](const RunOutcome& a, const RunOutcome& b) { return a.order < b.order; });
+  std::sort(unmatched.begin(), unmatched.end());
+
+  report.cases.resize(ctx.cases.size());
+  std::vector<bool> answered(ctx.cases.size(), false);
+  for (auto& o : outcomes) {
+    if (answered[o.case_index]) {
+      unmatched.emplace_back(o.order, fmt::format("{} (a second run for case {})", o.result.run, ctx.cases[o.case_index].id));
+      continue;
+    }
+    answered[o.case_index] = true;
+    report.cases[o.case_index] = std::move(o.result);
+  }
+  std::sort(unmatched.begin(), unmatched.end());
+  for (auto& u : unmatched) report.unmatched_runs.push_back(std::move(u.second));
+  for (std::size_t i = 0; i < ctx.cases.size(); ++i) {
+    const CaseSpec& c = ctx.cases[i];
+    CaseResult& r = report.cases[i];
+    if (!answered[i]) {
+      r = CaseResult{};
+      r.status = "unmatched";
+    } else if (c.stale) {
+      std::string run = r.run;
+      r = CaseResult{};
+      r.run = run;
+      r.status = "stale";
+      r.problems.push_back(fmt::format("catalog_version {} differs from the suite's catalog {}", c.catalog_version,
+                                       report.catalog_version));
+    }
+    r.case_id = c.id;
+    r.split = c.split;
+    r.expected_control = c.control;
+    r.fields = c.fields;
+    for (const auto& s : st.segments) {
+      auto f = c.fields.find(s.text);
+      r.segments.emplace_back(s.text, f == c.fields.end() ? "(none)" : f->second);
+    }
+  }
+  finish_report(st, baseline, report);
+  return true;
+}
+
+}  // namespace trajcheck::eval

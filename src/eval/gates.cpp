@@ -1,0 +1,163 @@
+// The tables (overall, per segment, per split) and the gates: each evaluated overall or on
+// every value of its `per` field, against a literal threshold or the baseline report.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "eval/eval_internal.hpp"
+
+namespace trajcheck::eval {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* kSeries[] = {"calls_per_success", "cost_per_success", "tokens_per_success",
+                                   "latency_per_success", "retries_per_success", "loop_depth"};
+
+ordered_json opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+std::vector<GroupRow> group_by(const std::vector<CaseResult>& cases, const std::string& field,
+                               const std::vector<std::string>& first) {
+  std::vector<std::string> values = first;
+  for (const auto& c : cases) {
+    if (c.status != "judged") continue;
+    std::string v = field == "split" ? c.split : (c.fields.count(field) ? c.fields.at(field) : "(none)");
+    if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+  }
+  std::vector<GroupRow> rows;
+  for (const auto& v : values) {
+    std::vector<const CaseResult*> members;
+    for (const auto& c : cases) {
+      std::string cv = field == "split" ? c.split : (c.fields.count(field) ? c.fields.at(field) : "(none)");
+      if (cv == v) members.push_back(&c);
+    }
+    Dimensions d = aggregate(members);
+    if (d.cases == 0 && std::find(first.begin(), first.end(), v) == first.end()) continue;
+    rows.push_back({field, v, std::move(d)});
+  }
+  return rows;
+}
+
+bool compare(double a, suite::GateOp op, double b) {
+  constexpr double eps = 1e-9;
+  switch (op) {
+    case suite::GateOp::eq: return std::fabs(a - b) <= eps;
+    case suite::GateOp::ne: return std::fabs(a - b) > eps;
+    case suite::GateOp::le: return a <= b + eps;
+    case suite::GateOp::ge: return a + eps >= b;
+    case suite::GateOp::lt: return a < b - eps;
+    case suite::GateOp::gt: return a > b + eps;
+  }
+  return false;
+}
+
+// The baseline's value of `metric` overall, or on the row field=value.
+std::optional<double> baseline_value(const json& baseline, const std::string& metric, const std::string& field,
+                                     const std::string& value) {
+  const json* dims = nullptr;
+  if (field.empty()) {
+    dims = &baseline["overall"];
+  } else {
+    for (const char* table : {"segments", "splits", "groups"}) {
+      if (!baseline.contains(table)) continue;
+      for (const auto& row : baseline[table])
+        if (row.value("field", "") == field && row.value("value", "") == value) dims = &row;
+    }
+  }
+  if (!dims || !dims->contains("metrics")) return std::nullopt;
+  const json& m = (*dims)["metrics"];
+  if (!m.contains(metric) || !m[metric].is_number()) return std::nullopt;
+  return m[metric].get<double>();
+}
+
+}  // namespace
+
+ordered_json metrics_json(const Dimensions& d) {
+  ordered_json m;
+  auto put = [&](const std::string& name, std::optional<double> v) { m[name] = opt(v); };
+  suite::Gate g;
+  for (const char* name : {"selection", "arguments", "order", "recovery", "outcome"}) {
+    g.metric = name;
+    put(name, metric_value(d, g));
+  }
+  g.metric = "violations";
+  put("violations", metric_value(d, g));
+  for (const char* sev : {"critical", "error", "warning", "info"}) {
+    g.severity = sev;
+    put(fmt::format("violations[{}]", sev), metric_value(d, g));
+  }
+  g.severity.clear();
+  for (const char* name : {"duplicates_per_100", "write_share"}) {
+    g.metric = name;
+    put(name, metric_value(d, g));
+  }
+  for (const char* name : kSeries) {
+    g.metric = name;
+    for (const char* f : {"", "p50", "p90", "p95", "p99", "max"}) {
+      g.function = f;
+      put(gate_metric_text(g), metric_value(d, g));
+    }
+    g.function.clear();
+  }
+  return m;
+}
+
+void finish_report(const suite::Suite& st, const json& baseline, EvalReport& report) {
+  std::vector<const CaseResult*> all;
+  for (const auto& c : report.cases) all.push_back(&c);
+  report.overall = aggregate(all);
+  for (const auto& f : st.segments) {
+    auto rows = group_by(report.cases, f.text, {});
+    report.segments.insert(report.segments.end(), rows.begin(), rows.end());
+  }
+  report.splits = group_by(report.cases, "split", {"designed", "production", "synthetic"});
+
+  std::vector<GateResult> critical, others;
+  for (const auto& g : st.gates) {
+    auto evaluate = [&](const Dimensions& d, const std::string& field, const std::string& value) {
+      GateResult r;
+      r.text = g.text;
+      r.metric = gate_metric_text(g);
+      r.critical = g.critical();
+      r.percent = g.percent;
+      if (!field.empty()) r.segment = field + "=" + value;
+      r.value = metric_value(d, g);
+      if (g.baseline) {
+        auto b = baseline_value(baseline, r.metric, field, value);
+        if (!b) {
+          r.status = "no data";
+          r.note = "the baseline has no value for this metric";
+        } else {
+          double t = *b;
+          if (g.baseline_op == '*') t *= g.value;
+          else if (g.baseline_op == '+') t += g.value;
+          else if (g.baseline_op == '-') t -= g.value;
+          r.threshold = t;
+        }
+      } else {
+        r.threshold = g.value;
+      }
+      if (r.status.empty()) {
+        if (!r.value) {
+          r.status = "no data";
+          r.note = "no case in this group has a value for the metric";
+        } else {
+          r.status = compare(*r.value, g.op, *r.threshold) ? "pass" : "fail";
+        }
+      }
+      (r.critical ? critical : others).push_back(std::move(r));
+    };
+    if (g.per.empty()) {
+      evaluate(report.overall, "", "");
+    } else {
+      for (const auto& row : group_by(report.cases, g.per, {})) evaluate(row.dims, g.per, row.value);
+    }
+  }
+  report.gates = std::move(critical);
+  report.gates.insert(report.gates.end(), others.begin(), others.end());
+}
+
+}  // namespace trajcheck::eval

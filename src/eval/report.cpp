@@ -1,0 +1,374 @@
+// The text, json, markdown and junit forms of an eval report. json is the machine record
+// (and the next run's baseline); the others are views of the same numbers.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "eval/eval_internal.hpp"
+#include "eval/report_util.hpp"
+
+namespace trajcheck::eval {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+ordered_json opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+ordered_json dims_json(const Dimensions& d) {
+  ordered_json j;
+  j["cases"] = d.cases;
+  j["selection"] = opt(d.selection);
+  j["selection_cases"] = d.selection_n;
+  j["arguments"] = opt(d.arguments);
+  j["arguments_calls"] = d.arguments_n;
+  j["order"] = opt(d.order);
+  j["order_cases"] = d.order_n;
+  j["recovery"] = opt(d.recovery);
+  j["recovery_cases"] = d.recovery_n;
+  j["outcome"] = opt(d.outcome);
+  j["outcome_cases"] = d.outcome_n;
+  const Efficiency& e = d.efficiency;
+  ordered_json ej;
+  ej["cases"] = e.cases;
+  ej["calls"] = e.calls;
+  ej["calls_per_success"] = opt(e.calls_per_success);
+  ej["duplicates"] = e.duplicates;
+  ej["duplicates_per_100"] = opt(e.duplicates_per_100);
+  ej["tokens_per_success"] = opt(e.tokens_per_success);
+  ej["cost_per_success"] = opt(e.cost_per_success);
+  ej["latency_per_success"] = opt(e.latency_per_success);
+  ej["retries"] = e.retries;
+  ej["retries_by_class"] = ordered_json::object();
+  for (const auto& [k, v] : e.retries_by_class) ej["retries_by_class"][k] = v;
+  ej["loop_depth"] = e.loop_depth;
+  ej["write_calls"] = e.write_calls;
+  ej["write_share"] = opt(e.write_share);
+  ej["calls_histogram"] = ordered_json::object();
+  for (const auto& [k, v] : calls_histogram(e)) ej["calls_histogram"][std::to_string(k)] = v;
+  j["efficiency"] = ej;
+  j["violations"] = ordered_json::object();
+  for (const char* sev : {"critical", "error", "warning", "info"})
+    j["violations"][sev] = d.violations.count(sev) ? d.violations.at(sev) : 0;
+  j["metrics"] = metrics_json(d);
+  return j;
+}
+
+ordered_json rows_json(const std::vector<GroupRow>& rows) {
+  ordered_json a = ordered_json::array();
+  for (const auto& r : rows) {
+    ordered_json j;
+    j["field"] = r.field;
+    j["value"] = r.value;
+    ordered_json d = dims_json(r.dims);
+    for (auto& [k, v] : d.items()) j[k] = v;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+std::string status_word(const EvalReport& r) { return r.gates_pass() ? "pass" : "fail"; }
+
+}  // namespace
+
+std::map<std::uint32_t, std::uint32_t> calls_histogram(const Efficiency& e) {
+  std::map<std::uint32_t, std::uint32_t> h;
+  for (double v : e.calls_series) ++h[static_cast<std::uint32_t>(v)];
+  return h;
+}
+
+std::string fmt_value(const std::optional<double>& v, bool ratio) {
+  if (!v) return "n/a";
+  if (ratio) return fmt::format("{:.1f}%", *v * 100.0);
+  if (std::fabs(*v - std::round(*v)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::llround(*v)));
+  if (std::fabs(*v) < 0.1) return fmt::format("{:.4g}", *v);
+  return fmt::format("{:.2f}", *v);
+}
+
+bool ratio_metric(std::string_view m) {
+  return m == "selection" || m == "arguments" || m == "order" || m == "recovery" || m == "outcome" || m == "write_share";
+}
+
+ReportCounts counts(const EvalReport& r) {
+  ReportCounts c;
+  c.cases = r.cases.size();
+  for (const auto& x : r.cases) {
+    if (x.status == "judged") {
+      ++c.judged;
+      if (x.pass) ++c.passed;
+    } else if (x.status == "stale") {
+      ++c.stale;
+    } else {
+      ++c.unmatched;
+    }
+  }
+  for (const auto& g : r.gates) {
+    if (g.status == "pass") ++c.gates_passed;
+    else if (g.status == "fail") ++c.gates_failed;
+    else ++c.gates_no_data;
+  }
+  return c;
+}
+
+std::string report_json(const EvalReport& r) {
+  ordered_json j;
+  ReportCounts c = counts(r);
+  j["suite"] = r.suite_name;
+  j["suite_file"] = r.suite_file;
+  j["catalog_version"] = r.catalog_version.empty() ? ordered_json(nullptr) : ordered_json(r.catalog_version);
+  j["status"] = status_word(r);
+  j["summary"] = {{"cases", c.cases},           {"judged", c.judged},
+                  {"passed", c.passed},         {"stale", c.stale},
+                  {"unmatched_cases", c.unmatched}, {"unmatched_runs", r.unmatched_runs.size()},
+                  {"records", r.records},       {"rejected", r.rejected},
+                  {"gates_passed", c.gates_passed}, {"gates_failed", c.gates_failed},
+                  {"gates_no_data", c.gates_no_data}};
+  j["rules"] = r.rules_files;
+  ordered_json gates = ordered_json::array();
+  for (const auto& g : r.gates) {
+    ordered_json x;
+    x["gate"] = g.text;
+    x["metric"] = g.metric;
+    x["segment"] = g.segment.empty() ? ordered_json(nullptr) : ordered_json(g.segment);
+    x["value"] = opt(g.value);
+    x["threshold"] = opt(g.threshold);
+    x["status"] = g.status;
+    x["critical"] = g.critical;
+    if (!g.note.empty()) x["note"] = g.note;
+    gates.push_back(std::move(x));
+  }
+  j["gates"] = gates;
+  j["overall"] = dims_json(r.overall);
+  j["segment_by"] = r.segment_fields;
+  j["segments"] = rows_json(r.segments);
+  j["splits"] = rows_json(r.splits);
+  ordered_json cases = ordered_json::array();
+  for (const auto& x : r.cases) {
+    ordered_json k;
+    k["case_id"] = x.case_id;
+    k["status"] = x.status;
+    k["split"] = x.split;
+    ordered_json seg = ordered_json::object();
+    for (const auto& [f, v] : x.segments) seg[f] = v;
+    k["segments"] = seg;
+    k["run"] = x.run.empty() ? ordered_json(nullptr) : ordered_json(x.run);
+    if (x.status == "judged") {
+      k["pass"] = x.pass;
+      k["control"] = x.control;
+      k["expected_control"] = x.expected_control.empty() ? ordered_json(nullptr) : ordered_json(x.expected_control);
+      k["selection"] = opt(x.selection);
+      k["arguments_matched"] = x.arguments_matched;
+      k["arguments_calls"] = x.arguments_total;
+      k["order"] = opt(x.order);
+      k["failed_call"] = x.failed_call;
+      k["recovery"] = x.recovery ? ordered_json(*x.recovery) : ordered_json(nullptr);
+      k["outcome"] = x.outcome ? ordered_json(*x.outcome) : ordered_json(nullptr);
+      k["calls"] = x.calls;
+      k["duplicates"] = x.duplicates;
+      k["retries"] = x.retries;
+      k["loop_depth"] = x.loop_depth;
+      k["tokens"] = opt(x.tokens);
+      k["cost"] = opt(x.cost);
+      k["latency_ms"] = opt(x.latency_ms);
+      ordered_json vs = ordered_json::array();
+      for (const auto& v : x.violations)
+        vs.push_back({{"rule", v.rule}, {"severity", v.severity}, {"source", v.source}, {"steps", v.steps}});
+      k["violations"] = vs;
+    }
+    k["problems"] = x.problems;
+    cases.push_back(std::move(k));
+  }
+  j["cases"] = cases;
+  j["unmatched_runs"] = r.unmatched_runs;
+  return j.dump(1) + "\n";
+}
+
+std::string report_text(const EvalReport& r) {
+  std::string o;
+  ReportCounts c = counts(r);
+  o += fmt::format("suite {}: {} ({} gate{} failed)\n", r.suite_name, status_word(r) == "pass" ? "PASS" : "FAIL",
+                   c.gates_failed, c.gates_failed == 1 ? "" : "s");
+  o += "\ngates (critical first):\n";
+  for (const auto& g : r.gates) {
+    bool ratio = ratio_metric(g.metric);
+    o += fmt::format("  {:<7} {}{}{}  value {}  threshold {}{}\n",
+                     g.status == "pass" ? "pass" : g.status == "fail" ? "FAIL" : "no data", g.critical ? "[critical] " : "",
+                     g.text, g.segment.empty() ? "" : "  [" + g.segment + "]", fmt_value(g.value, ratio),
+                     fmt_value(g.threshold, ratio), g.note.empty() ? "" : "  (" + g.note + ")");
+  }
+  auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
+    o += fmt::format("\n{}\n", title);
+    std::size_t w = 28;
+    for (const auto& row : rows) w = std::max(w, row.first.size());
+    o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", w, "cases", "selection",
+                     "arguments", "order", "recovery", "outcome", "calls/succ", "critical");
+    for (const auto& [name, d] : rows) {
+      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", name, w, d->cases,
+                       fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
+                       fmt_value(d->recovery, true), fmt_value(d->outcome, true),
+                       fmt_value(d->efficiency.calls_per_success, false),
+                       d->violations.count("critical") ? d->violations.at("critical") : 0);
+    }
+  };
+  table("dimensions", {{"overall", &r.overall}});
+  if (!r.segments.empty()) {
+    std::vector<std::pair<std::string, const Dimensions*>> rows;
+    for (const auto& s : r.segments) rows.emplace_back(s.field + "=" + s.value, &s.dims);
+    table("per segment", rows);
+  }
+  {
+    std::vector<std::pair<std::string, const Dimensions*>> rows;
+    for (const auto& s : r.splits) rows.emplace_back(s.value, &s.dims);
+    table("per split", rows);
+  }
+  const Efficiency& e = r.overall.efficiency;
+  o += fmt::format("\nefficiency over {} successful, gate-passing case{}: calls/success {}, duplicates/100 calls {}, "
+                   "tokens/success {}, cost/success {}, latency/success {} ms, retries {}, loop depth {}, write share {}\n",
+                   e.cases, e.cases == 1 ? "" : "s", fmt_value(e.calls_per_success, false),
+                   fmt_value(e.duplicates_per_100, false), fmt_value(e.tokens_per_success, false),
+                   fmt_value(e.cost_per_success, false), fmt_value(e.latency_per_success, false), e.retries,
+                   e.loop_depth, fmt_value(e.write_share, true));
+  if (!e.retries_by_class.empty()) {
+    o += "  retries by error class:";
+    for (const auto& [k, v] : e.retries_by_class) o += fmt::format(" {}={}", k, v);
+    o += "\n";
+  }
+  o += "\ncases:\n";
+  for (const auto& x : r.cases) {
+    if (x.status != "judged") {
+      o += fmt::format("  {:<7} {}{}\n", x.status, x.case_id, x.problems.empty() ? "" : ": " + x.problems[0]);
+      continue;
+    }
+    o += fmt::format("  {:<7} {} [{}] control {}{}", x.pass ? "pass" : "FAIL", x.case_id, x.split, x.control,
+                     x.expected_control.empty() || x.expected_control == x.control
+                         ? ""
+                         : " (expected " + x.expected_control + ")");
+    if (!x.problems.empty()) {
+      o += ": ";
+      for (std::size_t i = 0; i < x.problems.size(); ++i) o += (i ? "; " : "") + x.problems[i];
+    }
+    o += "\n";
+  }
+  if (!r.unmatched_runs.empty()) {
+    o += "\nruns that match no case:\n";
+    for (const auto& u : r.unmatched_runs) o += "  " + u + "\n";
+  }
+  o += fmt::format("\n{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
+                   "{} records read, {} rejected; gates: {} pass, {} fail, {} no data\n",
+                   c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
+                   c.gates_passed, c.gates_failed, c.gates_no_data);
+  return o;
+}
+
+std::string report_markdown(const EvalReport& r) {
+  std::string o;
+  ReportCounts c = counts(r);
+  o += fmt::format("## trajcheck eval: {} — {}\n\n", r.suite_name, r.gates_pass() ? "✅ pass" : "❌ fail");
+  o += fmt::format("{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case.\n\n", c.cases,
+                   c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size());
+  o += "### Gates (critical first)\n\n| | gate | segment | value | threshold |\n|---|---|---|---|---|\n";
+  for (const auto& g : r.gates) {
+    bool ratio = ratio_metric(g.metric);
+    o += fmt::format("| {} | {}`{}` | {} | {} | {} |\n",
+                     g.status == "pass" ? "✅" : g.status == "fail" ? "❌" : "➖", g.critical ? "**critical** " : "",
+                     g.text, g.segment.empty() ? "overall" : g.segment, fmt_value(g.value, ratio),
+                     fmt_value(g.threshold, ratio));
+  }
+  auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
+    o += fmt::format("\n### {}\n\n| | cases | selection | arguments | order | recovery | outcome | calls/success | critical |\n"
+                     "|---|---|---|---|---|---|---|---|---|\n", title);
+    for (const auto& [name, d] : rows)
+      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", name, d->cases,
+                       fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
+                       fmt_value(d->recovery, true), fmt_value(d->outcome, true),
+                       fmt_value(d->efficiency.calls_per_success, false),
+                       d->violations.count("critical") ? d->violations.at("critical") : 0);
+  };
+  table("Dimensions", {{"overall", &r.overall}});
+  if (!r.segments.empty()) {
+    std::vector<std::pair<std::string, const Dimensions*>> rows;
+    for (const auto& s : r.segments) rows.emplace_back(s.field + "=" + s.value, &s.dims);
+    table("Per segment", rows);
+  }
+  {
+    std::vector<std::pair<std::string, const Dimensions*>> rows;
+    for (const auto& s : r.splits) rows.emplace_back(s.value, &s.dims);
+    table("Per split", rows);
+  }
+  std::string failing;
+  for (const auto& x : r.cases) {
+    if (x.status == "judged" && x.pass) continue;
+    std::string why;
+    for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
+    failing += fmt::format("| {} | {} | {} |\n", x.case_id, x.status == "judged" ? "fail" : x.status, why);
+  }
+  if (!failing.empty()) o += "\n### Cases that do not pass\n\n| case | status | why |\n|---|---|---|\n" + failing;
+  if (!r.unmatched_runs.empty()) {
+    o += "\n### Runs that match no case\n\n";
+    for (const auto& u : r.unmatched_runs) o += "- " + u + "\n";
+  }
+  return o;
+}
+
+std::string report_junit(const EvalReport& r) {
+  ReportCounts c = counts(r);
+  std::string cases_xml, gates_xml;
+  std::size_t case_failures = 0, gate_failures = 0, skipped = 0;
+  for (const auto& x : r.cases) {
+    cases_xml += fmt::format("    <testcase classname=\"{}.cases\" name=\"{}\"", xml_escape(r.suite_name), xml_escape(x.case_id));
+    if (x.status != "judged") {
+      ++skipped;
+      cases_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(x.status));
+    } else if (!x.pass) {
+      ++case_failures;
+      std::string why;
+      for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
+      cases_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escape(why));
+    } else {
+      cases_xml += "/>\n";
+    }
+  }
+  for (const auto& g : r.gates) {
+    std::string name = g.text + (g.segment.empty() ? "" : " [" + g.segment + "]");
+    gates_xml += fmt::format("    <testcase classname=\"{}.gates\" name=\"{}\"", xml_escape(r.suite_name), xml_escape(name));
+    bool ratio = ratio_metric(g.metric);
+    if (g.status == "fail") {
+      ++gate_failures;
+      gates_xml += fmt::format("><failure message=\"value {} against threshold {}\"/></testcase>\n",
+                               xml_escape(fmt_value(g.value, ratio)), xml_escape(fmt_value(g.threshold, ratio)));
+    } else if (g.status == "no data") {
+      ++skipped;
+      gates_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(g.note));
+    } else {
+      gates_xml += "/>\n";
+    }
+  }
+  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  o += fmt::format("<testsuites name=\"trajcheck eval\" tests=\"{}\" failures=\"{}\">\n", c.cases + r.gates.size(),
+                   case_failures + gate_failures);
+  o += fmt::format("  <testsuite name=\"{}.gates\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
+                   xml_escape(r.suite_name), r.gates.size(), gate_failures, gates_xml);
+  o += fmt::format("  <testsuite name=\"{}.cases\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
+                   xml_escape(r.suite_name), c.cases, case_failures, cases_xml);
+  o += "</testsuites>\n";
+  (void)skipped;
+  return o;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string o;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&#39;"; break;
+      default: o += ch;
+    }
+  }
+  return o;
+}
+
+}  // namespace trajcheck::eval

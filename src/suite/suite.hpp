@@ -1,0 +1,71 @@
+// The parsed `.suite` file of EVAL.md: where cases, runs, rules, catalog and baseline are,
+// the segment fields, the control-flow patterns (compiled by the rule compiler) and the
+// release gates. Produced by parse_suite(); read by src/eval.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trajcheck/diagnostic.hpp"
+#include "trajcheck/rules.hpp"
+
+namespace trajcheck::suite {
+
+struct Located {
+  std::string text;   // decoded string / name
+  SourceRange range;  // where it was written (for diagnostics)
+};
+
+enum class GateOp : std::uint8_t { eq, ne, le, ge, lt, gt };
+std::string_view to_string(GateOp op);
+
+struct Gate {
+  std::string metric;              // selection, violations, calls_per_success, …
+  std::string severity;            // violations[critical]: "critical"; else empty
+  std::string function;            // p95(calls_per_success): "p95"; else empty
+  GateOp op = GateOp::ge;
+  bool baseline = false;           // threshold relative to the baseline report
+  char baseline_op = 0;            // '*', '+', '-' or 0 (baseline itself)
+  double value = 0;                // literal threshold, or the factor/offset of baseline
+  bool percent = false;            // written as a percentage (value already divided by 100)
+  std::string per;                 // segmented gate: every value of this case field must pass
+  std::string text;                // the canonical text, for reports
+  SourceRange range;
+  bool critical() const { return metric == "violations" && severity == "critical"; }
+};
+
+struct Control {
+  std::string name;                 // handoff, clarify, refuse
+  std::string pattern_text;         // as written
+  SourceRange range;
+};
+
+struct Suite {
+  std::string name;
+  std::string directory;            // the suite file's directory: paths are relative to it
+  std::vector<Located> cases, runs, rules;
+  std::optional<Located> catalog, baseline;
+  std::vector<Located> segments;
+  std::vector<Control> controls;    // in file order
+  // The control patterns compiled as one program: rule i is `forbid <pattern of controls[i]>`,
+  // so its witnesses are exactly the steps the pattern matches. Null when no controls.
+  std::shared_ptr<const Program> control_program;
+  std::vector<Gate> gates;
+};
+
+struct SuiteResult {
+  Source source;
+  Suite suite;
+  std::vector<Diagnostic> diagnostics;  // sorted; S-codes for suite errors, E-codes from patterns
+  bool ok() const { return !has_errors(diagnostics); }
+};
+
+// Parses and checks a suite file. Every problem is a diagnostic (S001…, docs/eval.md).
+SuiteResult parse_suite(Source source);
+
+// The metric names a gate may use (docs/eval.md), for diagnostics and the evaluator.
+bool is_gate_metric(std::string_view name);
+
+}  // namespace trajcheck::suite

@@ -1,0 +1,105 @@
+// The `.suite` statements of EVAL.md as PEGTL rules, built on the lexical rules of the rule
+// language (strings, numbers, identifiers, comments, keywords, step patterns) so both files
+// share one front end. Like the rules grammar it describes ONE logical line.
+#pragma once
+
+#include "language/grammar.hpp"
+
+namespace trajcheck::suite::grammar {
+
+namespace pegtl = tao::pegtl;
+namespace lg = trajcheck::language::grammar;
+using pegtl::eof;
+using pegtl::must;
+using pegtl::one;
+using pegtl::opt;
+using pegtl::seq;
+using pegtl::sor;
+using pegtl::star;
+using pegtl::string;
+
+#define TRAJCHECK_SUITE_KEYWORD(id, text) \
+  struct kw_##id : seq<TAO_PEGTL_KEYWORD(text), lg::word_end> {}
+TRAJCHECK_SUITE_KEYWORD(suite, "suite");
+TRAJCHECK_SUITE_KEYWORD(cases, "cases");
+TRAJCHECK_SUITE_KEYWORD(runs, "runs");
+TRAJCHECK_SUITE_KEYWORD(rules, "rules");
+TRAJCHECK_SUITE_KEYWORD(baseline, "baseline");
+TRAJCHECK_SUITE_KEYWORD(segment, "segment");
+TRAJCHECK_SUITE_KEYWORD(control, "control");
+TRAJCHECK_SUITE_KEYWORD(gate, "gate");
+TRAJCHECK_SUITE_KEYWORD(per, "per");
+#undef TRAJCHECK_SUITE_KEYWORD
+
+using lg::ws;
+
+struct path_string : lg::string_lit {};
+struct string_list : seq<path_string, star<lg::ws, one<','>, lg::ws, must<path_string>>> {};
+
+struct decl_suite : seq<kw_suite, ws, must<lg::string_lit>> {};
+struct decl_cases : seq<kw_cases, ws, must<string_list>> {};
+struct decl_runs : seq<kw_runs, ws, must<string_list>> {};
+struct decl_rules : seq<kw_rules, ws, must<string_list>> {};
+struct decl_catalog : seq<lg::kw_catalog, ws, must<lg::string_lit>> {};
+struct decl_baseline : seq<kw_baseline, ws, must<lg::string_lit>> {};
+
+struct segment_field : lg::identifier {};
+struct segment_list : seq<segment_field, star<ws, one<','>, ws, must<segment_field>>> {};
+struct decl_segment : seq<kw_segment, ws, must<lg::kw_by>, ws, must<segment_list>> {};
+
+// `control NAME = PATTERN`: the pattern is the rule language's step pattern.
+struct control_name : lg::identifier {};
+struct control_pattern : lg::pattern {};
+struct decl_control : seq<kw_control, ws, must<control_name>, ws, must<lg::equals>, ws,
+                          must<control_pattern>> {};
+
+// gate METRIC OP VALUE [per FIELD]
+struct metric_name : lg::identifier {};
+struct metric_severity : lg::identifier {};
+struct metric_index : seq<one<'['>, ws, must<metric_severity>, ws, must<lg::close_bracket>> {};
+struct metric_ref : seq<metric_name, opt<ws, metric_index>> {};
+struct metric_arg : metric_ref {};
+struct metric_call : seq<metric_name, ws, one<'('>, ws, must<metric_arg>, ws, must<lg::close_paren>> {};
+struct gate_metric : sor<metric_call, metric_ref> {};
+struct gate_op : sor<string<'=', '='>, string<'!', '='>, string<'<', '='>, string<'>', '='>,
+                     one<'<'>, one<'>'>> {};
+// A number, optionally a percentage (`95%` is 0.95). Not lg::number_lit: `%` ends a word.
+struct gate_number : seq<opt<one<'-'>>, pegtl::plus<pegtl::digit>,
+                         opt<one<'.'>, pegtl::plus<pegtl::digit>>> {};
+struct percent : one<'%'> {};
+struct gate_value : seq<gate_number, opt<percent>> {};
+struct baseline_op : one<'*', '+', '-'> {};
+struct baseline_factor : seq<baseline_op, ws, must<gate_value>> {};
+struct gate_baseline : seq<kw_baseline, opt<ws, baseline_factor>> {};
+struct gate_rhs : sor<gate_baseline, gate_value> {};
+struct per_field : lg::identifier {};
+struct gate_per : seq<kw_per, ws, must<per_field>> {};
+struct decl_gate : seq<kw_gate, ws, must<gate_metric>, ws, must<gate_op>, ws, must<gate_rhs>,
+                       opt<ws, gate_per>> {};
+
+struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline,
+                       decl_segment, decl_control, decl_gate> {};
+struct statement_start : line_body {};
+struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
+
+template <typename Rule> inline constexpr const char* error_message = lg::error_message<Rule>;
+#define TRAJCHECK_SUITE_MESSAGE(rule, text) \
+  template <> inline constexpr const char* error_message<rule> = text
+TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, segment by, control or gate");
+TRAJCHECK_SUITE_MESSAGE(path_string, "expected a quoted file name or glob after ','");
+TRAJCHECK_SUITE_MESSAGE(string_list, "expected a quoted file name or glob");
+TRAJCHECK_SUITE_MESSAGE(segment_field, "expected a case field name");
+TRAJCHECK_SUITE_MESSAGE(segment_list, "expected the case fields to segment by, like: segment by task_type, severity");
+TRAJCHECK_SUITE_MESSAGE(lg::kw_by, "expected 'by' after 'segment'");
+TRAJCHECK_SUITE_MESSAGE(control_name, "expected a control-flow name (handoff, clarify or refuse)");
+TRAJCHECK_SUITE_MESSAGE(control_pattern, "expected a step pattern after '=' (the rule language's patterns)");
+TRAJCHECK_SUITE_MESSAGE(metric_severity, "expected a severity: critical, error, warning or info");
+TRAJCHECK_SUITE_MESSAGE(metric_arg, "expected a metric name inside '( )', like p95(calls_per_success)");
+TRAJCHECK_SUITE_MESSAGE(gate_metric, "expected a metric after 'gate', like selection or p95(calls_per_success)");
+TRAJCHECK_SUITE_MESSAGE(gate_op, "expected a comparison: ==, !=, <=, >=, < or >");
+TRAJCHECK_SUITE_MESSAGE(gate_value, "expected a number or a percentage");
+TRAJCHECK_SUITE_MESSAGE(gate_rhs, "expected a threshold: a number, a percentage or 'baseline' [* factor]");
+TRAJCHECK_SUITE_MESSAGE(per_field, "expected a case field after 'per'");
+#undef TRAJCHECK_SUITE_MESSAGE
+
+}  // namespace trajcheck::suite::grammar

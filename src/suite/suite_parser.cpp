@@ -1,0 +1,413 @@
+// `.suite` text -> Suite: PEGTL (the rule language's lexical rules and step patterns) on each
+// logical line, checks with S-codes, and the control patterns compiled by the rule compiler
+// from a position-preserving rewrite of the suite text, so their diagnostics point into it.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <tao/pegtl.hpp>
+#include <tao/pegtl/contrib/parse_tree.hpp>
+
+#include "suite/suite.hpp"
+#include "suite/suite_grammar.hpp"
+
+namespace trajcheck::suite {
+
+namespace pegtl = tao::pegtl;
+namespace g = grammar;
+namespace lg = trajcheck::language::grammar;
+
+std::string_view to_string(GateOp op) {
+  switch (op) {
+    case GateOp::eq: return "==";
+    case GateOp::ne: return "!=";
+    case GateOp::le: return "<=";
+    case GateOp::ge: return ">=";
+    case GateOp::lt: return "<";
+    case GateOp::gt: return ">";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr const char* kRatioMetrics[] = {"selection", "arguments", "order", "recovery", "outcome",
+                                         "completion"};
+// Per-case series over successful, gate-passing cases: usable bare (the mean) or in pNN(…).
+constexpr const char* kSeriesMetrics[] = {"calls_per_success", "cost_per_success",
+                                          "tokens_per_success", "latency_per_success",
+                                          "retries_per_success", "loop_depth"};
+constexpr const char* kOtherMetrics[] = {"violations", "duplicates_per_100", "write_share"};
+constexpr const char* kFunctions[] = {"mean", "p50", "p90", "p95", "p99", "max"};
+constexpr const char* kSeverities[] = {"critical", "error", "warning", "info"};
+constexpr const char* kControls[] = {"handoff", "clarify", "refuse"};
+
+template <std::size_t N>
+bool one_of(std::string_view s, const char* const (&list)[N]) {
+  return std::any_of(std::begin(list), std::end(list), [&](const char* x) { return s == x; });
+}
+
+Diagnostic error(const char* code, SourceRange r, std::string message) {
+  Diagnostic d;
+  d.severity = Severity::error;
+  d.code = code;
+  d.range = r;
+  d.message = std::move(message);
+  return d;
+}
+
+struct Errors {
+  template <typename Rule>
+  static constexpr const char* message = g::error_message<Rule>;
+  template <typename Rule>
+  static constexpr bool raise_on_failure = false;
+};
+
+template <typename Rule> inline constexpr bool is_nesting = false;
+template <> inline constexpr bool is_nesting<lg::pattern_paren> = true;
+template <> inline constexpr bool is_nesting<lg::pattern_not> = true;
+template <> inline constexpr bool is_nesting<lg::pattern_failed> = true;
+template <> inline constexpr bool is_nesting<lg::cond_paren> = true;
+template <> inline constexpr bool is_nesting<lg::cond_negation> = true;
+
+constexpr std::uint32_t kMaxNesting = 256;
+thread_local std::uint32_t t_depth = 0;
+struct TooDeep {
+  const char* at;
+};
+
+template <typename Rule>
+struct ParseControl : pegtl::must_if<Errors>::control<Rule> {
+  using Base = typename pegtl::must_if<Errors>::template control<Rule>;
+  template <pegtl::apply_mode A, pegtl::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Ctrl, typename ParseInput, typename... States>
+  static bool match(ParseInput& in, States&&... st) {
+    if constexpr (is_nesting<Rule>) {
+      if (t_depth >= kMaxNesting) throw TooDeep{in.current()};
+      ++t_depth;
+      struct Guard {
+        ~Guard() { --t_depth; }
+      } guard;
+      return Base::template match<A, M, Action, Ctrl>(in, st...);
+    } else {
+      return Base::template match<A, M, Action, Ctrl>(in, st...);
+    }
+  }
+};
+
+template <typename Rule>
+using Selector = pegtl::parse_tree::selector<
+    Rule, pegtl::parse_tree::store_content::on<
+              g::decl_suite, g::decl_cases, g::decl_runs, g::decl_rules, g::decl_catalog,
+              g::decl_baseline, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
+              g::segment_field, g::control_name, g::control_pattern, g::metric_call, g::metric_ref, g::metric_arg,
+              g::metric_name, g::metric_severity, g::gate_op, g::gate_number, g::percent,
+              g::baseline_op, g::gate_baseline, g::gate_value, g::per_field>>;
+using Node = pegtl::parse_tree::node;
+
+std::string decode(std::string_view lit) {  // a string literal the grammar validated
+  std::string out;
+  for (std::size_t i = 1; i + 1 < lit.size(); ++i) {
+    char c = lit[i];
+    if (c != '\\') {
+      out += c;
+      continue;
+    }
+    char e = lit[++i];
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': {
+        unsigned cp = 0;
+        std::from_chars(lit.data() + i + 1, lit.data() + i + 5, cp, 16);
+        i += 4;
+        if (cp < 0x80) out += static_cast<char>(cp);
+        else if (cp < 0x800) {
+          out += static_cast<char>(0xC0 | (cp >> 6));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          out += static_cast<char>(0xE0 | (cp >> 12));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        break;
+      }
+      default: out += e;
+    }
+  }
+  return out;
+}
+
+class LineParser {
+ public:
+  LineParser(const Source& src, Suite& suite, std::vector<Diagnostic>& diags)
+      : src_(src), base_(src.text().data()), suite_(suite), diags_(diags) {}
+
+  SourceRange range(const Node& n) const {
+    return {static_cast<std::uint32_t>(n.m_begin.data - base_),
+            static_cast<std::uint32_t>(n.m_end.data - base_)};
+  }
+
+  void parse_line(std::uint32_t b, std::uint32_t e) {
+    t_depth = 0;
+    try {
+      pegtl::memory_input<> in(base_ + b, base_ + e, src_.name());
+      auto root = pegtl::parse_tree::parse<g::line, Selector, pegtl::nothing, ParseControl>(in);
+      if (!root) {
+        diags_.push_back(error("S001", {b, e}, "syntax error"));
+        return;
+      }
+      for (const auto& c : root->children) statement(*c, b, e);
+    } catch (const pegtl::parse_error& err) {
+      auto off = static_cast<std::uint32_t>(b + (err.positions().empty() ? 0 : err.positions().front().byte));
+      std::uint32_t end = off;
+      const std::string& t = src_.text();
+      while (end < e && end - off < 40 && t[end] != ' ' && t[end] != '\t') ++end;
+      diags_.push_back(error("S001", {off, end}, std::string(err.message())));
+    } catch (const TooDeep& err) {
+      auto off = static_cast<std::uint32_t>(err.at - base_);
+      diags_.push_back(error("S001", {off, off + 1},
+                             fmt::format("nesting is deeper than {} levels", kMaxNesting)));
+    }
+  }
+
+  // Control lines, for the compiler pass: the statement's range and its pattern's range.
+  struct ControlLine {
+    SourceRange line, pattern;
+  };
+  std::vector<ControlLine> control_lines;
+
+ private:
+  void once(std::optional<Located>& slot, const Node& n, const char* what) {
+    if (slot) {
+      auto d = error("S002", range(n), fmt::format("'{}' is declared twice", what));
+      d.notes.push_back({slot->range, "first declared here"});
+      diags_.push_back(std::move(d));
+      return;
+    }
+    slot = Located{decode(n.children.at(0)->string_view()), range(*n.children[0])};
+  }
+
+  void strings(std::vector<Located>& out, const Node& n) {
+    for (const auto& c : n.children) out.push_back({decode(c->string_view()), range(*c)});
+  }
+
+  void statement(const Node& n, std::uint32_t b, std::uint32_t e) {
+    if (n.is_type<g::decl_suite>()) {
+      std::optional<Located> name;
+      if (!suite_name_seen_) {
+        suite_.name = decode(n.string_view().substr(n.string_view().find('"')));
+        suite_name_range_ = range(n);
+        suite_name_seen_ = true;
+      } else {
+        auto d = error("S002", range(n), "'suite' is declared twice");
+        d.notes.push_back({suite_name_range_, "first declared here"});
+        diags_.push_back(std::move(d));
+      }
+    } else if (n.is_type<g::decl_cases>()) {
+      strings(suite_.cases, n);
+    } else if (n.is_type<g::decl_runs>()) {
+      strings(suite_.runs, n);
+    } else if (n.is_type<g::decl_rules>()) {
+      strings(suite_.rules, n);
+    } else if (n.is_type<g::decl_catalog>() || n.is_type<g::decl_baseline>()) {
+      // The string literal is not a stored node here: take it from the text.
+      std::string_view s = n.string_view();
+      auto q = s.find('"');
+      Located v{decode(s.substr(q)), {range(n).begin + static_cast<std::uint32_t>(q), range(n).end}};
+      auto& slot = n.is_type<g::decl_catalog>() ? suite_.catalog : suite_.baseline;
+      if (slot) {
+        auto d = error("S002", range(n),
+                       fmt::format("'{}' is declared twice", n.is_type<g::decl_catalog>() ? "catalog" : "baseline"));
+        d.notes.push_back({slot->range, "first declared here"});
+        diags_.push_back(std::move(d));
+      } else {
+        slot = v;
+      }
+    } else if (n.is_type<g::decl_segment>()) {
+      for (const auto& c : n.children) {
+        Located f{c->string(), range(*c)};
+        bool dup = std::any_of(suite_.segments.begin(), suite_.segments.end(),
+                               [&](const Located& x) { return x.text == f.text; });
+        if (dup) diags_.push_back(error("S002", f.range, fmt::format("segment field '{}' is listed twice", f.text)));
+        else suite_.segments.push_back(std::move(f));
+      }
+    } else if (n.is_type<g::decl_control>()) {
+      Control c;
+      c.name = n.children.at(0)->string();
+      c.range = range(*n.children[0]);
+      const Node& p = *n.children.at(1);
+      c.pattern_text = p.string();
+      if (!one_of(c.name, kControls)) {
+        diags_.push_back(error("S003", c.range,
+                               fmt::format("unknown control flow '{}': a suite defines handoff, clarify and refuse "
+                                           "(act and answer follow from the tool calls)",
+                                           c.name)));
+        return;
+      }
+      for (const auto& o : suite_.controls) {
+        if (o.name == c.name) {
+          auto d = error("S004", c.range, fmt::format("control '{}' is defined twice", c.name));
+          d.notes.push_back({o.range, "first defined here"});
+          diags_.push_back(std::move(d));
+          return;
+        }
+      }
+      control_lines.push_back({{range(n).begin, e}, range(p)});
+      suite_.controls.push_back(std::move(c));
+      (void)b;
+    } else if (n.is_type<g::decl_gate>()) {
+      gate(n);
+    }
+  }
+
+  void gate(const Node& n) {
+    Gate gt;
+    gt.range = range(n);
+    std::size_t i = 0;
+    const Node& m = *n.children.at(i++);
+    const Node* ref = &m;
+    if (m.is_type<g::metric_call>()) {
+      gt.function = m.children.at(0)->string();
+      ref = m.children.at(1).get();
+      if (!one_of(gt.function, kFunctions)) {
+        diags_.push_back(error("S007", range(*m.children[0]),
+                               fmt::format("unknown function '{}': use mean, p50, p90, p95, p99 or max", gt.function)));
+        return;
+      }
+    }
+    gt.metric = ref->children.at(0)->string();
+    SourceRange metric_range = range(*ref->children[0]);
+    if (gt.metric == "completion") gt.metric = "outcome";
+    if (ref->children.size() > 1) {
+      gt.severity = ref->children[1]->string();
+      if (gt.metric != "violations") {
+        diags_.push_back(error("S006", range(*ref->children[1]),
+                               "only 'violations' takes a severity index, like violations[critical]"));
+        return;
+      }
+      if (!one_of(gt.severity, kSeverities)) {
+        diags_.push_back(error("S006", range(*ref->children[1]),
+                               fmt::format("unknown severity '{}': use critical, error, warning or info", gt.severity)));
+        return;
+      }
+    }
+    if (!is_gate_metric(gt.metric)) {
+      diags_.push_back(error("S005", metric_range,
+                             fmt::format("unknown gate metric '{}' (docs/eval.md lists them: selection, arguments, "
+                                         "order, recovery, outcome, violations, duplicates_per_100, calls_per_success, …)",
+                                         ref->children.at(0)->string())));
+      return;
+    }
+    if (!gt.function.empty() && !one_of(gt.metric, kSeriesMetrics)) {
+      diags_.push_back(error("S007", metric_range,
+                             fmt::format("{}(…) needs a per-case series such as calls_per_success; '{}' is one number",
+                                         gt.function, gt.metric)));
+      return;
+    }
+    std::string_view op = n.children.at(i++)->string_view();
+    gt.op = op == "==" ? GateOp::eq : op == "!=" ? GateOp::ne : op == "<=" ? GateOp::le
+          : op == ">=" ? GateOp::ge : op == "<" ? GateOp::lt : GateOp::gt;
+    const Node& rhs = *n.children.at(i++);
+    const Node* value = &rhs;
+    if (rhs.is_type<g::gate_baseline>()) {
+      gt.baseline = true;
+      if (!suite_.baseline) baseline_gates_.push_back(range(rhs));
+      value = nullptr;
+      if (!rhs.children.empty()) {
+        gt.baseline_op = rhs.children.at(0)->string_view()[0];
+        value = rhs.children.at(1).get();
+      }
+    }
+    if (value) {
+      const Node& num = *value->children.at(0);
+      std::string_view t = num.string_view();
+      double v = 0;
+      std::from_chars(t.data(), t.data() + t.size(), v);
+      gt.percent = value->children.size() > 1;
+      gt.value = gt.percent ? v / 100.0 : v;
+    }
+    if (i < n.children.size()) gt.per = n.children[i]->string();
+    gt.text = std::string(n.string_view().substr(std::string_view("gate").size()));
+    while (!gt.text.empty() && (gt.text.front() == ' ' || gt.text.front() == '\t')) gt.text.erase(0, 1);
+    suite_.gates.push_back(std::move(gt));
+  }
+
+ public:
+  std::vector<SourceRange> baseline_gates_;
+
+ private:
+  const Source& src_;
+  const char* base_;
+  Suite& suite_;
+  std::vector<Diagnostic>& diags_;
+  bool suite_name_seen_ = false;
+  SourceRange suite_name_range_;
+};
+
+}  // namespace
+
+bool is_gate_metric(std::string_view name) {
+  return one_of(name, kRatioMetrics) || one_of(name, kSeriesMetrics) || one_of(name, kOtherMetrics);
+}
+
+SuiteResult parse_suite(Source source) {
+  SuiteResult out;
+  out.source = std::move(source);
+  const Source& src = out.source;
+  Suite& suite = out.suite;
+  auto& diags = out.diagnostics;
+  {
+    const std::string& name = src.name();
+    auto slash = name.find_last_of('/');
+    suite.directory = slash == std::string::npos ? "." : name.substr(0, slash == 0 ? 1 : slash);
+  }
+  LineParser parser(src, suite, diags);
+  const char* base = src.text().data();
+  std::uint32_t lines = src.line_count();
+  for (std::uint32_t ln = 1; ln <= lines; ++ln) {
+    std::string_view lt = src.line_text(ln);
+    auto b = static_cast<std::uint32_t>(lt.data() - base);
+    auto e = static_cast<std::uint32_t>(b + lt.size());
+    std::size_t skip = 0;
+    while (skip < lt.size() && (lt[skip] == ' ' || lt[skip] == '\t')) ++skip;
+    if (skip == lt.size() || lt[skip] == '#') continue;
+    if (skip > 0) {
+      diags.push_back(error("S008", {b, b + static_cast<std::uint32_t>(skip)},
+                            "unexpected indentation: suite statements start at the beginning of the line"));
+      continue;
+    }
+    parser.parse_line(b, e);
+  }
+  for (SourceRange r : parser.baseline_gates_)
+    diags.push_back(error("S009", r, "this gate compares with 'baseline' but the suite declares no baseline \"FILE\""));
+  if (suite.cases.empty() && !has_errors(diags))
+    diags.push_back(error("S010", {0, 0}, "the suite declares no cases: add a line like cases \"cases/*.jsonl\""));
+
+  // Control patterns: the same text at the same offsets, each control line rewritten to
+  // `forbid PATTERN`, compiled by the rule compiler; the diagnostics then point into the suite.
+  if (!parser.control_lines.empty() && !has_errors(diags)) {
+    std::string text = src.text();
+    for (char& c : text)
+      if (c != '\n' && c != '\r') c = ' ';
+    for (const auto& cl : parser.control_lines) {
+      std::memcpy(text.data() + cl.line.begin, "forbid", 6);
+      std::memcpy(text.data() + cl.pattern.begin, src.text().data() + cl.pattern.begin,
+                  cl.line.end - cl.pattern.begin);
+    }
+    CompileResult cr = compile(Source(src.name(), std::move(text)));
+    for (auto& d : cr.diagnostics) {
+      if (d.severity == Severity::warning) continue;  // e.g. "never violated": meaningless here
+      diags.push_back(std::move(d));
+    }
+    suite.control_program = cr.program;
+  }
+  sort_diagnostics(diags);
+  return out;
+}
+
+}  // namespace trajcheck::suite

@@ -1,0 +1,48 @@
+# Tests of `trajcheck eval`, `compare` and `case new`: golden reports of the example suite and
+# of tests/data/eval (every gate kind, control flow, abstention, stale and unmatched cases),
+# diagnostics of a bad suite, and the html reports opened in a real (headless) browser.
+set(EVAL_GOLDEN_RUNNER ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/run_golden.cmake)
+set(EVAL_EXAMPLE ${PROJECT_SOURCE_DIR}/examples/eval)
+set(EVAL_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/eval)
+
+function(trajcheck_eval_golden name workdir expected)
+  set(args ${ARGN})
+  string(REPLACE ";" "\\;" args "${args}")
+  add_test(NAME eval.golden.${name}
+           COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${workdir}
+                   -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/${expected} "-DARGS=${args}"
+                   -P ${EVAL_GOLDEN_RUNNER})
+endfunction()
+
+# The example suite: candidate A passes the release gates, candidate B (a regression) does not.
+trajcheck_eval_golden(example_json ${EVAL_EXAMPLE} example.json.expected eval support.suite --format json -j 1)
+trajcheck_eval_golden(example_json_parallel ${EVAL_EXAMPLE} example.json.expected eval support.suite --format json -j 3)
+trajcheck_eval_golden(example_markdown ${EVAL_EXAMPLE} example.md.expected eval support.suite --format markdown -j 1)
+trajcheck_eval_golden(example_text ${EVAL_EXAMPLE} example.text.expected eval support.suite -j 1)
+trajcheck_eval_golden(example_b_text ${EVAL_EXAMPLE} example-b.text.expected
+                      eval support.suite --runs runs/candidate-b.jsonl -j 1)
+trajcheck_eval_golden(example_b_markdown ${EVAL_EXAMPLE} example-b.md.expected
+                      eval support.suite --runs runs/candidate-b.jsonl --format markdown -j 1)
+trajcheck_eval_golden(example_b_junit ${EVAL_EXAMPLE} example-b.junit.expected
+                      eval support.suite --runs runs/candidate-b.jsonl --format junit -j 1)
+# compare: a known delta, and the same bootstrap intervals for the same seed.
+trajcheck_eval_golden(compare_text ${EVAL_EXAMPLE} compare.text.expected
+                      compare reports/release-41.json reports/candidate-b.json --seed 7)
+trajcheck_eval_golden(compare_json ${EVAL_EXAMPLE} compare.json.expected
+                      compare reports/release-41.json reports/candidate-b.json --seed 7 --format json)
+trajcheck_eval_golden(compare_markdown ${EVAL_EXAMPLE} compare.md.expected
+                      compare reports/release-41.json reports/candidate-b.json --seed 7 --format markdown)
+# Every gate kind passing and failing; each control flow; abstention; stale and unmatched.
+trajcheck_eval_golden(gates_text ${EVAL_DATA} gates.text.expected eval gates.suite -j 1)
+trajcheck_eval_golden(gates_json ${EVAL_DATA} gates.json.expected eval gates.suite --format json -j 1)
+trajcheck_eval_golden(gates_b_text ${EVAL_DATA} gates-b.text.expected eval gates.suite --runs runs-b.jsonl -j 1)
+trajcheck_eval_golden(bad_suite ${EVAL_DATA} bad-suite.expected eval bad.suite)
+trajcheck_eval_golden(bad_cases ${EVAL_DATA} bad-cases.expected eval bad-cases.suite)
+trajcheck_eval_golden(case_new ${EVAL_DATA} case-new.expected
+                      case new --from-trace runs.jsonl --case-id act-regression --note "reviewer: fine as is"
+                      --suite gates.suite --field kind=k1 --catalog-version v1)
+
+# The html reports in a real browser (skipped, with a message, only if chromium cannot be installed).
+add_test(NAME eval.browser_html
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/browser_test.sh $<TARGET_FILE:trajcheck_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(eval.browser_html PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

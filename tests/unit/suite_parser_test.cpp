@@ -1,0 +1,144 @@
+// The `.suite` front end: every statement, gate expressions, control patterns compiled by the
+// rule compiler, and diagnostics with codes and positions.
+#include <doctest/doctest.h>
+
+#include "suite/suite.hpp"
+
+using namespace trajcheck;
+using trajcheck::suite::GateOp;
+
+namespace {
+
+suite::SuiteResult parse(const std::string& text) { return suite::parse_suite(Source("dir/t.suite", text)); }
+
+std::string codes(const suite::SuiteResult& r) {
+  std::string s;
+  for (const auto& d : r.diagnostics) {
+    auto lc = r.source.line_col(d.range.begin);
+    s += d.code + "@" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + " ";
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a full suite parses into its parts") {
+  auto r = parse(
+      "suite \"support-agent\"   # name\n"
+      "cases \"cases/*.jsonl\", \"more/x.jsonl\"\n"
+      "runs \"runs/candidate.jsonl\"\n"
+      "rules \"rules/refunds.rules\", \"rules/guardrails.rules\"\n"
+      "catalog \"catalog/tools-v3.json\"\n"
+      "baseline \"reports/release-41.json\"\n"
+      "segment by task_type, severity\n"
+      "\n"
+      "control handoff = transfer_to_human_agents\n"
+      "control clarify = assistant_message where content matches /\\?\\s*$/\n"
+      "control refuse  = assistant_message where content matches /(?i)\\b(can(not|'t)|unable to)\\b/\n"
+      "gate violations[critical] == 0\n"
+      "gate selection >= 95%\n"
+      "gate completion >= 90%\n"
+      "gate duplicates_per_100 <= 1\n"
+      "gate p95(calls_per_success) <= baseline * 1.10\n"
+      "gate cost_per_success <= 0.05\n"
+      "gate selection >= 90% per task_type\n"
+      "gate loop_depth < 4\n"
+      "gate outcome > baseline - 2%\n");
+  REQUIRE_MESSAGE(r.ok(), codes(r));
+  const auto& s = r.suite;
+  CHECK(s.name == "support-agent");
+  CHECK(s.directory == "dir");
+  REQUIRE(s.cases.size() == 2);
+  CHECK(s.cases[1].text == "more/x.jsonl");
+  CHECK(s.runs.size() == 1);
+  CHECK(s.rules.size() == 2);
+  CHECK(s.catalog->text == "catalog/tools-v3.json");
+  CHECK(s.baseline->text == "reports/release-41.json");
+  REQUIRE(s.segments.size() == 2);
+  CHECK(s.segments[1].text == "severity");
+  REQUIRE(s.controls.size() == 3);
+  CHECK(s.controls[2].name == "refuse");
+  REQUIRE(s.control_program);
+  CHECK(s.control_program->rules().size() == 3);
+  REQUIRE(s.gates.size() == 9);
+  CHECK(s.gates[0].critical());
+  CHECK(s.gates[0].op == GateOp::eq);
+  CHECK(s.gates[1].value == doctest::Approx(0.95));
+  CHECK(s.gates[1].percent);
+  CHECK(s.gates[2].metric == "outcome");  // completion is outcome
+  CHECK(s.gates[4].function == "p95");
+  CHECK(s.gates[4].metric == "calls_per_success");
+  CHECK(s.gates[4].baseline);
+  CHECK(s.gates[4].baseline_op == '*');
+  CHECK(s.gates[4].value == doctest::Approx(1.10));
+  CHECK(s.gates[5].value == doctest::Approx(0.05));
+  CHECK_FALSE(s.gates[5].percent);
+  CHECK(s.gates[6].per == "task_type");
+  CHECK(s.gates[7].op == GateOp::lt);
+  CHECK(s.gates[8].op == GateOp::gt);
+  CHECK(s.gates[8].baseline_op == '-');
+  CHECK(s.gates[8].value == doctest::Approx(0.02));
+  CHECK(s.gates[6].text == "selection >= 90% per task_type");
+}
+
+TEST_CASE("suite errors carry codes and positions, all of them") {
+  auto r = parse(
+      "suite \"a\"\n"
+      "suite \"b\"\n"
+      "cases \"c.jsonl\"\n"
+      "segment task_type\n"
+      "control escalate = x\n"
+      "control handoff = x\n"
+      "control handoff = y\n"
+      "gate speed >= 1\n"
+      "gate selection[critical] == 0\n"
+      "gate violations[fatal] == 0\n"
+      "gate p95(selection) <= 1\n"
+      "gate p42(calls_per_success) <= 1\n"
+      "gate selection >= baseline\n"
+      "gate selection => 1\n"
+      "  runs \"x\"\n"
+      "frobnicate\n");
+  CHECK(codes(r) ==
+        "S002@2:1 S001@4:9 S003@5:9 S004@7:9 S005@8:6 S006@9:16 S006@10:17 S007@11:10 S007@12:6 "
+        "S009@13:19 S001@14:16 S008@15:1 S001@16:1 ");
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("a suite without cases is an error") {
+  auto r = parse("suite \"x\"\nruns \"r.jsonl\"\n");
+  CHECK(codes(r) == "S010@1:1 ");
+}
+
+TEST_CASE("control patterns are compiled by the rule compiler, with positions in the suite") {
+  auto r = parse("cases \"c.jsonl\"\ncontrol clarify = assistant_message where content matches /(/\n");
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code[0] == 'E');  // the rule compiler's code
+  auto lc = r.source.line_col(r.diagnostics[0].range.begin);
+  CHECK(lc.line == 2);
+  CHECK(lc.column > 40);  // points at the regex, not at a rewritten line
+  auto text = format_diagnostic(r.source, r.diagnostics[0]);
+  CHECK(text.find("control clarify") != std::string::npos);  // echoes the suite's own line
+}
+
+TEST_CASE("pattern syntax errors use the rule language's messages") {
+  auto r = parse("cases \"c.jsonl\"\ncontrol refuse = assistant_message where\n");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "S001");
+  CHECK(r.diagnostics[0].message.find("expected a condition after 'where'") != std::string::npos);
+}
+
+TEST_CASE("keywords are whole words and strings decode escapes") {
+  auto r = parse("suite \"a \\\"b\\\" \\u00e9\"\ncases \"x.jsonl\"\nsegment by suite_kind, gate_owner\n");
+  REQUIRE_MESSAGE(r.ok(), codes(r));
+  CHECK(r.suite.name == "a \"b\" \xc3\xa9");
+  CHECK(r.suite.segments[0].text == "suite_kind");
+}
+
+TEST_CASE("deep nesting in a control pattern is a diagnostic, not a crash") {
+  std::string deep(5000, '(');
+  auto r = parse("cases \"c.jsonl\"\ncontrol handoff = " + deep + "x\n");
+  CHECK_FALSE(r.ok());
+  CHECK(codes(r).find("S001@2:") == 0);
+}
