@@ -51,6 +51,23 @@ trap 'rm -rf "$tmp"' EXIT
 say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 note() { say "NOTE: $*"; printf '%s\n' "$*" >>"$notes"; }
 
+# ------------------------------------------------------------------ tools
+
+# GNU time gives each run's peak RSS and CPU time; Debian's package is `time`.
+if [[ ! -x /usr/bin/time ]]; then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    say "installing GNU time (apt-get install time)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
+  fi
+  [[ -x /usr/bin/time ]] || { echo "bench: /usr/bin/time (Debian package 'time') is required" >&2; exit 2; }
+fi
+command -v python3 >/dev/null || { echo "bench: python3 is required for the report" >&2; exit 2; }
+if [[ $SKIP_PEERS != 1 ]] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
+  SKIP_PEERS=1
+  note "node/npm not found: the peers (agentevals, promptfoo; Node >= 20.20) are not measured"
+fi
+
 # ------------------------------------------------------------------ build
 
 say "building Release into $build/"
