@@ -71,7 +71,7 @@ fi
 # ------------------------------------------------------------------ build
 
 say "building Release into $build/"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
   -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
 cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor >"$tmp/build.log" 2>&1 \
   || { cat "$tmp/build.log" >&2; exit 2; }
