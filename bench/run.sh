@@ -10,6 +10,7 @@
 # Environment: RUNS (default 5) runs a figure; PEER_RUNS (default RUNS) for the Node peers
 # (PROMPTFOO_RUNS, default PEER_RUNS, for promptfoo alone: about two minutes a run);
 # SCALING_RUNS (default RUNS) for the scaling runs; JOBS (default 2) the threads of the -j figures;
+# NATIVE (default ON) builds with TRAJCHECK_NATIVE (-march=native, trajcheck and floor alike);
 # SKIP_PEERS=1, SKIP_SCALING=1, SKIP_RSS=1 leave parts out; ONLY_DATA=1 stops after generating.
 set -euo pipefail
 cd "$(dirname "$0")/.."
