@@ -6,8 +6,7 @@ set(EVAL_EXAMPLE ${PROJECT_SOURCE_DIR}/examples/eval)
 set(EVAL_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/eval)
 
 function(trajcheck_eval_golden name workdir expected)
-  set(args ${ARGN})
-  string(REPLACE ";" "\\;" args "${args}")
+  string(REPLACE ";" "|" args "${ARGN}")
   add_test(NAME eval.golden.${name}
            COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${workdir}
                    -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/${expected} "-DARGS=${args}"
