@@ -31,5 +31,5 @@ done
 dict_args=()
 [[ -f "$root/tests/fuzz/$target.dict" ]] && dict_args=(-dict="$root/tests/fuzz/$target.dict")
 mkdir -p "$build/artifacts"
-exec "$build/$target" "$corpus" "$seeds" "${dict_args[@]}" -max_total_time="$seconds" \
+exec "$build/tests/fuzz/$target" "$corpus" "$seeds" "${dict_args[@]}" -max_total_time="$seconds" \
   -max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/" -print_final_stats=1

@@ -19,3 +19,7 @@ trajcheck_score_golden(text records.text.expected score -j 1 records.jsonl)
 trajcheck_score_golden(json agentevals.json.expected
                        score --format json -j 1 --tool-args superset agentevals.jsonl)
 trajcheck_score_golden(bad bad.jsonl.expected score --format jsonl -j 1 bad.jsonl)
+trajcheck_score_golden(options records.options.expected
+                       score --format jsonl -j 1 --multiset --selection f1 --weights 1,1
+                       --min-order-length 3 --tool-args superset records.jsonl)
+trajcheck_score_golden(bad_weights bad_weights.expected score --weights 1 records.jsonl)

@@ -111,8 +111,7 @@ void StatementMonitor::step(StepEval& ev) {
     case K::no_duplicate:
       if (ev.is_tool_call() && ev.match(s.a)) {
         canonical_arguments(ev);
-        if (keys_.find(scratch_) != keys_.end()) buf_.push_back(i);
-        else keys_.insert(scratch_);
+        if (!keys_.insert(scratch_)) buf_.push_back(i);
       }
       break;
     case K::in_a_row:

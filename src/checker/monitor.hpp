@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -43,7 +42,7 @@ class StatementMonitor {
   std::vector<std::pair<bool, std::uint64_t>> chains_;
   std::vector<std::uint32_t> touched_;
   // no duplicate: canonical (tool, arguments) keys seen in this segment.
-  std::unordered_set<std::string> keys_;
+  KeySet keys_;
   std::string scratch_;
   std::vector<std::pair<std::string_view, simdjson::dom::element>> members_;
   // expect: current and next position sets; `started_` false means "at the start state".

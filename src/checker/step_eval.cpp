@@ -105,6 +105,7 @@ std::uint32_t StepEval::intern(std::string_view name) {
     if (observed == name) effective = canonical;
   auto id = static_cast<std::uint32_t>(names_.size());
   names_.emplace_back(effective);
+  source_names_.emplace_back(name);
   by_name_.emplace(std::string(name), id);
   for (const ToolColumn& c : program_.columns)
     columns_.push_back(c.glob ? glob_match(c.text, effective) : c.text == effective);
@@ -122,7 +123,9 @@ std::uint32_t StepEval::local_tool(const Trajectory& trace, const Step& step) {
   if (table_ == nullptr || step.tool == kNoTool) return intern(trace.text(step.tool_name));
   if (step.tool >= by_table_id_.size()) by_table_id_.resize(step.tool + 1, kNoId);
   std::uint32_t& slot = by_table_id_[step.tool];
-  if (slot == kNoId) slot = intern(trace.text(step.tool_name));
+  std::string_view name = trace.text(step.tool_name);
+  // The id cache is keyed by table address, which a new table may reuse: confirm the name.
+  if (slot == kNoId || source_names_[slot] != name) slot = intern(name);
   return slot;
 }
 

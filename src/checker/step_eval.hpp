@@ -81,7 +81,8 @@ class StepEval {
   const ToolTable* table_ = nullptr;
   std::vector<std::uint32_t> by_table_id_;
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> by_name_;
-  std::vector<std::string> names_;
+  std::vector<std::string> names_;         // effective (aliased) name per local id
+  std::vector<std::string> source_names_;  // the name it was interned under
   std::vector<std::uint8_t> columns_;
 };
 

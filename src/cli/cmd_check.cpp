@@ -1,5 +1,9 @@
 // `trajcheck check -r RULES… TRACES…`: compile the rules files once, check every trace on
 // the record pipeline (one Checker per worker), report in the chosen format.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -27,27 +31,69 @@ struct CheckArgs {
   TraceInputOptions input;
 };
 
+// A progress line on standard error for long runs on a terminal: records checked so far,
+// refreshed at most every 200 ms, shown only after the first second, erased at the end.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+  void tick() {
+    if (!enabled_) return;
+    std::uint64_t n = ++records_;
+    if (n % 256 != 0) return;
+    auto now = Clock::now();
+    std::int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - start_).count();
+    std::int64_t last = last_ms_.load(std::memory_order_relaxed);
+    if (ms < 1000 || ms - last < 200) return;
+    if (!last_ms_.compare_exchange_strong(last, ms)) return;  // another thread prints
+    shown_ = true;
+    std::fprintf(stderr, "\r\033[Ktrajcheck: %llu records checked (%.0f/s)",
+                 static_cast<unsigned long long>(n), n * 1000.0 / static_cast<double>(ms));
+  }
+  void finish() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  Clock::time_point start_;
+  std::atomic<std::uint64_t> records_{0};
+  std::atomic<std::int64_t> last_ms_{0};
+  std::atomic<bool> shown_{false};
+};
+
 // Per-thread state: its own tool table, trajectory buffers and one Checker per rules file,
 // all reused from trace to trace.
 struct CheckWorker {
   const TraceParser* parser = nullptr;
   const CheckReporter* reporter = nullptr;
+  Progress* progress = nullptr;
   std::unique_ptr<ToolTable> tools;
   std::unique_ptr<Trajectory> scratch;
   std::vector<Checker> checkers;
   std::vector<std::vector<RuleResult>> results;
+  std::vector<std::uint32_t> base;  // global index of each rules file's first rule
   // Per rule, the number of the last trace that activated / violated it, so that per-trace
   // flags need no clearing.
   std::vector<std::uint64_t> last_activated, last_violated;
   CheckStats stats;
+  TraceParser::Emit emit;
+  std::string* cur_out = nullptr;
+  std::string* cur_err = nullptr;
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     ++stats.records;
+    progress->tick();
     if (!rec.container_error.empty()) {
       reject(RecordError{rec.origin, rec.container_error}, out, err);
       return;
     }
-    ParseOutcome o = parser->parse(rec, *scratch, [&](Trajectory& t) { check_one(t, out, err); });
+    // The emit callback captures only `this` (no allocation per record); it is made on first
+    // use, once the worker has its final address.
+    if (!emit) emit = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
+    cur_out = &out;
+    cur_err = &err;
+    ParseOutcome o = parser->parse(rec, *scratch, emit);
     if (!o.ok()) {
       for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
       reject(o.errors[0], out, err);
@@ -68,7 +114,7 @@ struct CheckWorker {
         err += w;
         if (w.empty() || w.back() != '\n') err += '\n';
       }
-    bool failed = false;
+    bool failed = false, flagged = false;
     for (std::size_t p = 0; p < checkers.size(); ++p) checkers[p].check(t, results[p]);
     for (std::size_t p = 0; p < results.size(); ++p)
       for (const RuleResult& r : results[p]) {
@@ -79,6 +125,7 @@ struct CheckWorker {
           ++stats.rules[g].activated;
         }
         if (r.status == VerdictStatus::violated) {
+          flagged = true;
           ++stats.rules[g].violations;
           if (last_violated[g] != n) {
             last_violated[g] = n;
@@ -88,10 +135,9 @@ struct CheckWorker {
         }
       }
     ++(failed ? stats.failed : stats.passed);
+    if (flagged) ++stats.flagged;
     reporter->trace(t, results, failed, out);
   }
-
-  std::vector<std::uint32_t> base;
 };
 
 int run_check(const CheckArgs& a) {
@@ -111,7 +157,7 @@ int run_check(const CheckArgs& a) {
   }
   ro.quiet = a.input.quiet;
   ro.color = format == CheckFormat::text && use_color(a.input.color, stdout);
-  const bool err_color = use_color(a.input.color, stderr);
+  const bool cur_errcolor = use_color(a.input.color, stderr);
 
   NormalizeOptions norm;
   std::string error;
@@ -137,7 +183,7 @@ int run_check(const CheckArgs& a) {
     CompileResult r = compile(*src, copts);
     bool has_warnings = !r.diagnostics.empty();
     if (!r.ok() || (has_warnings && !a.input.quiet))
-      fmt::print(stderr, "{}", format_diagnostics(r.source, r.diagnostics, err_color));
+      fmt::print(stderr, "{}", format_diagnostics(r.source, r.diagnostics, cur_errcolor));
     if (!r.ok()) {
       compiled = false;
       continue;
@@ -172,12 +218,14 @@ int run_check(const CheckArgs& a) {
     }
   }
   RecordSource source(a.input.inputs);
+  Progress progress(!a.input.quiet && ::isatty(::fileno(stderr)) != 0);
   std::vector<CheckWorker> workers = process_records<CheckWorker>(
       source, effective_jobs(a.input.jobs),
       [&] {
         CheckWorker w;
         w.parser = &parser;
         w.reporter = &reporter;
+        w.progress = &progress;
         w.tools = std::make_unique<ToolTable>();
         w.scratch = std::make_unique<Trajectory>(w.tools.get());
         for (const auto& p : catalog.programs) w.checkers.emplace_back(p);
@@ -190,6 +238,7 @@ int run_check(const CheckArgs& a) {
       },
       body ? body : stdout, stderr);
 
+  progress.finish();
   CheckStats total;
   total.rules.resize(catalog.rules.size());
   for (const CheckWorker& w : workers) total.merge(w.stats);

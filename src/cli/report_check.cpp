@@ -77,6 +77,7 @@ void CheckStats::merge(const CheckStats& o) {
   passed += o.passed;
   failed += o.failed;
   rejected += o.rejected;
+  flagged += o.flagged;
   warnings += o.warnings;
   if (rules.size() < o.rules.size()) rules.resize(o.rules.size());
   for (std::size_t i = 0; i < o.rules.size(); ++i) {
@@ -455,7 +456,9 @@ void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
   if (!options_.quiet && !rules_.rules.empty()) {
     std::size_t width = 4;
     for (const auto& e : rules_.rules) width = std::max(width, std::min<std::size_t>(e.info->name.size(), 60));
-    out += fmt::format("\n{:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {}\n", "rule", width, "severity",
+    // A blank line parts the table from the traces listed above it, if any.
+    if (st.flagged > 0) out += '\n';
+    out += fmt::format("{:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {}\n", "rule", width, "severity",
                        "violations", "traces", "activated", "source");
     for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
       const RuleInfo& info = *rules_.rules[i].info;

@@ -48,6 +48,7 @@ struct CheckStats {
   std::uint64_t passed = 0;
   std::uint64_t failed = 0;
   std::uint64_t rejected = 0;  // records
+  std::uint64_t flagged = 0;   // traces with any violation, failing or not
   std::uint64_t warnings = 0;
   std::vector<RuleStats> rules;
   void merge(const CheckStats& o);

@@ -146,6 +146,9 @@ struct Glushkov {
 bool build_nfa(const ir::Module& module, ir::Id root,
                const std::function<std::uint32_t(ir::Id)>& map_pattern, std::uint32_t cap,
                Nfa& out, std::string& error) {
+  // The follow table is n² bits: whatever the option says, stay under 256 MiB of it.
+  constexpr std::uint32_t kHardCap = 46000;
+  cap = std::min(cap, kHardCap);
   Expander ex{module, map_pattern, cap};
   Node tree = ex.expand(root, 0);
   std::uint64_t n = ex.over ? std::uint64_t(cap) + 1 : ex.count_atoms(tree);

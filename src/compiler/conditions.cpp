@@ -103,6 +103,54 @@ void value_key(const Value& v, std::string& out) {
 }
 }  // namespace
 
+void KeySet::clear() {
+  count_ = 0;
+  arena_.clear();
+  if (++gen_ == 0) {  // wrapped: old stamps could look occupied
+    for (Slot& s : slots_) s.gen = 0;
+    gen_ = 1;
+  }
+}
+
+std::size_t KeySet::find_slot(std::string_view key, std::uint64_t h) const {
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.gen != gen_) return i;
+    if (s.hash == h && s.len == key.size() && std::memcmp(arena_.data() + s.off, key.data(), key.size()) == 0)
+      return i;
+  }
+}
+
+void KeySet::grow() {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+  for (const Slot& s : old)
+    if (s.gen == gen_) {
+      std::size_t mask = slots_.size() - 1;
+      std::size_t i = s.hash & mask;
+      while (slots_[i].gen == gen_) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+}
+
+bool KeySet::insert(std::string_view key) {
+  if ((count_ + 1) * 2 > slots_.size()) grow();  // load factor <= 1/2
+  std::uint64_t h = std::hash<std::string_view>{}(key);
+  std::size_t i = find_slot(key, h);
+  if (slots_[i].gen == gen_) return false;
+  slots_[i] = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), gen_};
+  arena_.append(key);
+  ++count_;
+  return true;
+}
+
+bool KeySet::contains(std::string_view key) const {
+  if (slots_.empty()) return false;
+  return slots_[find_slot(key, std::hash<std::string_view>{}(key))].gen == gen_;
+}
+
 void Provenance::clear() {
   leaves_.clear();
   user_text_.clear();
@@ -119,7 +167,7 @@ void Provenance::add_leaves(simdjson::dom::element el) {
     case simdjson::dom::element_type::NULL_VALUE: return;
     default:
       value_key(value_of(el), scratch_);
-      if (leaves_.find(scratch_) == leaves_.end()) leaves_.insert(scratch_);
+      leaves_.insert(scratch_);
   }
 }
 
@@ -131,7 +179,7 @@ void Provenance::add_user_text(std::string_view text) {
 bool Provenance::seen(const Value& v) {
   value_key(v, scratch_);
   if (scratch_.empty()) return false;  // absent, null, object, array
-  if (leaves_.find(scratch_) != leaves_.end()) return true;
+  if (leaves_.contains(scratch_)) return true;
   if (v.kind != Value::Kind::string || user_text_.empty()) return false;
   std::size_t at = user_text_.find(v.string);
   return at != std::string::npos;

@@ -7,7 +7,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include <simdjson.h>
@@ -65,6 +64,31 @@ bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.
 bool contains_value(const Value& x, const Value& y);
 
+// A set of byte strings in one arena with open addressing: no allocation per insert,
+// and clear() is O(1) (a generation bump) while keeping every buffer's capacity. Used for
+// the canonical keys of `no duplicate` and the leaves of `seen()`.
+class KeySet {
+ public:
+  void clear();
+  // True when `key` was not in the set (it is then added).
+  bool insert(std::string_view key);
+  bool contains(std::string_view key) const;
+  std::size_t size() const { return count_; }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t off = 0, len = 0;
+    std::uint32_t gen = 0;  // occupied when == gen_
+  };
+  std::size_t find_slot(std::string_view key, std::uint64_t h) const;
+  void grow();
+  std::vector<Slot> slots_;
+  std::string arena_;
+  std::size_t count_ = 0;
+  std::uint32_t gen_ = 1;
+};
+
 // The provenance index of `seen(PATH)` (§4a): scalar leaves of earlier tool results and
 // of the context, and the text of earlier user messages (substring search, strings only).
 class Provenance {
@@ -75,7 +99,7 @@ class Provenance {
   bool seen(const Value& v);
 
  private:
-  std::unordered_set<std::string> leaves_;  // kind-tagged keys, numbers by value
+  KeySet leaves_;  // kind-tagged keys, numbers by value
   std::string user_text_;                   // messages separated by '\0'
   std::string scratch_;
 };

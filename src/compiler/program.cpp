@@ -531,6 +531,11 @@ std::string ProgramImpl::dump_automaton() const {
     if (s.q != kNoId) out += " q=" + pname(s.q);
     if (s.r != kNoId) out += " r=" + pname(s.r);
     out += "\n";
+    if (!s.binders.empty()) {
+      out += fmt::format("  parametric ${}: one slice state per value bound by", s.variable);
+      for (std::uint32_t b : s.binders) out += " " + pname(b);
+      out += "\n";
+    }
     for (const StatementSpec& st : s.statements) {
       out += fmt::format("  statement \"{}\": {}", st.text, kind_name(st.kind));
       if (st.a != kNoId) out += " a=" + pname(st.a);

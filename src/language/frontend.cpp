@@ -69,11 +69,16 @@ std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnost
     pending_blank = false;
     int d = l.kind == ast::Line::Kind::comment ? comment_depth[i] : depth[i];
     out.append(static_cast<std::size_t>(d) * 4, ' ');
+    std::string_view comment = l.comment;
+    while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t')) comment.remove_suffix(1);
     if (l.kind == ast::Line::Kind::comment) {
-      out += l.comment;
+      out += comment;
     } else {
       out += detail::print_line(file, l);
-      if (!l.comment.empty()) out += "  " + l.comment;
+      if (!comment.empty()) {
+        out += "  ";
+        out += comment;
+      }
     }
     out += '\n';
   }

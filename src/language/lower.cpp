@@ -475,7 +475,12 @@ class Lowerer {
 
   ir::Id lower_group(const std::string& name, std::uint32_t line, SourceRange use) {
     used_groups_.insert(name);
-    if (auto it = group_ids_.find(name); it != group_ids_.end()) return it->second;
+    if (auto it = group_ids_.find(name); it != group_ids_.end()) {
+      // A group with `$variables` makes every rule that uses it parametric.
+      const auto& vars = group_variables_[name];
+      variables_.insert(vars.begin(), vars.end());
+      return it->second;
+    }
     if (group_stack_.size() >= max_nesting_) {
       if (!depth_reported_) error("E010", use, fmt::format("groups nest deeper than {} levels", max_nesting_));
       depth_reported_ = true;
@@ -492,20 +497,26 @@ class Lowerer {
       none.a = intern_pattern(std::move(all));
       return intern_pattern(std::move(none));
     }
+    std::set<std::string> outer;
+    outer.swap(variables_);
     ir::Id id = lower_pattern(file_.lines[line].pattern);
+    group_variables_[name] = variables_;
+    variables_.insert(outer.begin(), outer.end());
     group_stack_.erase(name);
     group_ids_[name] = id;
     return id;
   }
 
   void check_unknown_group(std::string_view written, const std::string& name, SourceRange r) {
-    if (groups_.empty() || name.size() < 4 || name.find_first_of("*?") != std::string::npos) return;
+    // A typo keeps the first letter and is close in length and spelling; anything else is
+    // taken to be a tool name, so real tools are never flagged for resembling a group.
+    if (groups_.empty() || name.size() < 5 || name.find_first_of("*?") != std::string::npos) return;
     if (aliases_.count(name)) return;
     for (const auto& [from, to] : aliases_)
       if (to == name) return;
     for (const auto& [g, line] : groups_) {
       (void)line;
-      if (g.size() < 4) continue;
+      if (g.size() < 5 || g[0] != name[0]) continue;
       // A prefix (plural, suffix) is a different name by design, not a typo.
       if (g.compare(0, name.size(), name) == 0 || name.compare(0, g.size(), g) == 0) continue;
       std::size_t d = edit_distance(name, g);
@@ -859,6 +870,7 @@ class Lowerer {
   std::map<std::string, std::string> aliases_;        // observed -> canonical (resolved)
   std::map<std::string, std::uint32_t> alias_line_;
   std::map<std::string, ir::Id> group_ids_;
+  std::map<std::string, std::set<std::string>> group_variables_;
   std::set<std::string> group_stack_;
   std::set<std::string> used_groups_;
   std::set<std::string> used_names_;

@@ -2,6 +2,7 @@
 // logical line, a parse-tree walk that builds AST nodes, and the indentation tree.
 #include <charconv>
 #include <cstring>
+#include <exception>
 
 #include <fmt/format.h>
 #include <tao/pegtl.hpp>
@@ -765,6 +766,9 @@ bool parse_with(const Source& source, std::uint32_t b, std::uint32_t e, std::uin
     if (off < e && static_cast<unsigned char>(t[off]) >= 0x80)
       message += " (a name with characters other than ASCII letters, digits and _ . : / - is written quoted)";
     diags.push_back(make_error("E001", {off, end}, std::move(message)));
+  } catch (const std::exception& err) {
+    // A parse-tree shape the builder did not expect: report it rather than crash.
+    diags.push_back(make_error("E001", {b, e}, fmt::format("cannot parse this line ({})", err.what())));
   } catch (const NestingTooDeep& err) {
     auto off = static_cast<std::uint32_t>(err.at - base);
     diags.push_back(make_error(
@@ -827,7 +831,7 @@ bool parse_file(const Source& source, const FrontendOptions& options, ast::File&
   const std::string& text = source.text();
   if (text.size() > kMaxSourceBytes) {
     diags.push_back(make_error("E011", {0, 0},
-                               fmt::format("rules file is {} bytes; the limit is {} bytes (32 MiB)",
+                               fmt::format("rules file is {} bytes; the limit is {} bytes (16 MiB)",
                                            text.size(), kMaxSourceBytes)));
     return false;
   }

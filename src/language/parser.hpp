@@ -12,7 +12,7 @@
 namespace trajcheck::language::detail {
 
 // Files larger than this are refused with E011 (documented in docs/language.md).
-constexpr std::size_t kMaxSourceBytes = 32u << 20;
+constexpr std::size_t kMaxSourceBytes = 16u << 20;
 // Counts and indices must stay below 2^63 (E009).
 constexpr std::uint64_t kMaxCount = (std::uint64_t{1} << 63) - 1;
 

@@ -120,11 +120,8 @@ std::string print_pattern(const ast::File& file, Id id) {
   switch (p.kind) {
     case K::name: return p.text;
     case K::keyword: return p.text;
-    case K::quoted: {
-      // A bare spelling would be a glob or group lookup if it had * ? — keep the quotes then.
-      if (p.text.find_first_of("*?") != std::string::npos) return quote_string(p.text);
-      return quote_name_if_needed(p.text);
-    }
+    // Quotes stay: a bare spelling could name a group, a glob or a keyword instead.
+    case K::quoted: return quote_string(p.text);
     case K::or_: {
       std::string out;
       for (std::size_t i = 0; i < p.children.size(); ++i) {
@@ -318,7 +315,11 @@ std::string dump_ast(const ast::File& file) {
       if (s.b != ast::kNone) out += " b=(" + print_pattern(file, s.b) + ")";
       if (s.ignoring != ast::kNone) out += " ignoring=(" + print_pattern(file, s.ignoring) + ")";
       if (s.path != ast::kNone) out += " path=(" + print_path(file, s.path) + ")";
-      if (s.form != ast::CountForm::none) out += fmt::format(" count={}..{}", s.first.value, s.second.value);
+      static constexpr const char* kForms[] = {"", "at_most", "at_least", "exactly", "between"};
+      if (s.form == ast::CountForm::between)
+        out += fmt::format(" count=between {} {}", s.first.value, s.second.value);
+      else if (s.form != ast::CountForm::none)
+        out += fmt::format(" count={} {}", kForms[static_cast<int>(s.form)], s.first.value);
       out += "\n";
     }
     for (auto it = l.children.rbegin(); it != l.children.rend(); ++it) stack.push_back({*it, depth + 1});

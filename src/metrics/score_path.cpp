@@ -7,26 +7,35 @@
 
 namespace trajcheck {
 
-
 ScoreResult Scorer::score(const Trajectory& actual, std::string_view expected_path,
                           std::string_view name) {
-  Source src{std::string(name), std::string(expected_path)};
-  ir::Module module;
-  std::vector<Diagnostic> diags;
-  ir::Id root = language::parse_path_expression(src, module, diags);
-  if (root == ir::kNone || has_errors(diags)) {
-    ScoreResult r;
-    for (const Diagnostic& d : diags) {
-      if (d.severity != Severity::error) continue;
-      LineCol lc = src.line_col(d.range.begin);
-      r.error = fmt::format("expected PATH {}:{}: {}", lc.line, lc.column, d.message);
-      break;
+  // Records of one suite often share their expected PATH: parse it once.
+  Impl::PathCache& c = impl_->path_cache;
+  if (!c.valid || c.text != expected_path) {
+    c.valid = true;
+    c.text.assign(expected_path);
+    c.module = ir::Module{};
+    c.error.clear();
+    Source src{std::string(name), std::string(expected_path)};
+    std::vector<Diagnostic> diags;
+    c.root = language::parse_path_expression(src, c.module, diags);
+    if (c.root == ir::kNone || has_errors(diags)) {
+      for (const Diagnostic& d : diags) {
+        if (d.severity != Severity::error) continue;
+        LineCol lc = src.line_col(d.range.begin);
+        c.error = fmt::format("expected PATH {}:{}: {}", lc.line, lc.column, d.message);
+        break;
+      }
+      if (c.error.empty()) c.error = "expected PATH does not parse";
     }
-    if (r.error.empty()) r.error = "expected PATH does not parse";
+  }
+  if (!c.error.empty()) {
+    ScoreResult r;
+    r.error = c.error;
     return r;
   }
   metrics::collect_calls(actual, impl_->actual);
-  return metrics::score_path_tree(*impl_, impl_->actual, module, root);
+  return metrics::score_path_tree(*impl_, impl_->actual, c.module, c.root);
 }
 
 ScoreResult score(const Trajectory& actual, std::string_view expected_path, const ScoreOptions& options) {

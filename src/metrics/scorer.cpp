@@ -380,8 +380,8 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     if (!order_note.empty()) ex += " (" + order_note + ")";
     ex += '.';
   } else {
-    ex += fmt::format(" Ordering not scored ({} expected steps, fewer than {}).", ne,
-                      opt.min_order_length);
+    ex += fmt::format(" Ordering not scored ({} expected step{}, fewer than {}).", ne,
+                      ne == 1 ? "" : "s", opt.min_order_length);
   }
   if (path && !path->exact) ex += " (ordering is a lower bound: a large {…} group)";
   if (r.arguments && *r.arguments < 1.0)

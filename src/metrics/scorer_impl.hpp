@@ -2,6 +2,7 @@
 // so that scoring trajectories does not pull in the rule-language front end).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,14 @@ struct Scorer::Impl {
   std::vector<metrics::CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
   metrics::BipartiteMatcher block_matcher;
+  // The last expected PATH text and its parse.
+  struct PathCache {
+    bool valid = false;
+    std::string text;
+    ir::Module module;
+    ir::Id root = ir::kNone;
+    std::string error;
+  } path_cache;
 
   ScoreResult score_calls(const std::vector<metrics::Call>& actual,
                           const std::vector<metrics::Call>& expected,

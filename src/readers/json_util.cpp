@@ -114,6 +114,18 @@ std::string expect(simdjson::error_code e, std::string_view what_was_expected) {
   return e == simdjson::INCORRECT_TYPE ? std::string(what_was_expected) : json_error_message(e);
 }
 
+std::size_t plain_string_length(const char* p) {
+  // The closing quote exists (simdjson's stage 1 paired every quote) and the buffer is padded.
+  const char* q = p;
+  for (;; ++q) {
+    auto c = static_cast<unsigned char>(*q);
+    if (c == '"') break;
+    if (c == '\\' || c < 0x20) return 0;
+  }
+  // An empty string has nothing to gain; report it as not plain so callers take the slow path.
+  return static_cast<std::size_t>(q - p);
+}
+
 const char* location_of(od::value& v) {
   const char* p = nullptr;
   if (v.current_location().get(p)) return nullptr;
@@ -161,7 +173,14 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       return true;
     }
     case od::json_type::string: {
-      const char* at = v.raw_json_token().data();  // simdjson reports escape errors past the string
+      std::string_view raw = v.raw_json_token();
+      // Fast path: a string without escapes or control characters is already canonical JSON;
+      // copying it skips unescaping and re-escaping (most of the bytes of real traces).
+      if (std::size_t len = plain_string_length(raw.data() + 1)) {
+        out.append(raw.data(), len + 2);
+        return true;
+      }
+      const char* at = raw.data();  // simdjson reports escape errors past the string
       std::string_view s;
       if (auto e = v.get_string().get(s)) {
         fail.where = at;
@@ -206,11 +225,16 @@ bool write_object(od::object o, std::string& out, JsonFailure& fail, int depth) 
   for (auto field_result : o) {
     od::field f;
     if (auto e = std::move(field_result).get(f)) return fail_with(o, e, fail);
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return fail_with(o, e, fail);
     if (!first) out.push_back(',');
     first = false;
-    append_json_string(out, key);
+    const char* raw_key = f.key().raw();
+    if (std::size_t len = plain_string_length(raw_key)) {
+      out.append(raw_key - 1, len + 2);
+    } else {
+      std::string_view key;
+      if (auto e = f.unescaped_key().get(key)) return fail_with(o, e, fail);
+      append_json_string(out, key);
+    }
     out.push_back(':');
     if (!write_value(f.value(), out, fail, depth + 1)) return false;
   }

@@ -42,6 +42,11 @@ struct JsonFailure {
   bool failed() const { return !message.empty(); }
 };
 
+// Length of the JSON string whose contents start at `p` (after the opening quote) when it has
+// no escapes and no control characters, so its source text is canonical; 0 otherwise (and for
+// the empty string).
+std::size_t plain_string_length(const char* p);
+
 // Pointer to the token the iterator stopped at; null when simdjson cannot say.
 const char* location_of(od::value& v);
 

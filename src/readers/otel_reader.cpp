@@ -44,7 +44,8 @@ bool get_object(ParseCtx& c, od::value& v, od::object* o, std::string_view what)
 }
 
 // Looks a key up ahead of the in-order pass and rewinds the object.
-bool peek_field(ParseCtx& c, od::object& o, std::string_view key, const std::function<bool(od::value)>& fn) {
+template <class Fn>
+bool peek_field(ParseCtx& c, od::object& o, std::string_view key, Fn&& fn) {
   od::value v;
   auto e = o.find_field_unordered(key).get(v);
   if (e && e != simdjson::NO_SUCH_FIELD) return c.fail(c.here(), json_error_message(e));
@@ -317,7 +318,7 @@ Slice copy_slice(const Trajectory& from, Trajectory& to, Slice s) {
 
 }  // namespace
 
-bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit) {
+bool read_otel(ParseCtx& outer, od::object record) {
   Scratch& s = outer.s;
   Trajectory& staging = s.staging;
   staging.clear();
@@ -371,7 +372,14 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
   });
   if (!ok) return false;
   if (!has_spans) return outer.fail(outer.text.data(), "OTLP record has no \"resourceSpans\" array");
+  std::string_view m = meta.finish();
+  s.otel_meta.assign(m);
+  return true;
+}
 
+void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
+  Scratch& s = outer.s;
+  Trajectory& staging = s.staging;
   // Group by traceId in order of first appearance; order each trace by start time.
   struct Key {
     std::uint32_t group;
@@ -392,7 +400,7 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
     return a.group != b.group ? a.group < b.group : a.start != b.start ? a.start < b.start : a.index < b.index;
   });
   Trajectory& t = outer.t;
-  std::string_view meta_text = meta.finish();
+  std::string_view meta_text = s.otel_meta;
   auto emit_one = [&](std::size_t from, std::size_t to, Slice trace_id) {
     t.clear();
     t.origin = outer.origin;
@@ -436,7 +444,7 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
   };
   if (keys.empty()) {
     emit_one(0, 0, Slice{});
-    return true;
+    return;
   }
   std::size_t from = 0;
   for (std::size_t k = 1; k <= keys.size(); ++k)
@@ -444,7 +452,6 @@ bool read_otel(ParseCtx& outer, od::object record, const TraceParser::Emit& emit
       emit_one(from, k, groups[keys[from].group]);
       from = k;
     }
-  return true;
 }
 
 }  // namespace trajcheck::detail

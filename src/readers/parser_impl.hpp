@@ -60,7 +60,7 @@ struct Scratch {
   Trajectory staging;
   std::vector<StagedSpan> spans;
   std::vector<Slice> resources;  // in `staging`
-  std::vector<std::uint32_t> order;
+  std::string otel_meta;  // top-level fields beside resourceSpans
 };
 
 // Builds a JSON object's text member by member into a reused string.
@@ -171,7 +171,9 @@ bool read_chat_object(ParseCtx& c, od::object record);
 bool read_chat_array(ParseCtx& c, od::array messages);
 bool read_list_object(ParseCtx& c, od::object record);
 bool read_list_array(ParseCtx& c, od::array entries);
-// Emits one trajectory per traceId itself (through `emit`), using `c.t` for each.
-bool read_otel(ParseCtx& c, od::object record, const TraceParser::Emit& emit);
+// Stages every span (in Scratch::staging); emit_otel then emits one trajectory per traceId,
+// using `c.t` for each — only once the whole record is known to be valid.
+bool read_otel(ParseCtx& c, od::object record);
+void emit_otel(ParseCtx& c, const TraceParser::Emit& emit);
 
 }  // namespace trajcheck::detail

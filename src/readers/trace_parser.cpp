@@ -256,7 +256,11 @@ bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, od::value v) {
 
 void ParseCtx::finish_wrapper(Wrapper& w) {
   Slice id = !w.trace_id.empty() ? w.trace_id : !w.id.empty() ? w.id : !w.task_id.empty() ? w.task_id : w.case_id;
-  if (id.empty()) id = t.store(fmt::format("{}:{}", origin.file, origin.line));
+  if (id.empty()) {
+    s.value.clear();
+    fmt::format_to(std::back_inserter(s.value), "{}:{}", origin.file, origin.line);
+    id = t.store(s.value);
+  }
   t.set_trace_id(id);
   std::string_view meta = w.meta->finish();
   if (!meta.empty()) t.set_metadata(t.store(meta));
@@ -471,7 +475,7 @@ bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, 
       case Shape::native: ok = read_native(ctx, o); break;
       case Shape::chat: ok = read_chat_object(ctx, o); break;
       case Shape::list: ok = read_list_object(ctx, o); break;
-      case Shape::otel: ok = read_otel(ctx, o, emit); break;
+      case Shape::otel: ok = read_otel(ctx, o); break;
       case Shape::unknown:
         return ctx.fail(top, forced ? fmt::format("input format is {}, but the record does not have its shape",
                                                   to_string(c.options.format))
@@ -513,7 +517,9 @@ bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, 
     if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
     bool ok = shape == Shape::chat ? read_chat_array(ctx, a) : read_list_array(ctx, a);
     if (!ok) return false;
-    t.set_trace_id(t.store(fmt::format("{}:{}", origin.file, origin.line)));
+    s.value.clear();
+    fmt::format_to(std::back_inserter(s.value), "{}:{}", origin.file, origin.line);
+    t.set_trace_id(t.store(s.value));
   } else {
     return ctx.fail(top, fmt::format("{}: the record is a JSON {}", kUnknownShape,
                                      type == json_type::string ? "string" : type == json_type::number ? "number"
@@ -523,7 +529,9 @@ bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, 
   const char* trailing = nullptr;
   if (!doc.current_location().get(trailing))
     return ctx.fail(trailing, detail::json_error_message(simdjson::TRAILING_CONTENT));
-  if (shape != Shape::otel) {
+  if (shape == Shape::otel) {
+    detail::emit_otel(ctx, emit);
+  } else {
     ++outcome.traces;
     if (emit) emit(t);
   }

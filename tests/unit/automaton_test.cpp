@@ -56,6 +56,9 @@ TEST_CASE("the position cap is enforced before expanding") {
   bool ok = true;
   build(b, b.node(PK::all_of, kids), 4096, &ok);  // 12! orders: must not be attempted
   CHECK_FALSE(ok);
+  build(b, b.node(PK::all_of, {kids[0], kids[1], kids[2], kids[3], kids[4], kids[5], kids[6], kids[7]}),
+        0xffffffffu, &ok);  // 8! x 8 positions: over the hard cap whatever the option says
+  CHECK_FALSE(ok);
   build(b, b.node(PK::all_of, {kids[0], kids[1], kids[2]}), 18, &ok);
   CHECK(ok);
   build(b, b.node(PK::all_of, {kids[0], kids[1], kids[2]}), 17, &ok);

@@ -22,10 +22,12 @@ TEST_CASE("batched approvals: immediately precedes holds per order") {
   t.call("approval_request", arg("b"));
   t.call("approval", arg("a"));
   t.call("approval", arg("b"));
-  auto r = run(b.compile(), t.t);
+  auto p = b.compile();
+  auto r = run(p, t.t);
   REQUIRE(r.size() == 1);
   CHECK(r[0].status == V::satisfied);
   CHECK(r[0].binding.empty());
+  CHECK(p->dump_automaton().find("parametric $o: one slice state per value bound by p1 p3") != std::string::npos);
 }
 
 TEST_CASE("runs per value: two lookups of a around one of b form a run of 2") {

@@ -154,3 +154,28 @@ TEST_CASE("a million-step trace is checked in one linear pass") {
   CHECK(r[4].status == V::satisfied);
   CHECK(r[5].status == V::satisfied);
 }
+
+TEST_CASE("a checker without a program checks no rules") {
+  Checker c(nullptr);
+  std::vector<RuleResult> out{RuleResult{}};
+  auto t = calls({"a"});
+  c.check(t.t, out);
+  CHECK(out.empty());
+}
+
+TEST_CASE("tool ids of a different table with the same ids are not confused") {
+  IrBuilder b;
+  b.rule(IrBuilder::st(K::forbid, b.tool("x")));
+  Checker c(b.compile());
+  std::vector<RuleResult> out;
+  {
+    auto t = calls({"x"});
+    c.check(t.t, out);
+    CHECK(out[0].status == V::violated);
+  }
+  for (int i = 0; i < 3; ++i) {  // fresh tables, likely at the same address, id 0 = "y"
+    auto t = calls({"y"});
+    c.check(t.t, out);
+    CHECK(out[0].status == V::satisfied);
+  }
+}

@@ -378,3 +378,24 @@ TEST_CASE("hostile: groups nesting into each other are bounded, not a stack over
   r = compile(text);
   CHECK(r.diagnostics.empty());
 }
+
+TEST_CASE("variables inside a group make every rule that uses it parametric") {
+  auto r = compile("group by_order = order_get where arguments.order_id == $o\nby_order at most 1\nrule r: by_order at most 2\nforbid x\n");
+  REQUIRE(r.diagnostics.empty());
+  REQUIRE(r.module.rules.size() == 3);
+  CHECK(r.module.rules[0].variables == std::vector<std::string>{"o"});
+  CHECK(r.module.rules[1].variables == std::vector<std::string>{"o"});
+  CHECK(r.module.rules[2].variables.empty());
+}
+
+TEST_CASE("unknown group: typos of a group name, never real-looking tool names") {
+  auto r = compile("group lookup = a | b\ngroup auth = c\nforbid lookup\nforbid auth\nforbid lokup\nforbid lookups\nforbid oauth\n"
+                   "forbid \"lokup\"\nforbid bookup\n");
+  std::vector<std::string> flagged;
+  for (const auto& d : r.diagnostics) {
+    CHECK(d.code == "E002");
+    flagged.push_back(r.module.rules.empty() ? "" : d.message);
+  }
+  REQUIRE(flagged.size() == 1);
+  CHECK(flagged[0] == "unknown group 'lokup'");
+}

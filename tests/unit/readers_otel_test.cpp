@@ -86,3 +86,18 @@ TEST_CASE("otel: shape errors") {
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].message == "\"resourceSpans\" must be an array");
 }
+
+TEST_CASE("otel: a record rejected after its spans were read emits nothing") {
+  ReadResult r = read_text(R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"a","attributes":[{"key":"gen_ai.tool.name","value":{"stringValue":"x"}}]}]}]}]} junk)");
+  CHECK(r.rejected == 1);
+  CHECK(r.traces.empty());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message == "invalid JSON: unexpected content after the value");
+  CHECK(r.errors[0].where.column == 136);
+
+  ReadResult none = read_text(R"({"resourceSpans":[],"schemaUrl":"x"})");
+  CHECK(none.rejected == 0);
+  REQUIRE(none.traces.size() == 1);
+  CHECK(none.traces[0].steps().empty());
+  CHECK(none.traces[0].metadata() == R"({"schemaUrl":"x"})");
+}

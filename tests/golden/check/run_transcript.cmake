@@ -1,7 +1,7 @@
 # Golden runner for a command transcript (lint, fmt, explain, check options): the folder
-# holds `cmd` (one trajcheck command line per line, run in order in a scratch copy of the
-# folder, so `fmt --write` is safe) and `expected.out`, the transcript of every command's
-# standard output, standard error and exit status.
+# holds `cmd` (one trajcheck command line per line, optionally ending in `< FILE`; run in
+# order in a scratch copy of the folder, so `fmt --write` is safe) and `expected.out`, the
+# transcript of every command's standard output, standard error and exit status.
 # On a mismatch it prints the actual transcript; UPDATE_GOLDEN=1 rewrites expected.out.
 # Usage: cmake -DTRAJCHECK=path -DCASE_DIR=path -DWORK_DIR=path -P run_transcript.cmake
 cmake_minimum_required(VERSION 3.20)
@@ -23,8 +23,16 @@ foreach(line IN LISTS lines)
     string(APPEND transcript "$ cat ${CMAKE_MATCH_1}\n${content}")
     continue()
   endif()
-  separate_arguments(argv UNIX_COMMAND "${line}")
+  # `… < FILE` feeds FILE to standard input.
+  set(input_file /dev/null)
+  set(command "${line}")
+  if(command MATCHES "^(.*) < ([^ ]+)$")
+    set(command "${CMAKE_MATCH_1}")
+    set(input_file "${WORK_DIR}/${CMAKE_MATCH_2}")
+  endif()
+  separate_arguments(argv UNIX_COMMAND "${command}")
   execute_process(COMMAND "${TRAJCHECK}" ${argv} WORKING_DIRECTORY "${WORK_DIR}"
+                  INPUT_FILE "${input_file}"
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   string(APPEND transcript "$ trajcheck ${line}\n${out}")
   if(NOT err STREQUAL "")

@@ -2,9 +2,14 @@
 # stderr (plus a last line "exit: N") with expected.stderr. Prints the actual output on a
 # mismatch; with UPDATE_GOLDEN=1 in the environment it rewrites the expectations instead.
 #   cmake -DTRAJCHECK=path/to/trajcheck -DCASE_DIR=tests/golden/normalize/<case> -P run_case.cmake
-# A case folder holds input.* (or an inputs/ directory) and optionally `args`, extra
+# A case folder holds input.* (or an inputs/ directory, or `stdin`, fed to `-`) and optionally `args`, extra
 # command-line arguments one per line.
 file(GLOB inputs RELATIVE "${CASE_DIR}" "${CASE_DIR}/input.*" "${CASE_DIR}/inputs")
+set(stdin_args "")
+if(EXISTS "${CASE_DIR}/stdin")  # a case may feed standard input instead: `trajcheck normalize -`
+  set(inputs "-")
+  set(stdin_args INPUT_FILE "${CASE_DIR}/stdin")
+endif()
 if(NOT inputs)
   message(FATAL_ERROR "golden case ${CASE_DIR} has no input.* file")
 endif()
@@ -17,7 +22,8 @@ execute_process(
   WORKING_DIRECTORY "${CASE_DIR}"
   OUTPUT_VARIABLE actual_out
   ERROR_VARIABLE actual_err
-  RESULT_VARIABLE rc)
+  RESULT_VARIABLE rc
+  ${stdin_args})
 string(APPEND actual_err "exit: ${rc}\n")
 
 if("$ENV{UPDATE_GOLDEN}" STREQUAL "1")

@@ -1,0 +1,55 @@
+// Unit tests of the check report helpers (escaping, truncation, step descriptions). The CLI
+// sources are not part of the library, so the one under test is compiled in here.
+#include <doctest/doctest.h>
+
+#include "cli/report_check.cpp"  // NOLINT: the executable's source, not a library header
+
+using namespace trajcheck;
+using namespace trajcheck::cli;
+
+TEST_CASE("json strings escape quotes, backslashes and control characters") {
+  std::string out;
+  // 13 bytes: the embedded NUL is part of the value.
+  append_json_string(out, std::string_view("a\"b\\c\n\t\x01\x1f é\0", 13));
+  CHECK(out == "\"a\\\"b\\\\c\\n\\t\\u0001\\u001f é\\u0000\"");
+}
+
+TEST_CASE("xml escaping keeps markup out and drops forbidden control characters") {
+  std::string out;
+  append_xml_escaped(out, "<a href='x'>&\"\x02\n");
+  CHECK(out == "&lt;a href=&apos;x&apos;&gt;&amp;&quot; \n");
+}
+
+TEST_CASE("truncate_utf8 never cuts a character in half") {
+  CHECK(truncate_utf8("short", 10) == "short");
+  CHECK(truncate_utf8("abcdef", 3) == "abc…");
+  // "é" is two bytes (c3 a9): cutting after its first byte backs off before it.
+  CHECK(truncate_utf8("abé", 3) == "ab…");
+  CHECK(truncate_utf8("abé", 4) == "abé");
+}
+
+TEST_CASE("describe_step shows tool calls with arguments and messages on one line") {
+  ToolTable tools;
+  Trajectory t(&tools);
+  Step& call = t.add_step(StepType::tool_call);
+  call.tool_name = t.store("refund_order");
+  call.tool = tools.intern("refund_order");
+  call.arguments = t.store("{\"order_id\":\"ord_1\"}");
+  call.status = StepStatus::error;
+  Step& msg = t.add_step(StepType::user_message);
+  msg.content = t.store("yes,\n  go \"ahead\"");
+  CHECK(describe_step(t, 0) == "refund_order {\"order_id\":\"ord_1\"} -> error");
+  CHECK(describe_step(t, 1) == "user_message \"yes, go \\\"ahead\\\"\"");
+  CHECK(describe_step(t, 2) == "(end of trace)");
+  CHECK(describe_step(t, 0, 5) == "refund_order {\"ord… -> error");
+}
+
+TEST_CASE("check formats by name") {
+  CheckFormat f = CheckFormat::text;
+  CHECK(parse_check_format("junit", &f));
+  CHECK(f == CheckFormat::junit);
+  CHECK(parse_check_format("markdown", &f));
+  CHECK(f == CheckFormat::markdown);
+  CHECK_FALSE(parse_check_format("yaml", &f));
+  CHECK(f == CheckFormat::markdown);
+}
