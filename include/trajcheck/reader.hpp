@@ -46,6 +46,9 @@ struct NormalizeOptions {
   // RE2 patterns over a tool result's text; a match sets the step's status to `error`.
   std::vector<std::string> error_patterns;
   bool case_sensitive = false;
+  // KEY -> raw JSON value, set in every trajectory's context (`--context KEY=VALUE`),
+  // replacing a key the source's context already has.
+  std::vector<std::pair<std::string, std::string>> context_overrides;
 };
 
 // Trim and (unless case_sensitive) ASCII case-fold a tool name.

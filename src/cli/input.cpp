@@ -6,6 +6,9 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <simdjson.h>
+
+#include "util/json_escape.hpp"
 
 namespace trajcheck::cli {
 
@@ -21,10 +24,23 @@ void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_re
   sub->add_option("--error-pattern", o.error_patterns,
                   "RE2 pattern over a tool result's text that marks the call failed (repeatable)")
       ->allow_extra_args(false);
+  sub->add_option("--context", o.context,
+                  "KEY=VALUE set in every trace's context, overriding the trace's own (repeatable; "
+                  "VALUE is JSON if it parses as JSON, else a string)")
+      ->allow_extra_args(false);
   sub->add_option("-j,--jobs", o.jobs, "worker threads (default: all cores)");
   sub->add_flag("-q,--quiet", o.quiet, "print only failures and the summary");
   sub->add_option("--color", o.color, "auto|always|never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
+std::string context_value_json(std::string_view value) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  if (!value.empty() && !parser.parse(value.data(), value.size()).get(e)) return simdjson::minify(e);
+  std::string out;
+  append_json_string(out, value);
+  return out;
 }
 
 bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, std::string* error) {
@@ -42,6 +58,14 @@ bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, s
     n.aliases.emplace_back(a.substr(0, eq), a.substr(eq + 1));
   }
   n.error_patterns = o.error_patterns;
+  for (const std::string& c : o.context) {
+    auto eq = c.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      *error = fmt::format("--context '{}': expected KEY=VALUE", c);
+      return false;
+    }
+    n.context_overrides.emplace_back(c.substr(0, eq), context_value_json(c.substr(eq + 1)));
+  }
   *out = std::move(n);
   return true;
 }

@@ -16,6 +16,7 @@ struct TraceInputOptions {
   std::string input_format = "auto";
   std::vector<std::string> aliases;         // OBSERVED=CANONICAL
   std::vector<std::string> error_patterns;  // RE2 over result text
+  std::vector<std::string> context;         // KEY=VALUE context overrides
   unsigned jobs = 0;                        // 0: all cores
   bool quiet = false;
   std::string color = "auto";               // auto|always|never
@@ -27,6 +28,10 @@ void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_re
 
 // NormalizeOptions from the command line; false (with *error set) when invalid.
 bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, std::string* error);
+
+// The JSON text of a --context VALUE: itself when it is valid JSON (`17`, `true`,
+// `"17"`, `{"a":1}`), else a JSON string of it (`u_17` -> "u_17").
+std::string context_value_json(std::string_view value);
 
 // -j 0 means every core.
 unsigned effective_jobs(unsigned jobs);

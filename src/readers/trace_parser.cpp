@@ -563,12 +563,52 @@ TraceParser& TraceParser::operator=(TraceParser&&) noexcept = default;
 const std::string& TraceParser::option_error() const { return impl_->c.error; }
 const NormalizeOptions& TraceParser::options() const { return impl_->c.options; }
 
+namespace {
+
+// Rewrites the context object with the --context overrides: the source's members whose key
+// is not overridden, then every override, so a key never appears twice.
+void apply_context_overrides(Trajectory& t, const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::string out = "{";
+  auto add = [&](std::string_view key, std::string_view raw) {
+    if (out.size() > 1) out += ',';
+    append_json_string(out, key);
+    out += ':';
+    out += raw;
+  };
+  std::string_view ctx = t.context();
+  if (!ctx.empty()) {
+    simdjson::dom::parser parser;
+    simdjson::dom::object obj;
+    if (!parser.parse(ctx.data(), ctx.size()).get_object().get(obj)) {
+      for (auto field : obj) {
+        bool overridden = false;
+        for (const auto& o : overrides) overridden = overridden || o.first == field.key;
+        if (!overridden) add(field.key, simdjson::minify(field.value));
+      }
+    }
+  }
+  for (const auto& [key, raw] : overrides) add(key, raw);
+  out += '}';
+  t.set_context(t.store(out));
+}
+
+}  // namespace
+
 ParseOutcome TraceParser::parse(const RawRecord& record, Trajectory& scratch, const Emit& emit) const {
   ParseOutcome outcome;
   if (!record.container_error.empty()) {
     scratch.clear();
     scratch.origin = record.origin;
     outcome.errors.push_back(RecordError{record.origin, record.container_error});
+    return outcome;
+  }
+  const auto& overrides = impl_->c.options.context_overrides;
+  if (!overrides.empty()) {
+    impl_->run(record.text, record.origin, scratch, outcome, [&](Trajectory& t) {
+      apply_context_overrides(t, overrides);
+      if (emit) emit(t);
+    });
+    if (!outcome.ok()) outcome.traces = 0;
     return outcome;
   }
   impl_->run(record.text, record.origin, scratch, outcome, emit);
