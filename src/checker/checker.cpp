@@ -86,20 +86,40 @@ struct Parametric {
   struct SliceState {
     std::string key;
     RuleState state;
+    std::uint32_t seen_upto = 0;  // lazy rules: fed (or caught up on) every step before this
   };
   RuleState bottom;
+  // Lazy rules: per statement, the last step binding nothing that matters to it (NbEffect).
+  std::vector<std::uint32_t> last_event;
+  std::uint64_t dropped = 0;  // values not given a slice: the bindings limit was reached
   std::vector<SliceState> slices;
   std::size_t used = 0;
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index;
   std::vector<std::string_view> step_keys;
 
-  std::uint32_t slice_for(std::string_view key) {
+  // The slice of `key`, created from bottom at step `i` the first time; kNoId when the
+  // value is new and `limit` slices exist already.
+  std::uint32_t slice_for(std::string_view key, std::uint32_t i, std::uint64_t limit) {
     auto it = index.find(key);
     if (it != index.end()) return it->second;
-    if (used == slices.size()) slices.push_back(SliceState{std::string(key), bottom});
-    else slices[used] = SliceState{std::string(key), bottom};
+    if (used >= limit) {
+      ++dropped;
+      return detail::kNoId;
+    }
+    if (used == slices.size()) slices.push_back(SliceState{std::string(key), bottom, i});
+    else slices[used] = SliceState{std::string(key), bottom, i};
     index.emplace(std::string(key), static_cast<std::uint32_t>(used));
     return static_cast<std::uint32_t>(used++);
+  }
+
+  // Applies the steps binding nothing that slice `sl` missed (lazy rules, global scope).
+  void catch_up(SliceState& sl) {
+    RuleState& rs = sl.state;
+    if (rs.settled) return;
+    for (std::size_t s = 0; s < rs.monitors.size(); ++s) {
+      std::uint32_t e = last_event[s];
+      if (e != detail::kNoId && e >= sl.seen_upto && !rs.monitors[s].done()) rs.monitors[s].catch_up(e);
+    }
   }
 };
 
@@ -134,18 +154,41 @@ struct Checker::Impl {
         std::string_view k = eval.bound_key(b);
         if (std::find(p.step_keys.begin(), p.step_keys.end(), k) == p.step_keys.end()) p.step_keys.push_back(k);
       }
+    const std::uint32_t i = eval.index();
     if (p.step_keys.empty()) {  // binds nothing: the step is in every slice
       eval.clear_binding();
       step(p.bottom);
-      for (std::size_t j = 0; j < p.used; ++j) {
-        eval.set_binding(p.slices[j].key);
-        step(p.slices[j].state);
+      if (spec.lazy) {  // O(1): the slices catch up when next touched
+        for (std::size_t s = 0; s < spec.statements.size(); ++s) {
+          const detail::StatementSpec& st = spec.statements[s];
+          if (st.nb == detail::NbEffect::none) continue;
+          if (st.ignoring != detail::kNoId && eval.match(st.ignoring)) continue;
+          bool event = false;
+          switch (st.nb) {
+            case detail::NbEffect::last_step: event = true; break;
+            case detail::NbEffect::last_tool: event = eval.is_tool_call(); break;
+            case detail::NbEffect::last_a: event = eval.match(st.a); break;
+            case detail::NbEffect::last_b: event = eval.match(st.b); break;
+            case detail::NbEffect::none:
+            case detail::NbEffect::eager: break;
+          }
+          if (event) p.last_event[s] = i;
+        }
+      } else {
+        for (std::size_t j = 0; j < p.used; ++j) {
+          eval.set_binding(p.slices[j].key);
+          step(p.slices[j].state);
+        }
       }
     } else {  // only in the slices of the values it binds
       for (std::string_view k : p.step_keys) {
-        std::uint32_t j = p.slice_for(k);
-        eval.set_binding(p.slices[j].key);
-        step(p.slices[j].state);
+        std::uint32_t j = p.slice_for(k, i, program->max_bindings);
+        if (j == detail::kNoId) continue;
+        Parametric::SliceState& sl = p.slices[j];
+        if (spec.lazy) p.catch_up(sl);
+        eval.set_binding(sl.key);
+        step(sl.state);
+        sl.seen_upto = i + 1;
       }
     }
     eval.clear_binding();
@@ -153,8 +196,11 @@ struct Checker::Impl {
 
   void results_parametric(std::uint32_t r, Parametric& p, std::vector<RuleResult>& out) {
     bool violated = false, satisfied = false;
+    const std::size_t first = out.size();
+    const bool lazy = rules[r].spec->lazy;
     for (std::size_t j = 0; j < p.used; ++j) {
       RuleState& rs = p.slices[j].state;
+      if (lazy) p.catch_up(p.slices[j]);
       rs.finish_trace();
       if (rs.violated) {
         violated = true;
@@ -172,6 +218,8 @@ struct Checker::Impl {
       res.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
       out.push_back(std::move(res));
     }
+    if (p.dropped != 0)
+      for (std::size_t k = first; k < out.size(); ++k) out[k].bindings_dropped = p.dropped;
   }
 
   void step(RuleState& rs) {
@@ -213,6 +261,8 @@ struct Checker::Impl {
         p.bottom.start_trace();
         p.used = 0;
         p.index.clear();
+        p.dropped = 0;
+        p.last_event.assign(rules[r].monitors.size(), detail::kNoId);
       } else {
         rules[r].start_trace();
       }
