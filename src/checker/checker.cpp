@@ -91,7 +91,7 @@ struct Parametric {
   RuleState bottom;
   // Lazy rules: per statement, the last step binding nothing that matters to it (NbEffect).
   std::vector<std::uint32_t> last_event;
-  std::uint64_t dropped = 0;  // values not given a slice: the bindings limit was reached
+  std::uint64_t dropped = 0;  // bindings of values not given a slice (the bindings limit)
   std::vector<SliceState> slices;
   std::size_t used = 0;
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> index;
