@@ -259,7 +259,7 @@ def main():
         sizes = ", ".join(f"{f.bytes / 1e6:,.0f} MB → {f.rss_mb:.1f} MB" for f in rss)
         target("peak RSS flat from 50 MB to 5 GB of input", f"{sizes}", hi <= 1.25 * lo + 5, "")
     else:
-        target("peak RSS flat from 50 MB to 5 GB of input", None, False, "no check figure")
+        target("peak RSS flat from 50 MB to 5 GB of input", None, False, "no input-size figures in this run")
     steps = sorted([f for (g, n), f in figs.items() if g == "steps" and n.startswith("check-") and f.ok],
                    key=lambda f: f.bytes / max(f.records, 1))
     if len(steps) >= 2:
@@ -267,7 +267,7 @@ def main():
         target("check linear in steps (CPU ns per step, shortest to longest traces)",
                f"{min(per):.0f}–{max(per):.0f} ns/step", max(per) <= 2 * min(per), "")
     else:
-        target("check linear in steps", None, False, "no check figure")
+        target("check linear in steps", None, False, "no steps-scaling check figures in this run")
     w("")
 
     # ---------------------------------------------------------------- scaling

@@ -10,6 +10,7 @@
 # Environment: RUNS (default 5) runs a figure; PEER_RUNS (default RUNS) for the Node peers
 # (PROMPTFOO_RUNS, default PEER_RUNS, for promptfoo alone: about two minutes a run);
 # SCALING_RUNS (default RUNS) for the scaling runs; JOBS (default 2) the threads of the -j figures;
+# NATIVE (default ON) builds with TRAJCHECK_NATIVE (-march=native, trajcheck and floor alike);
 # SKIP_PEERS=1, SKIP_SCALING=1, SKIP_RSS=1 leave parts out; ONLY_DATA=1 stops after generating.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,10 +52,27 @@ trap 'rm -rf "$tmp"' EXIT
 say() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 note() { say "NOTE: $*"; printf '%s\n' "$*" >>"$notes"; }
 
+# ------------------------------------------------------------------ tools
+
+# GNU time gives each run's peak RSS and CPU time; Debian's package is `time`.
+if [[ ! -x /usr/bin/time ]]; then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    say "installing GNU time (apt-get install time)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 \
+      || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
+  fi
+  [[ -x /usr/bin/time ]] || { echo "bench: /usr/bin/time (Debian package 'time') is required" >&2; exit 2; }
+fi
+command -v python3 >/dev/null || { echo "bench: python3 is required for the report" >&2; exit 2; }
+if [[ $SKIP_PEERS != 1 ]] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
+  SKIP_PEERS=1
+  note "node/npm not found: the peers (agentevals, promptfoo; Node >= 20.20) are not measured"
+fi
+
 # ------------------------------------------------------------------ build
 
 say "building Release into $build/"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON \
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
   -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
 cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor >"$tmp/build.log" 2>&1 \
   || { cat "$tmp/build.log" >&2; exit 2; }

@@ -33,11 +33,11 @@ build() {  # build DIR [cmake args…]
 
 case "$mode" in
   examples)
-    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_TESTS=OFF
+    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_BUILD_TESTS=OFF
     bash scripts/run-examples.sh build/trajcheck
     ;;
   test)
-    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_TESTS=ON
+    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_BUILD_TESTS=ON
     ctest --test-dir build --output-on-failure -j "$jobs"
     bash scripts/run-examples.sh build/trajcheck >/dev/null
     # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -6,8 +6,7 @@ set(EVAL_EXAMPLE ${PROJECT_SOURCE_DIR}/examples/eval)
 set(EVAL_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/eval)
 
 function(trajcheck_eval_golden name workdir expected)
-  set(args ${ARGN})
-  string(REPLACE ";" "\\;" args "${args}")
+  string(REPLACE ";" "|" args "${ARGN}")
   add_test(NAME eval.golden.${name}
            COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${workdir}
                    -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/${expected} "-DARGS=${args}"
@@ -32,6 +31,9 @@ trajcheck_eval_golden(compare_json ${EVAL_EXAMPLE} compare.json.expected
                       compare reports/release-41.json reports/candidate-b.json --seed 7 --format json)
 trajcheck_eval_golden(compare_markdown ${EVAL_EXAMPLE} compare.md.expected
                       compare reports/release-41.json reports/candidate-b.json --seed 7 --format markdown)
+# tau-bench retail judged against its own tasks (real data; policy rules of rules/tau-retail.rules).
+trajcheck_eval_golden(tau_retail_markdown ${PROJECT_SOURCE_DIR}/examples/tau-retail tau-retail.md.expected
+                      eval tau-retail.suite --error-pattern ^Error --format markdown -j 2)
 # Every gate kind passing and failing; each control flow; abstention; stale and unmatched.
 trajcheck_eval_golden(gates_text ${EVAL_DATA} gates.text.expected eval gates.suite -j 1)
 trajcheck_eval_golden(gates_json ${EVAL_DATA} gates.json.expected eval gates.suite --format json -j 1)

@@ -258,10 +258,18 @@ struct ScoreWorker {
 
   bool parse_side(std::string_view raw, bool list_like, const RawRecord& rec, Trajectory& t,
                   std::string& out, std::string& err) {
-    ParseOutcome o = (list_like ? list_parser : parser)->parse_value(raw, rec.origin, t);
+    // Messages point at the side itself and say which side it is.
+    const bool is_actual = &t == &st->actual;
+    RecordOrigin where = rec.origin;
+    if (raw.data() >= st->buf.data() && raw.data() <= st->buf.data() + st->buf.size())
+      where = at(rec, static_cast<std::size_t>(raw.data() - st->buf.data()));
+    ParseOutcome o = (list_like ? list_parser : parser)->parse_value(raw, where, t);
     if (!o.ok()) {
       ++counts.rejected;
-      for (const RecordError& e : o.errors) err += format_record_error(e);
+      for (RecordError& e : o.errors) {
+        e.message.insert(0, is_actual ? "actual: " : "expected: ");
+        err += format_record_error(e);
+      }
       if (settings->format != "text") {
         out += "{\"record\":";
         metrics::append_json_string(out, fmt::format("{}:{}", rec.origin.file, rec.origin.line));
@@ -315,6 +323,7 @@ struct ScoreWorker {
     }
     std::string_view actual, expected, path, id_text, id_number, key;
     bool expected_is_path = false, expected_is_array = false, id_is_string = false;
+    std::size_t path_off = 0;
     int id_rank = 0;  // id > case_id > trace_id
     for (auto field : obj) {
       if (auto e = field.unescaped_key().get(key)) return bad_json(e);
@@ -337,6 +346,8 @@ struct ScoreWorker {
           e = v.get_object().get(o);
           if (!e) e = o.raw_json().get(raw);
         } else if (is_expected && type == simdjson::ondemand::json_type::string) {
+          std::string_view token = v.raw_json_token();
+          path_off = static_cast<std::size_t>(token.data() - buf.data());
           e = v.get_string().get(path);
           expected_is_path = true;
           raw = path;
@@ -385,7 +396,7 @@ struct ScoreWorker {
     ScoreResult r;
     if (expected_is_path) {
       r = st->scorer.score(st->actual, path, "expected");
-      if (!r.error.empty()) return reject(rec.origin, r.error, out, err);
+      if (!r.error.empty()) return reject(at(rec, path_off), r.error, out, err);
     } else {
       if (!parse_side(expected, expected_is_array && is_tool_list(expected), rec, st->expected, out, err))
         return;

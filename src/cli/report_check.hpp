@@ -2,6 +2,8 @@
 // workers (text that is written in input order) and once at the end for the summary.
 #pragma once
 
+#include "util/json_escape.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -108,7 +110,7 @@ class CheckReporter {
 };
 
 // Escaping helpers, exposed for the other report writers.
-void append_json_string(std::string& out, std::string_view s);
+using trajcheck::append_json_string;  // util/json_escape.hpp
 void append_xml_escaped(std::string& out, std::string_view s);
 // At most `max` bytes of `s`, cut at a UTF-8 character boundary, "…" appended when cut.
 std::string truncate_utf8(std::string_view s, std::size_t max);

@@ -138,11 +138,13 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, std::stri
     try {
       j = json::parse(l);
     } catch (const json::parse_error& e) {
+      // nlohmann says "[json.exception…] parse error at line 1, column 54: REASON"; keep REASON.
       std::string what = e.what();
-      auto colon = what.find("]: ");
+      auto column = what.find("column ");
+      auto colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
       std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
       fail(byte + 1, fmt::format("a case is one JSON object per line: {}",
-                                 colon == std::string::npos ? what : what.substr(colon + 3)));
+                                 colon == std::string::npos ? what : what.substr(colon + 2)));
       continue;
     }
     if (!j.is_object()) {

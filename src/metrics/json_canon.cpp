@@ -9,30 +9,6 @@
 
 namespace trajcheck::metrics {
 
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  std::size_t run = 0;  // start of the pending run of bytes that need no escape
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c != '"' && c != '\\' && u >= 0x20) continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", u);
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
-
 namespace {
 void append_number(std::string& out, double d) {
   // Integral doubles print like integers so that 1 == 1.0.

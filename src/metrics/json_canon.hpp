@@ -2,6 +2,8 @@
 // position, object keys in any order, strings never numbers) becomes byte equality.
 #pragma once
 
+#include "util/json_escape.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -55,7 +57,6 @@ class ArgCanon {
   std::vector<Member> sort_buf_;
 };
 
-// Appends `s` as a JSON string literal (escaped).
-void append_json_string(std::string& out, std::string_view s);
+using trajcheck::append_json_string;  // util/json_escape.hpp
 
 }  // namespace trajcheck::metrics

@@ -67,8 +67,11 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
   st.status = StepStatus::ok;
   st.turn = turn;
   ObjectWriter extra(c.s.call_extra);
-  bool has_name = false;
-  // Arguments may precede the name; they are read after it so warnings can name the tool.
+  bool has_name = false, has_args = false;
+  // Arguments may precede the name: string arguments are parsed after the loop, so that a
+  // warning about them can name the tool.
+  std::string_view args_text;
+  const char* args_where = nullptr;
   auto read_function = [&](od::object& fo) {
     return for_fields(c, fo, [&](std::string_view key, od::value v) {
       if (key == "name") {
@@ -78,7 +81,13 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
         has_name = true;
         return true;
       }
-      if (key == "arguments") return c.set_arguments_value(st, v);
+      if (key == "arguments") {
+        od::json_type type;
+        if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+        if (type != od::json_type::string) return c.set_arguments_value(st, v);
+        args_where = location_of(v);
+        return c.get_string(v, &args_text, "function \"arguments\"") && (has_args = true);
+      }
       return c.write_value(v, extra.key(key));
     });
   };
@@ -107,6 +116,7 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
     if (!ok) return false;
   }
   if (!has_name) return c.fail(where, "tool call has no function name");
+  if (has_args) c.set_arguments_text(st, args_text, args_where);
   std::string_view x = extra.finish();
   if (!x.empty()) st.extra = c.t.store(x);
   c.s.pending.push_back(st);

@@ -2,6 +2,8 @@
 // values, number syntax, UTF-8 and error positions. Internal to src/readers/.
 #pragma once
 
+#include "util/json_escape.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,8 +20,7 @@ namespace od = simdjson::ondemand;
 // depth of what it skips, so every recursive walk here counts levels itself.
 constexpr int kMaxJsonDepth = 512;
 
-// Appends `s` as a JSON string literal (quotes included); control characters escaped.
-void append_json_string(std::string& out, std::string_view s);
+using trajcheck::append_json_string;  // util/json_escape.hpp
 
 // True when `s` is exactly one JSON number (RFC 8259 grammar, any magnitude).
 bool is_json_number(std::string_view s);

@@ -118,7 +118,7 @@ TEST_CASE("every gate kind passes and fails where it should, critical gates firs
   CHECK(status["p95(calls_per_success) <= baseline * 1.10"] == "fail");
   CHECK(status["max(calls_per_success) == 3"] == "pass");
   CHECK(status["cost_per_success <= baseline + 0"] == "pass");
-  CHECK(status["write_share < 50%"] == "pass");
+  CHECK(status["write_share <= 50%"] == "pass");
   CHECK(status["selection >= 70% per kind @kind=k1"] == "fail");
   CHECK(status["selection >= 70% per kind @kind=k3"] == "pass");
   CHECK(status["selection >= baseline per kind @kind=k1"] == "pass");

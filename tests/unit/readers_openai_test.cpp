@@ -171,3 +171,11 @@ TEST_CASE("openai: message shape errors") {
   CHECK(r.errors[0].message == "\"messages\" must be an array of messages");
   CHECK(r.errors[0].where.column == 13);
 }
+
+TEST_CASE("openai: arguments written before the name still warn with the tool's name") {
+  ReadResult r = read_text(R"([{"role":"assistant","tool_calls":[{"id":"c","function":{"arguments":"{bad","name":"Lookup"}}]}])");
+  REQUIRE(r.rejected == 0);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].rfind("mem:1:70: warning: arguments of 'Lookup' are not valid JSON", 0) == 0);
+  CHECK(args_of(r.traces[0], 0) == R"("{bad")");
+}

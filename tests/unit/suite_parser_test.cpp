@@ -113,7 +113,7 @@ TEST_CASE("a suite without cases is an error") {
 TEST_CASE("control patterns are compiled by the rule compiler, with positions in the suite") {
   auto r = parse("cases \"c.jsonl\"\ncontrol clarify = assistant_message where content matches /(/\n");
   REQUIRE_FALSE(r.ok());
-  REQUIRE(r.diagnostics.size() == 1);
+  REQUIRE(r.diagnostics.size() >= 1);
   CHECK(r.diagnostics[0].code[0] == 'E');  // the rule compiler's code
   auto lc = r.source.line_col(r.diagnostics[0].range.begin);
   CHECK(lc.line == 2);

@@ -1,8 +1,9 @@
 # Runs one `trajcheck eval|compare|case` golden case: stdout, then stderr and the exit status,
 # compared with EXPECTED. On a mismatch the actual text is printed (or run with UPDATE_GOLDEN=1
 # in the environment to rewrite EXPECTED).
-#   cmake -DBIN=… -DWORKDIR=… -DEXPECTED=… -DARGS="eval;--format;json;x.suite" -P run_golden.cmake
-execute_process(COMMAND ${BIN} ${ARGS}
+#   cmake -DBIN=… -DWORKDIR=… -DEXPECTED=… "-DARGS=eval|--format|json|x.suite" -P run_golden.cmake
+string(REPLACE "|" ";" args "${ARGS}")
+execute_process(COMMAND ${BIN} ${args}
                 WORKING_DIRECTORY ${WORKDIR}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 set(actual "${out}--- stderr\n${err}--- exit ${rc}\n")
