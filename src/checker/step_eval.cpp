@@ -1,6 +1,7 @@
 // Run-time step classification: memoized pattern evaluation and the per-tool column cache.
 #include "checker/step_eval.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -108,7 +109,9 @@ std::uint32_t StepEval::intern(std::string_view name) {
   source_names_.emplace_back(name);
   by_name_.emplace(std::string(name), id);
   for (const ToolColumn& c : program_.columns)
-    columns_.push_back(c.glob ? glob_match(c.text, effective) : c.text == effective);
+    columns_.push_back(c.write ? std::binary_search(program_.write_tools.begin(), program_.write_tools.end(), effective)
+                       : c.glob ? glob_match(c.text, effective)
+                                : c.text == effective);
   return id;
 }
 
@@ -135,6 +138,7 @@ bool StepEval::compute(std::uint32_t id) {
   switch (p.kind) {
     case ir::Pattern::Kind::tool:
     case ir::Pattern::Kind::glob:
+    case ir::Pattern::Kind::write:
       return tool_ != kNoId && columns_[std::size_t(tool_) * program_.columns.size() + p.column];
     case ir::Pattern::Kind::any_tool: return s.type == StepType::tool_call;
     case ir::Pattern::Kind::any_step: return true;
@@ -146,7 +150,6 @@ bool StepEval::compute(std::uint32_t id) {
     case ir::Pattern::Kind::where:
       if (p.binder) return has_binding_ && binds(id) && keys_[id] == binding_;
       return match(p.a) && eval_cond(program_.conds, p.b, docs_);
-    case ir::Pattern::Kind::write: return false;  // rejected at compile time (E104)
   }
   return false;
 }

@@ -16,6 +16,7 @@
 #include "cli/input.hpp"
 #include "cli/report_check.hpp"
 #include "language/frontend.hpp"
+#include "trajcheck/catalog.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/rules.hpp"
 #include "util/pipeline.hpp"
@@ -77,6 +78,9 @@ struct CheckWorker {
   // flags need no clearing.
   std::vector<std::uint64_t> last_activated, last_violated;
   CheckStats stats;
+  // The program whose tool catalog accounts for every trace (docs/catalog.md), or null.
+  const Program* catalog_program = nullptr;
+  CatalogTraceReport catalog_report;
   TraceParser::Emit emit;
   std::string* cur_out = nullptr;
   std::string* cur_err = nullptr;
@@ -136,7 +140,12 @@ struct CheckWorker {
       }
     ++(failed ? stats.failed : stats.passed);
     if (flagged) ++stats.flagged;
-    reporter->trace(t, results, failed, out);
+    const CatalogTraceReport* cat = nullptr;
+    if (catalog_program != nullptr && check_catalog(*catalog_program, t, catalog_report)) {
+      stats.catalog.add(catalog_report);
+      cat = &catalog_report;
+    }
+    reporter->trace(t, results, failed, out, cat);
   }
 };
 
@@ -207,6 +216,15 @@ int run_check(const CheckArgs& a) {
     fmt::print(stderr, "trajcheck check: {}\n", parser.option_error());
     return kBadInput;
   }
+  // One catalog accounts for the calls: the first rules file's that has one (all of them,
+  // with --catalog).
+  const Program* catalog_program = nullptr;
+  for (const auto& p : catalog.programs)
+    if (auto c = program_catalog(*p)) {
+      catalog_program = p.get();
+      ro.catalog = std::move(c);
+      break;
+    }
   CheckReporter reporter(catalog, ro);
 
   std::FILE* body = nullptr;
@@ -225,6 +243,7 @@ int run_check(const CheckArgs& a) {
         CheckWorker w;
         w.parser = &parser;
         w.reporter = &reporter;
+        w.catalog_program = catalog_program;
         w.progress = &progress;
         w.tools = std::make_unique<ToolTable>();
         w.scratch = std::make_unique<Trajectory>(w.tools.get());

@@ -85,6 +85,26 @@ void CheckStats::merge(const CheckStats& o) {
     rules[i].violated_traces += o.rules[i].violated_traces;
     rules[i].activated += o.rules[i].activated;
   }
+  catalog.merge(o.catalog);
+}
+
+void CatalogStats::add(const CatalogTraceReport& r) {
+  calls += r.calls;
+  known_calls += r.known_calls;
+  invalid_calls += r.invalid.size();
+  write_calls += r.write_calls;
+  unknown_calls += r.unknown_calls;
+  for (std::size_t i = 0; i < r.unknown.size() && i < r.unknown_counts.size(); ++i)
+    unknown_tools[r.unknown[i]] += r.unknown_counts[i];
+}
+
+void CatalogStats::merge(const CatalogStats& o) {
+  calls += o.calls;
+  known_calls += o.known_calls;
+  invalid_calls += o.invalid_calls;
+  write_calls += o.write_calls;
+  unknown_calls += o.unknown_calls;
+  for (const auto& [name, n] : o.unknown_tools) unknown_tools[name] += n;
 }
 
 std::uint64_t CheckStats::violations_of(const RuleCatalog& c, RuleSeverity s) const {
@@ -178,7 +198,7 @@ bool CheckReporter::fails(std::uint32_t global) const {
 }
 
 void CheckReporter::trace(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,
-                          bool failed, std::string& out) const {
+                          bool failed, std::string& out, const CatalogTraceReport* catalog) const {
   switch (options_.format) {
     case CheckFormat::text:
       // A passing trace may still break rules below --fail-on; show those too.
@@ -192,10 +212,10 @@ void CheckReporter::trace(const Trajectory& t, const std::vector<std::vector<Rul
       break;
     case CheckFormat::json:
       out += ",\n";  // the first element's separator is dropped in finish()
-      trace_json(t, results, failed, out);
+      trace_json(t, results, failed, out, catalog);
       break;
     case CheckFormat::jsonl:
-      trace_json(t, results, failed, out);
+      trace_json(t, results, failed, out, catalog);
       out += '\n';
       break;
     case CheckFormat::junit: trace_junit(t, results, failed, out); break;
@@ -284,7 +304,7 @@ void CheckReporter::trace_text(const Trajectory& t,
 
 void CheckReporter::trace_json(const Trajectory& t,
                                const std::vector<std::vector<RuleResult>>& results, bool failed,
-                               std::string& out) const {
+                               std::string& out, const CatalogTraceReport* catalog) const {
   out += "{\"trace_id\":";
   append_json_string(out, t.trace_id());
   out += failed ? ",\"status\":\"fail\",\"results\":[" : ",\"status\":\"pass\",\"results\":[";
@@ -324,7 +344,29 @@ void CheckReporter::trace_json(const Trajectory& t,
     }
     out += '}';
   });
-  out += "]}";
+  out += ']';
+  if (catalog != nullptr) {
+    out += fmt::format(",\"catalog\":{{\"calls\":{},\"writes\":{},\"invalid\":[", catalog->calls, catalog->write_calls);
+    for (std::size_t i = 0; i < catalog->invalid.size(); ++i) {
+      const CatalogCallErrors& call = catalog->invalid[i];
+      out += fmt::format("{}{{\"step\":{},\"errors\":[", i ? "," : "", call.step);
+      for (std::size_t k = 0; k < call.errors.size(); ++k) {
+        out += k ? ",{\"path\":" : "{\"path\":";
+        append_json_string(out, call.errors[k].path);
+        out += ",\"reason\":";
+        append_json_string(out, call.errors[k].reason);
+        out += '}';
+      }
+      out += "]}";
+    }
+    out += "],\"unknown\":[";
+    for (std::size_t i = 0; i < catalog->unknown.size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, catalog->unknown[i]);
+    }
+    out += "]}";
+  }
+  out += '}';
 }
 
 void CheckReporter::trace_junit(const Trajectory& t,
@@ -484,6 +526,21 @@ void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
                      rules_.rules.size() == 1 ? "" : "s");
   if (!options_.has_fail_on) out += " (--fail-on never)";
   out += '\n';
+  if (options_.catalog) {
+    const CatalogStats& cs = st.catalog;
+    out += fmt::format("catalog {}: {} tool call{}, argument validity {} ({} of {} calls of catalog tools "
+                       "valid), {} state-changing, {} call{} of unknown tools",
+                       options_.catalog->version(), cs.calls, cs.calls == 1 ? "" : "s",
+                       cs.known_calls ? fmt::format("{:.1f}%", 100.0 * double(cs.known_calls - cs.invalid_calls) /
+                                                                   double(cs.known_calls))
+                                      : std::string("n/a"),
+                       cs.known_calls - cs.invalid_calls, cs.known_calls, cs.write_calls, cs.unknown_calls,
+                       cs.unknown_calls == 1 ? "" : "s");
+    std::string names;
+    for (const auto& [name, n] : cs.unknown_tools) names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", name, n);
+    if (!names.empty()) out += ": " + names;
+    out += '\n';
+  }
 }
 
 void CheckReporter::summary_json(const CheckStats& st, std::string& out) const {
@@ -509,7 +566,30 @@ void CheckReporter::summary_json(const CheckStats& st, std::string& out) const {
     out += fmt::format(",\"violations\":{},\"violated_traces\":{},\"activated\":{}}}",
                        rs.violations, rs.violated_traces, rs.activated);
   }
-  out += "]}";
+  out += ']';
+  if (options_.catalog) {
+    const CatalogStats& cs = st.catalog;
+    out += ",\"catalog\":";
+    append_json_string(out, options_.catalog->version());
+    out += ",\"catalog_file\":";
+    append_json_string(out, options_.catalog->path());
+    out += fmt::format(",\"tool_calls\":{},\"catalog_calls\":{},\"invalid_calls\":{},\"argument_validity\":{},"
+                       "\"write_calls\":{},\"unknown_calls\":{},\"unknown_tools\":[",
+                       cs.calls, cs.known_calls, cs.invalid_calls,
+                       cs.known_calls ? fmt::format("{:.6g}", double(cs.known_calls - cs.invalid_calls) /
+                                                               double(cs.known_calls))
+                                      : std::string("null"),
+                       cs.write_calls, cs.unknown_calls);
+    bool first = true;
+    for (const auto& [name, n] : cs.unknown_tools) {
+      out += first ? "{\"tool\":" : ",{\"tool\":";
+      first = false;
+      append_json_string(out, name);
+      out += fmt::format(",\"calls\":{}}}", n);
+    }
+    out += ']';
+  }
+  out += '}';
 }
 
 void CheckReporter::summary_markdown(const CheckStats& st, std::string& out) const {
@@ -526,6 +606,17 @@ void CheckReporter::summary_markdown(const CheckStats& st, std::string& out) con
                        to_string(info.severity), rs.violations, rs.violated_traces, rs.activated,
                        st.traces, rs.activated == 0 && st.traces ? " ⚠ never" : "",
                        md_cell(info.location));
+  }
+  if (options_.catalog) {
+    const CatalogStats& cs = st.catalog;
+    out += fmt::format("\n| catalog | tool calls | argument validity | state-changing | unknown-tool calls |\n"
+                       "|---|---:|---:|---:|---:|\n| `{}` | {} | {} | {} | {} |\n",
+                       md_cell(options_.catalog->version()), cs.calls,
+                       cs.known_calls ? fmt::format("{:.1f}% ({}/{})",
+                                                    100.0 * double(cs.known_calls - cs.invalid_calls) / double(cs.known_calls),
+                                                    cs.known_calls - cs.invalid_calls, cs.known_calls)
+                                      : std::string("n/a"),
+                       cs.write_calls, cs.unknown_calls);
   }
 }
 

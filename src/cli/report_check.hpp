@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trajcheck/reader.hpp"
+#include "trajcheck/catalog.hpp"
 #include "trajcheck/rules.hpp"
 
 namespace trajcheck::cli {
@@ -44,6 +46,14 @@ struct RuleStats {
   std::uint64_t activated = 0;        // traces where the rule was not vacuous
 };
 
+// Tool-catalog accounting over all traces (docs/catalog.md); empty without a catalog.
+struct CatalogStats {
+  std::uint64_t calls = 0, known_calls = 0, invalid_calls = 0, write_calls = 0, unknown_calls = 0;
+  std::map<std::string, std::uint64_t> unknown_tools;  // name -> calls
+  void add(const CatalogTraceReport& r);
+  void merge(const CatalogStats& o);
+};
+
 struct CheckStats {
   std::uint64_t records = 0;
   std::uint64_t traces = 0;
@@ -53,6 +63,7 @@ struct CheckStats {
   std::uint64_t flagged = 0;   // traces with any violation, failing or not
   std::uint64_t warnings = 0;
   std::vector<RuleStats> rules;
+  CatalogStats catalog;
   void merge(const CheckStats& o);
   std::uint64_t violations_of(const RuleCatalog& c, RuleSeverity s) const;
 };
@@ -64,6 +75,8 @@ struct ReportOptions {
   bool color = false;
   bool quiet = false;
   std::string fail_on_name = "error";
+  // The tool catalog in use (the first rules file's, or --catalog), or null.
+  std::shared_ptr<const Catalog> catalog;
 };
 
 // Text renderings shared by every worker; stateless apart from the options.
@@ -76,8 +89,9 @@ class CheckReporter {
   bool fails(std::uint32_t global) const;
 
   // Appends this trace's report (format-dependent; may be nothing) to `out`.
+  // `catalog`: the trace's catalog report when a catalog is in use (json/jsonl show it).
   void trace(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results, bool failed,
-             std::string& out) const;
+             std::string& out, const CatalogTraceReport* catalog = nullptr) const;
   // Appends the in-place report of a rejected record.
   void rejected(const RecordOrigin& where, std::string_view message, std::string& out) const;
 
@@ -96,7 +110,7 @@ class CheckReporter {
   void trace_text(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,
                   bool failed, std::string& out) const;
   void trace_json(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,
-                  bool failed, std::string& out) const;
+                  bool failed, std::string& out, const CatalogTraceReport* catalog = nullptr) const;
   void trace_junit(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,
                    bool failed, std::string& out) const;
   void trace_markdown(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,

@@ -1,5 +1,6 @@
 // trajcheck::compile: the front end (parse, check, lower to IR), then the Program build.
 // Kept apart from program.cpp so the builder can be linked and tested without a parser.
+#include "catalog/compile_hook.hpp"
 #include "compiler/program.hpp"
 #include "language/frontend.hpp"
 
@@ -13,6 +14,7 @@ CompileResult compile(Source source, const CompileOptions& options) {
   out.diagnostics = std::move(fr.diagnostics);
   if (!has_errors(out.diagnostics)) {
     auto program = detail::build_program(fr.module, source, options, out.diagnostics);
+    if (!detail::attach_catalog(fr.module, source, options, program.get(), out.diagnostics)) program = nullptr;
     if (program) {
       program->ast_dump = std::move(fr.ast_dump);
       program->ir_dump = language::dump_ir(fr.module);

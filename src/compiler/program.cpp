@@ -381,9 +381,15 @@ struct Builder {
         break;
       }
       case ir::Pattern::Kind::write:
+        // Resolved against the catalog's effects by catalog/compile_hook.cpp (E104 without one).
         n.text = "write";
-        error("E104", pt.range,
-              "`write` needs the tool catalog's effects, which this checker does not load yet");
+        if (auto it = column_keys.find("w:"); it != column_keys.end()) {
+          n.column = it->second;
+        } else {
+          n.column = static_cast<std::uint32_t>(p.columns.size());
+          p.columns.push_back(ToolColumn{false, "<catalog effect write>", true});
+          column_keys.emplace("w:", n.column);
+        }
         break;
     }
     if ((n.kind == ir::Pattern::Kind::or_ && (n.a == kNoId || n.b == kNoId)) ||

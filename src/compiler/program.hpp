@@ -12,6 +12,7 @@
 #include "compiler/automaton.hpp"
 #include "compiler/conditions.hpp"
 #include "ir/ir.hpp"
+#include "trajcheck/catalog.hpp"
 #include "trajcheck/rules.hpp"
 
 namespace trajcheck::detail {
@@ -21,6 +22,7 @@ namespace trajcheck::detail {
 struct ToolColumn {
   bool glob = false;
   std::string text;
+  bool write = false;  // `write`: the tool is one of ProgramImpl::write_tools (catalog, §7)
 };
 
 struct PatternNode {
@@ -94,6 +96,9 @@ class ProgramImpl final : public Program {
   std::vector<CondNode> conds;
   std::vector<Nfa> nfas;
   std::vector<RuleSpec> specs;
+  // The tool catalog (§7), attached by catalog/compile_hook.cpp; null without one.
+  std::shared_ptr<const Catalog> catalog;
+  std::vector<std::string> write_tools;  // normalized names of its effect-write tools, sorted
 };
 
 // Builds the program from a front-end module, appending its own diagnostics (E1xx).

@@ -109,6 +109,7 @@ TRAJCHECK_KEYWORD(assistant_message, "assistant_message");
 TRAJCHECK_KEYWORD(approval_request, "approval_request");
 TRAJCHECK_KEYWORD(approval, "approval");
 TRAJCHECK_KEYWORD(final_answer, "final_answer");
+TRAJCHECK_KEYWORD(write, "write");
 #undef TRAJCHECK_KEYWORD
 
 // Words that can start a statement or follow a pattern: never a bare tool name (quote it).
@@ -185,7 +186,7 @@ struct condition : cond_or {};
 // ---- step patterns -------------------------------------------------------------------
 struct quoted_name : string_lit {};
 struct type_keyword : sor<kw_any, kw_step, kw_tool_call, kw_user_message, kw_assistant_message,
-                          kw_approval_request, kw_approval, kw_final_answer> {};
+                          kw_approval_request, kw_approval, kw_final_answer, kw_write> {};
 struct name_start : sor<alnum, one<'_'>, glob_char> {};
 struct tool_name : seq<not_at<reserved_word>, name_start, star<sor<name_char, glob_char>>> {};
 

@@ -433,6 +433,8 @@ class Lowerer {
           out.kind = ir::Pattern::Kind::any_tool;
         } else if (p.text == "step") {
           out.kind = ir::Pattern::Kind::any_step;
+        } else if (p.text == "write") {
+          out.kind = ir::Pattern::Kind::write;  // catalog effect (§7)
         } else {
           out.kind = ir::Pattern::Kind::step_type;
           out.step_type = p.text == "user_message"        ? StepType::user_message

@@ -37,7 +37,7 @@ bool is_keyword(std::string_view w) {
       "excludes", "starts", "ends", "only", "no", "at", "exactly", "between", "retries", "expect",
       "ignoring", "after", "before", "until", "rule", "message", "tag", "alias", "group", "workflow",
       "catalog", "case", "where", "or", "and", "not", "failed", "any", "step", "tool_call",
-      "user_message", "assistant_message", "approval_request", "approval", "final_answer"};
+      "user_message", "assistant_message", "approval_request", "approval", "final_answer", "write"};
   for (auto k : kWords)
     if (k == w) return true;
   return false;

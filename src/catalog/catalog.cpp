@@ -1,0 +1,243 @@
+// Loading a tool catalog (LANGUAGE.md §7): every problem is a diagnostic located in the
+// catalog file; each tool's argument schema is compiled once into a shared validator.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "trajcheck/catalog.hpp"
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck {
+
+std::string_view to_string(ToolEffect e) { return e == ToolEffect::write ? "write" : "read"; }
+
+const CatalogTool* Catalog::find(std::string_view name) const {
+  auto it = std::lower_bound(tools_.begin(), tools_.end(), name,
+                             [](const CatalogTool& t, std::string_view n) { return t.name < n; });
+  return it != tools_.end() && it->name == name ? &*it : nullptr;
+}
+
+bool Catalog::validate(std::string_view tool, std::string_view arguments_json,
+                       std::vector<ArgumentError>* errors) const {
+  const CatalogTool* t = find(tool);
+  if (t == nullptr) {
+    if (errors) errors->push_back({"", fmt::format("'{}' is not a tool of catalog {}", tool, version_)});
+    return false;
+  }
+  if (!t->arguments) return true;
+  return t->arguments->validate(arguments_json.empty() ? std::string_view("{}") : arguments_json, errors);
+}
+
+struct CatalogBuilder {
+  const Source& source;
+  std::vector<Diagnostic>& diags;
+  Catalog& c;
+
+  void error(const char* code, SourceRange r, std::string message) {
+    diags.push_back(Diagnostic{Severity::error, code, r, std::move(message), {}});
+  }
+
+  // nlohmann keeps no positions, so a tool is located by searching the text for its
+  // `"name": "<name>"` member after the previous tool's; a miss points at the tools array.
+  SourceRange locate_member(std::string_view key, const nlohmann::json& value, std::size_t& from) const {
+    const std::string& t = source.text();
+    std::string k = nlohmann::json(std::string(key)).dump();
+    std::string v = value.dump();
+    for (std::size_t pos = t.find(k, from); pos != std::string::npos; pos = t.find(k, pos + 1)) {
+      std::size_t i = pos + k.size();
+      while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+      if (i >= t.size() || t[i] != ':') continue;
+      ++i;
+      while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+      if (t.compare(i, v.size(), v) == 0) {
+        from = i + v.size();
+        return {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(i + v.size())};
+      }
+    }
+    return fallback;
+  }
+  SourceRange fallback;
+
+  void init(bool case_sensitive) {
+    c.path_ = source.name();
+    c.case_sensitive_ = case_sensitive;
+  }
+
+  void build(const nlohmann::json& doc, SchemaDraft draft) {
+    if (!doc.is_object()) {
+      error("E302", {}, "a catalog is a JSON object {\"version\": …, \"tools\": […]}");
+      return;
+    }
+    std::size_t cursor = 0;
+    if (auto v = doc.find("version"); v != doc.end()) {
+      if (v->is_string() && !v->get<std::string>().empty()) {
+        c.version_ = v->get<std::string>();
+      } else {
+        std::size_t from = 0;
+        error("E302", locate_member("version", *v, from), "`version` must be a non-empty string");
+      }
+    }
+    auto tools = doc.find("tools");
+    if (tools == doc.end() || !tools->is_array()) {
+      error("E302", {}, "the catalog has no `tools` array");
+      return;
+    }
+    if (std::size_t at = source.text().find("\"tools\""); at != std::string::npos)
+      fallback = {static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 7)};
+    std::map<std::string, SourceRange> seen;
+    std::size_t index = 0;
+    for (const nlohmann::json& item : *tools) {
+      const std::size_t i = index++;
+      // OpenAI's {"type": "function", "function": {…}} wrapper is accepted as is.
+      const nlohmann::json* entry = &item;
+      if (item.is_object()) {
+        auto f = item.find("function");
+        if (f != item.end() && f->is_object()) entry = &*f;
+      }
+      if (!entry->is_object()) {
+        error("E302", fallback, fmt::format("tools[{}] is not an object", i));
+        continue;
+      }
+      auto name = entry->find("name");
+      if (name == entry->end() || !name->is_string() || name->get<std::string>().empty()) {
+        error("E302", fallback, fmt::format("tools[{}] has no `name` string", i));
+        continue;
+      }
+      CatalogTool tool;
+      tool.raw_name = name->get<std::string>();
+      tool.name = normalize_tool_name(tool.raw_name, c.case_sensitive_);
+      tool.range = locate_member("name", *name, cursor);
+      if (tool.name.empty()) {
+        error("E302", tool.range, fmt::format("tools[{}] has a blank `name`", i));
+        continue;
+      }
+      if (auto e = entry->find("effect"); e != entry->end()) {
+        if (*e == "write") {
+          tool.effect = ToolEffect::write;
+        } else if (*e != "read") {
+          std::size_t from = tool.range.begin;
+          error("E303", locate_member("effect", *e, from),
+                fmt::format("tool '{}': `effect` is \"read\" or \"write\", not {}", tool.raw_name, e->dump()));
+          continue;
+        }
+      }
+      auto args = entry->find("arguments");
+      if (args == entry->end()) args = entry->find("parameters");
+      if (args != entry->end()) {
+        if (!args->is_object() && !args->is_boolean()) {
+          error("E305", tool.range,
+                fmt::format("tool '{}': `arguments` must be a JSON Schema (an object or a boolean)", tool.raw_name));
+          continue;
+        }
+        std::string why;
+        tool.arguments = SchemaValidator::compile(args->dump(), draft, &why);
+        if (!tool.arguments) {
+          error("E305", tool.range, fmt::format("tool '{}': its `arguments` schema is not usable: {}", tool.raw_name, why));
+          continue;
+        }
+      }
+      if (auto [it, fresh] = seen.emplace(tool.name, tool.range); !fresh) {
+        Diagnostic d{Severity::error, "E304", tool.range,
+                     fmt::format("duplicate tool '{}' in the catalog", tool.raw_name), {}};
+        d.notes.push_back(Note{it->second, "first defined here"});
+        diags.push_back(std::move(d));
+        continue;
+      }
+      c.tools_.push_back(std::move(tool));
+    }
+    std::sort(c.tools_.begin(), c.tools_.end(),
+              [](const CatalogTool& a, const CatalogTool& b) { return a.name < b.name; });
+  }
+};
+
+CatalogLoad parse_catalog(Source source, bool case_sensitive, SchemaDraft schema_draft) {
+  CatalogLoad out;
+  auto catalog = std::make_shared<Catalog>();
+  CatalogBuilder b{source, out.diagnostics, *catalog, {}};
+  b.init(case_sensitive);
+  try {
+    nlohmann::json doc = nlohmann::json::parse(source.text());
+    b.build(doc, schema_draft);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based and may be one past the end.
+    auto at = static_cast<std::uint32_t>(
+        std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, source.text().size()));
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error …":
+    // the position is ours to print, the reason is after the last ": ".
+    std::size_t cut = what.find(": ");
+    out.diagnostics.push_back(Diagnostic{Severity::error, "E301", {at, at},
+                                         "the catalog is not valid JSON: " +
+                                             (cut == std::string::npos ? what : what.substr(cut + 2)),
+                                         {}});
+  }
+  sort_diagnostics(out.diagnostics);
+  if (!has_errors(out.diagnostics)) out.catalog = std::move(catalog);
+  out.source = std::move(source);
+  return out;
+}
+
+CatalogLoad load_catalog(const std::string& path, bool case_sensitive) {
+  std::string error;
+  std::optional<Source> src = Source::from_file(path, &error);
+  if (!src) {
+    CatalogLoad out;
+    out.source = Source(path, "");
+    out.diagnostics.push_back(Diagnostic{Severity::error, "E300", {}, fmt::format("cannot read catalog: {}", error), {}});
+    return out;
+  }
+  return parse_catalog(std::move(*src), case_sensitive);
+}
+
+void CatalogTraceReport::clear() {
+  calls = known_calls = write_calls = unknown_calls = 0;
+  invalid.clear();
+  unknown.clear();
+  unknown_counts.clear();
+}
+
+void check_catalog(const Catalog& catalog, const Trajectory& trace,
+                   const std::vector<std::pair<std::string, std::string>>& aliases,
+                   CatalogTraceReport& out) {
+  out.clear();
+  std::vector<ArgumentError> errors;
+  const auto& steps = trace.steps();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    if (s.type != StepType::tool_call) continue;
+    ++out.calls;
+    std::string_view name = trace.tool_name(s);
+    for (const auto& [observed, canonical] : aliases)
+      if (observed == name) {
+        name = canonical;
+        break;
+      }
+    const CatalogTool* tool = catalog.find(name);
+    if (tool == nullptr) {
+      ++out.unknown_calls;
+      auto it = std::find(out.unknown.begin(), out.unknown.end(), name);
+      if (it == out.unknown.end()) {
+        out.unknown.emplace_back(name);
+        out.unknown_counts.push_back(1);
+      } else {
+        ++out.unknown_counts[static_cast<std::size_t>(it - out.unknown.begin())];
+      }
+      continue;
+    }
+    ++out.known_calls;
+    if (tool->effect == ToolEffect::write) ++out.write_calls;
+    if (!tool->arguments) continue;
+    errors.clear();
+    std::string_view args = trace.text(s.arguments);
+    if (s.arguments_invalid) {
+      errors.push_back({"arguments", "the call's arguments are not JSON"});
+    } else if (tool->arguments->validate(args.empty() ? std::string_view("{}") : args, &errors)) {
+      continue;
+    }
+    out.invalid.push_back(CatalogCallErrors{static_cast<std::uint32_t>(i), errors});
+  }
+}
+
+}  // namespace trajcheck

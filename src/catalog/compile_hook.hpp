@@ -1,0 +1,22 @@
+// The compiler's hook into the tool catalog (LANGUAGE.md §7), kept out of src/compiler so
+// that the compiler only calls one function.
+#pragma once
+
+#include <vector>
+
+#include "compiler/program.hpp"
+#include "ir/ir.hpp"
+#include "trajcheck/diagnostic.hpp"
+#include "trajcheck/rules.hpp"
+
+namespace trajcheck::detail {
+
+// Loads the catalog that `options.catalog_override` or the module's `catalog` line names
+// (the latter relative to the rules file's directory), reports catalog problems (E201),
+// rule tool names and globs that match no catalog tool (E202), `write` without a catalog
+// (E104), and attaches the catalog and its write tools to `program` (may be null when the
+// build failed: the diagnostics are still reported). False when it reported an error.
+bool attach_catalog(const ir::Module& module, const Source& rules, const CompileOptions& options,
+                    ProgramImpl* program, std::vector<Diagnostic>& diagnostics);
+
+}  // namespace trajcheck::detail

@@ -1,0 +1,130 @@
+// The catalog in rules files: stale names and globs fail compilation naming the catalog's
+// version, `write` matches the catalog's state-changing tools, and traces are accounted
+// for (unknown tools, argument validity, write calls).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "reference/builders.hpp"
+#include "trajcheck/catalog.hpp"
+#include "trajcheck/rules.hpp"
+
+using namespace trajcheck;
+using namespace trajcheck::testing;
+
+namespace {
+
+// A rules file that lives next to tests/data/catalog/tools-v3.json.
+CompileResult compile_rules(const std::string& text, const std::string& override_path = "") {
+  CompileOptions o;
+  o.catalog_override = override_path;
+  return compile(Source(TRAJCHECK_TEST_DIR "/data/catalog/t.rules", text), o);
+}
+
+std::string errors(const CompileResult& r) { return format_diagnostics(r.source, r.diagnostics); }
+
+}  // namespace
+
+TEST_CASE("a rules file whose names are all in the catalog compiles") {
+  CompileResult r = compile_rules("catalog \"tools-v3.json\"\nforbid delete_*\norder_get precedes Refund_Order\n");
+  REQUIRE_MESSAGE(r.ok(), errors(r));
+  auto c = program_catalog(*r.program);
+  REQUIRE(c != nullptr);
+  CHECK(c->version() == "v3");
+}
+
+TEST_CASE("stale names and globs: errors naming the catalog version, caret on the name") {
+  CompileResult r = compile_rules(
+      "catalog \"tools-v3.json\"\nforbid refund_ordr\nforbid archive_*\nrefund_ordr at most 1\n");
+  CHECK_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 2);  // a name used twice is reported once
+  std::string text = errors(r);
+  CHECK(text.find(TRAJCHECK_TEST_DIR "/data/catalog/t.rules:2:8: error[E202]: 'refund_ordr' matches no tool of "
+                  "catalog v3 (tools-v3.json)\n") != std::string::npos);
+  CHECK_MESSAGE(text.find(" 2 | forbid refund_ordr\n   |        ^~~~~~~~~~~\n") != std::string::npos, text);
+  CHECK(text.find("t.rules:3:8: error[E202]: glob 'archive_*' matches no tool of catalog v3 (tools-v3.json)") !=
+        std::string::npos);
+}
+
+TEST_CASE("--catalog overrides the file's catalog line") {
+  // The file names a catalog that does not exist; the override is used instead.
+  CompileResult r = compile_rules("catalog \"missing.json\"\nforbid refund_order\n",
+                                  TRAJCHECK_TEST_DIR "/data/catalog/tools-v3.json");
+  REQUIRE_MESSAGE(r.ok(), errors(r));
+  CompileResult bad = compile_rules("catalog \"missing.json\"\nforbid refund_order\n");
+  CHECK_FALSE(bad.ok());
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].code == "E201");
+  CHECK(bad.source.line_col(bad.diagnostics[0].range.begin).line == 1);
+  // Without any catalog line, the override alone makes the names checked.
+  CompileResult stale = compile_rules("forbid nope\n", TRAJCHECK_TEST_DIR "/data/catalog/tools-v3.json");
+  CHECK_FALSE(stale.ok());
+  CHECK(stale.diagnostics.at(0).code == "E202");
+}
+
+TEST_CASE("a catalog with errors is reported through the rules file, with the catalog's position") {
+  CompileResult r = compile_rules("catalog \"broken.json\"\nforbid x\n");
+  CHECK_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "E201");
+  CHECK(r.source.line_col(r.diagnostics[0].range.begin).column == 9);  // the quoted path
+  CHECK(r.diagnostics[0].message.find("catalog 'broken.json' is unusable: " TRAJCHECK_TEST_DIR
+                                      "/data/catalog/broken.json:4:3: error[E301]: the catalog is not valid JSON") == 0);
+}
+
+TEST_CASE("`write` needs a catalog") {
+  CompileResult r = compile_rules("forbid write\n");
+  CHECK_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "E104");
+  CHECK(r.source.line_col(r.diagnostics[0].range.begin).column == 8);
+}
+
+TEST_CASE("`write` matches calls whose catalog effect is write (aliases applied)") {
+  CompileResult r = compile_rules(
+      "catalog \"tools-v3.json\"\nalias refund = refund_order\nwrite at most 1\nforbid refund\n");
+  REQUIRE_MESSAGE(r.ok(), errors(r));
+  TraceBuilder t;
+  t.call("order_get", R"({"order_id": "A"})");
+  t.call("refund", R"({"order_id": "A"})");   // alias of a write tool
+  t.call("search_documents");
+  t.call("delete_customer");                   // write
+  auto res = run(r.program, t.t);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].status == VerdictStatus::violated);
+  CHECK(res[0].steps == std::vector<std::uint32_t>{3});
+}
+
+TEST_CASE("check_catalog: unknown tools, argument validity, write calls") {
+  CompileResult r = compile_rules("catalog \"tools-v3.json\"\nalias refund = refund_order\nforbid delete_order\n");
+  REQUIRE_MESSAGE(r.ok(), errors(r));
+  TraceBuilder t;
+  t.call("order_get", R"({"order_id": "A"})");             // 0 valid
+  t.call("order_get", R"({"order_id": 7})");               // 1 invalid: type
+  t.message(StepType::user_message, "hi");                 // 2
+  t.call("refund", R"({"order_id": "A", "why": "x"})");    // 3 invalid: additional property; write
+  t.call("send_email", R"({})");                           // 4 unknown
+  t.call("send_email", R"({})");                           // 5 unknown again
+  t.call("order_get");                                     // 6 invalid: absent = {}, required
+  t.call("web_fetch");                                     // 7 unknown
+  CatalogTraceReport rep;
+  REQUIRE(check_catalog(*r.program, t.t, rep));
+  CHECK(rep.calls == 7);
+  CHECK(rep.known_calls == 4);
+  CHECK(rep.unknown_calls == 3);
+  CHECK(rep.write_calls == 1);
+  CHECK(rep.unknown == std::vector<std::string>{"send_email", "web_fetch"});
+  CHECK(rep.unknown_counts == std::vector<std::uint32_t>{2, 1});
+  REQUIRE(rep.invalid.size() == 3);
+  CHECK(rep.invalid[0].step == 1);
+  REQUIRE(rep.invalid[0].errors.size() == 1);
+  CHECK(rep.invalid[0].errors[0].path == "arguments.order_id");
+  CHECK(rep.invalid[1].step == 3);
+  CHECK(rep.invalid[2].step == 6);
+  CHECK(rep.invalid[2].errors.at(0).reason == "Missing required property 'order_id'.");
+
+  CompileResult plain = compile(Source("p.rules", "forbid x\n"));
+  REQUIRE(plain.ok());
+  CHECK(program_catalog(*plain.program) == nullptr);
+  CHECK_FALSE(check_catalog(*plain.program, t.t, rep));
+}
