@@ -34,6 +34,9 @@ struct CompileOptions {
   std::uint32_t max_nesting = 256;
   // A catalog file to use instead of (or in absence of) the file's `catalog` line.
   std::string catalog_override;
+  // Cap on the values one parametric rule keeps a slice for in one trace (§5); a value
+  // first bound past it gets no slice; its bindings are counted in RuleResult::bindings_dropped.
+  std::uint64_t max_bindings = 1000000;
 };
 
 struct CompileResult {
@@ -66,6 +69,9 @@ struct RuleResult {
   VerdictStatus status = VerdictStatus::satisfied;
   std::vector<std::uint32_t> steps;  // witness step indices, sorted, no repeats
   std::vector<std::pair<std::string, std::string>> binding;  // parametric: var -> value (JSON)
+  // Parametric: bindings (step, value) of this trace left unchecked because the value came
+  // after CompileOptions::max_bindings others (set on every entry of the rule; 0 = none).
+  std::uint64_t bindings_dropped = 0;
 };
 
 class Program {

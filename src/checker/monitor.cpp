@@ -145,6 +145,35 @@ void StatementMonitor::step(StepEval& ev) {
   }
 }
 
+void StatementMonitor::catch_up(std::uint32_t last) {
+  switch (spec_->nb) {
+    case NbEffect::none:
+    case NbEffect::eager: break;
+    case NbEffect::last_step:
+      if (spec_->kind == K::immediately_followed_by) {
+        if (pending_ != kNoId) buf_.push_back(pending_);  // its next step was not a B
+        pending_ = kNoId;
+      } else if (spec_->kind == K::ends_with) {
+        any_ = true;
+        last_ = last;
+        flag_ = false;
+      } else {
+        flag_ = false;  // immediately precedes: the previous step was not an A
+      }
+      break;
+    case NbEffect::last_tool: count_ = 0; break;  // in a row: the run is broken
+    case NbEffect::last_a: seen_a_ = true; break;  // precedes
+    case NbEffect::last_b:
+      if (spec_->kind == K::followed_by) {
+        buf_.clear();
+      } else {
+        seen_b_ = true;  // requires
+        done_ = first_a_ != kNoId;
+      }
+      break;
+  }
+}
+
 void StatementMonitor::step_expect(StepEval& ev) {
   if (!ev.is_tool_call() || nfa_ == nullptr) return;
   const Nfa& n = *nfa_;

@@ -19,6 +19,9 @@ class StatementMonitor {
 
   void begin();
   void step(StepEval& ev);
+  // Parametric rules: the effect (spec().nb) of the steps binding nothing that this slice
+  // has not been fed, of which `last` is the last one that matters (see NbEffect).
+  void catch_up(std::uint32_t last);
   // The segment's verdict; a violated segment appends its witnesses to `witnesses`.
   VerdictStatus finish(std::vector<std::uint32_t>& witnesses);
   // Nothing a later step does can change this segment's verdict or witnesses.

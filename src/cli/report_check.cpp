@@ -205,7 +205,7 @@ void CheckReporter::trace(const Trajectory& t, const std::vector<std::vector<Rul
       {
         bool any = false;
         for_each_result(rules_, results, [&](std::uint32_t, const RuleResult& r) {
-          any |= r.status == VerdictStatus::violated;
+          any |= r.status == VerdictStatus::violated || r.bindings_dropped != 0;
         });
         if (any) trace_text(t, results, failed, out);
       }
@@ -292,6 +292,14 @@ void CheckReporter::trace_text(const Trajectory& t,
     }
   });
   flush_run();
+  // A parametric rule that reached its bindings limit checked only part of the trace: say so.
+  std::uint32_t noted = 0xffffffffu;
+  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
+    if (r.bindings_dropped == 0 || g == noted) return;
+    noted = g;
+    out += fmt::format("  note: {}: {} binding{} of values past the bindings limit not checked\n",
+                       rules_.rules[g].info->name, r.bindings_dropped, r.bindings_dropped == 1 ? "" : "s");
+  });
 }
 
 void CheckReporter::trace_json(const Trajectory& t,
@@ -317,6 +325,7 @@ void CheckReporter::trace_json(const Trajectory& t,
       out += std::to_string(r.steps[i]);
     }
     out += ']';
+    if (r.bindings_dropped != 0) out += fmt::format(",\"bindings_dropped\":{}", r.bindings_dropped);
     if (!info.message.empty()) {
       out += ",\"message\":";
       append_json_string(out, info.message);

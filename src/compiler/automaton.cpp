@@ -1,5 +1,5 @@
-// Glushkov construction for PATH expressions: expand all-of groups into permutations,
-// number the atoms, compute first/last/follow sets as bitsets.
+// Glushkov construction for PATH expressions: number the atoms, compute first/last/follow
+// sets as bitsets; all-of groups by subsets of elements done (2^n), not permutations (n!).
 #include "compiler/automaton.hpp"
 
 #include <algorithm>
@@ -17,21 +17,30 @@ struct Node {
   std::vector<Node> children;
 };
 
-struct Expander {
+// Positions of a PATH: one per atom occurrence; an all-of group `{E1..En}` holds one copy
+// of each Ei per set S of elements done before it (i not in S): Σ|Ei| · 2^(n-1), not n!.
+struct Counter {
   const ir::Module& module;
   const std::function<std::uint32_t(ir::Id)>& map_pattern;
-  std::uint32_t cap;
-  std::uint64_t atoms = 0;
+  std::uint64_t cap;
   bool over = false;
 
-  std::uint64_t count_atoms(const Node& n) {
+  static std::uint64_t add(std::uint64_t a, std::uint64_t b) { return std::min(a + b, kSaturate); }
+  static constexpr std::uint64_t kSaturate = std::uint64_t(1) << 60;
+
+  std::uint64_t count(const Node& n) {
     if (n.kind == ir::PathExpr::Kind::atom) return 1;
     std::uint64_t c = 0;
-    for (const Node& ch : n.children) c += count_atoms(ch);
+    for (const Node& ch : n.children) c = add(c, count(ch));
+    if (n.kind == ir::PathExpr::Kind::all_of && !n.children.empty()) {
+      if (n.children.size() > 40) return kSaturate;
+      std::uint64_t copies = std::uint64_t(1) << (n.children.size() - 1);
+      c = c > kSaturate / copies ? kSaturate : c * copies;
+    }
     return c;
   }
 
-  Node expand(ir::Id id, int depth) {
+  Node convert(ir::Id id, int depth) {
     Node n;
     if (over || depth > 512 || id >= module.paths.size()) {
       over = true;
@@ -43,36 +52,25 @@ struct Expander {
       n.pattern = map_pattern(p.pattern);
       return n;
     }
-    for (ir::Id c : p.children) n.children.push_back(expand(c, depth + 1));
-    if (p.kind != ir::PathExpr::Kind::all_of) return n;
-    // {A, B, C}: each child once, as a whole unit, in any order.
-    std::uint64_t unit_atoms = 0;
-    for (const Node& ch : n.children) unit_atoms += count_atoms(ch);
-    std::uint64_t perms = 1;
-    for (std::size_t k = 2; k <= n.children.size(); ++k) {
-      perms *= k;
-      if (perms * std::max<std::uint64_t>(unit_atoms, 1) > cap) {
-        over = true;
-        return n;
-      }
-    }
-    if (perms * unit_atoms > cap) {
-      over = true;
-      return n;
-    }
-    Node alt;
-    alt.kind = ir::PathExpr::Kind::alt;
-    std::vector<std::size_t> order(n.children.size());
-    std::iota(order.begin(), order.end(), 0);
-    do {
-      Node seq;
-      seq.kind = ir::PathExpr::Kind::seq;
-      for (std::size_t i : order) seq.children.push_back(n.children[i]);
-      alt.children.push_back(std::move(seq));
-    } while (std::next_permutation(order.begin(), order.end()));
-    return alt;
+    for (ir::Id c : p.children) n.children.push_back(convert(c, depth + 1));
+    return n;
   }
 };
+
+bool nullable(const Node& n) {
+  switch (n.kind) {
+    case ir::PathExpr::Kind::atom: return false;
+    case ir::PathExpr::Kind::seq:
+    case ir::PathExpr::Kind::all_of:
+      return std::all_of(n.children.begin(), n.children.end(), [](const Node& c) { return nullable(c); });
+    case ir::PathExpr::Kind::alt:
+      return std::any_of(n.children.begin(), n.children.end(), [](const Node& c) { return nullable(c); });
+    case ir::PathExpr::Kind::optional:
+    case ir::PathExpr::Kind::star: return true;
+    case ir::PathExpr::Kind::plus: return nullable(n.children.at(0));
+  }
+  return false;
+}
 
 struct Glushkov {
   Nfa& nfa;
@@ -81,9 +79,11 @@ struct Glushkov {
     for (std::size_t i = 0; i < a.size(); ++i) a[i] |= b[i];
   }
   void link(const std::vector<std::uint64_t>& from, const std::vector<std::uint64_t>& to) {
-    for (std::uint32_t p = 0; p < nfa.positions; ++p)
-      if (from[p / 64] >> (p % 64) & 1)
+    for (std::uint32_t fw = 0; fw < nfa.words; ++fw)
+      for (std::uint64_t bits = from[fw]; bits != 0; bits &= bits - 1) {
+        std::uint32_t p = fw * 64 + static_cast<std::uint32_t>(__builtin_ctzll(bits));
         for (std::uint32_t w = 0; w < nfa.words; ++w) nfa.follow[std::size_t(p) * nfa.words + w] |= to[w];
+      }
   }
   struct Sets {
     bool nullable = false;
@@ -101,8 +101,8 @@ struct Glushkov {
         s.last = s.first;
         return s;
       }
-      case ir::PathExpr::Kind::seq:
-      case ir::PathExpr::Kind::all_of: {  // all_of never survives expansion
+      case ir::PathExpr::Kind::all_of: return build_all_of(n);
+      case ir::PathExpr::Kind::seq: {
         s.nullable = true;
         bool started = false;
         for (const Node& c : n.children) {
@@ -139,6 +139,40 @@ struct Glushkov {
     }
     return s;
   }
+
+  // `{E1..En}`: each element once, as a whole unit, in any order. State S = the set of
+  // elements done; copy (S, i) matches Ei next. first(S) = the copies (S, i) can start, plus
+  // first(S ∪ {i}) when Ei may be empty; a finished copy (S, i) continues at first(S ∪ {i});
+  // it ends the group when every element outside S ∪ {i} may be empty. Supersets are larger
+  // numbers, so S runs downwards and first(S ∪ {i}) is known when S is built.
+  Sets build_all_of(const Node& n) {
+    const std::size_t k = n.children.size();
+    Sets s{true, set(), set()};
+    if (k == 0) return s;
+    const std::uint64_t full = (std::uint64_t(1) << k) - 1;
+    std::uint64_t empty_ok = 0;  // elements that may match the empty word
+    for (std::size_t i = 0; i < k; ++i)
+      if (nullable(n.children[i])) empty_ok |= std::uint64_t(1) << i;
+    std::vector<std::vector<std::uint64_t>> first(full + 1);
+    first[full] = set();
+    for (std::uint64_t S = full; S-- > 0;) {
+      first[S] = set();
+      for (std::size_t i = 0; i < k; ++i) {
+        const std::uint64_t bit = std::uint64_t(1) << i;
+        if (S & bit) continue;
+        const std::uint64_t T = S | bit;
+        Sets g = build(n.children[i]);
+        link(g.last, first[T]);
+        unite(first[S], g.first);
+        if (empty_ok & bit) unite(first[S], first[T]);
+        if ((full & ~T & ~empty_ok) == 0) unite(s.last, g.last);
+      }
+      // Only first(∅) and the supersets still to be built are needed from here on.
+    }
+    s.first = std::move(first[0]);
+    s.nullable = empty_ok == full;
+    return s;
+  }
 };
 
 }  // namespace
@@ -149,12 +183,14 @@ bool build_nfa(const ir::Module& module, ir::Id root,
   // The follow table is n² bits: whatever the option says, stay under 256 MiB of it.
   constexpr std::uint32_t kHardCap = 46000;
   cap = std::min(cap, kHardCap);
-  Expander ex{module, map_pattern, cap};
-  Node tree = ex.expand(root, 0);
-  std::uint64_t n = ex.over ? std::uint64_t(cap) + 1 : ex.count_atoms(tree);
+  Counter ex{module, map_pattern, cap};
+  Node tree = ex.convert(root, 0);
+  std::uint64_t n = ex.over ? std::uint64_t(cap) + 1 : ex.count(tree);
   if (n > cap) {
-    error = fmt::format("the automaton of this PATH needs more than {} states (all-of groups "
-                        "expand to every order of their elements)", cap);
+    const char* why = "an all-of group of n elements holds each element 2^(n-1) times";
+    error = ex.over || n >= Counter::kSaturate
+                ? fmt::format("the automaton of this PATH needs more than {} states ({})", cap, why)
+                : fmt::format("the automaton of this PATH needs {} states, over the cap of {} ({})", n, cap, why);
     return false;
   }
   out = Nfa{};

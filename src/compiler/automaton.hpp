@@ -1,6 +1,6 @@
 // PATH expressions (`expect`) as position automata (Glushkov NFA), simulated bit-parallel:
-// the state is the set of positions reached, one bit each. `{A, B, C}` is expanded into
-// the alternatives of its permutations (whole units), so the position count is capped.
+// the state is the set of positions reached, one bit each. `{A, B, C}` holds a copy of each
+// element per set of elements done before it (2^(n-1) copies), so the position count is capped.
 #pragma once
 
 #include <cstdint>

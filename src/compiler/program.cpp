@@ -426,6 +426,61 @@ struct Builder {
     }
   }
 
+  // A pattern that matches only steps binding the slice's value: a binder or `|` of them.
+  bool bind_only(std::uint32_t id) const {
+    if (id == kNoId) return true;
+    const PatternNode& n = p.patterns[id];
+    if (n.binder) return true;
+    return n.kind == ir::Pattern::Kind::or_ && n.parametric && bind_only(n.a) && bind_only(n.b);
+  }
+
+  // What a step binding nothing does to each statement's monitor in a slice (see NbEffect).
+  // Mirrors StatementMonitor::step with binder-only patterns false.
+  void classify_non_binding(RuleSpec& spec) const {
+    if (spec.binders.empty()) return;
+    using K = ir::StatementKind;
+    bool lazy = spec.scope == ir::ScopeKind::global;
+    for (StatementSpec& st : spec.statements) {
+      bool a = bind_only(st.a), b = bind_only(st.b);
+      bool a_free = st.a != kNoId && !p.patterns[st.a].parametric;
+      bool b_free = st.b != kNoId && !p.patterns[st.b].parametric;
+      NbEffect e = NbEffect::eager;
+      switch (st.kind) {
+        case K::forbid: case K::require: case K::count: case K::no_duplicate: case K::retries:
+          if (a) e = NbEffect::none;
+          break;
+        case K::never_followed_by: case K::excludes:
+          if (a && b) e = NbEffect::none;
+          break;
+        case K::precedes:
+          if (a && b) e = NbEffect::none;
+          else if (a_free && b) e = NbEffect::last_a;
+          break;
+        case K::followed_by: case K::requires_:
+          if (a && b) e = NbEffect::none;
+          else if (a && b_free) e = NbEffect::last_b;
+          break;
+        case K::immediately_precedes: case K::immediately_followed_by:
+          if (a && b) e = NbEffect::last_step;
+          break;
+        case K::in_a_row:
+          if (a) e = NbEffect::last_tool;
+          break;
+        case K::ends_with:
+          if (a) e = NbEffect::last_step;
+          break;
+        case K::starts_with:
+          // A slice is created at a step it is fed: its first step is behind it already.
+          if (st.ignoring == kNoId) e = NbEffect::none;
+          break;
+        case K::only: case K::expect: case K::expect_exactly: break;
+      }
+      st.nb = e;
+      lazy = lazy && e != NbEffect::eager;
+    }
+    spec.lazy = lazy;
+  }
+
   void build() {
     pattern_map.assign(m.patterns.size(), kNoId);
     cond_map.assign(m.conds.size(), kNoId);
@@ -490,6 +545,7 @@ struct Builder {
         spec.statements.push_back(std::move(st));
       }
       parametric_checks(r, spec);
+      classify_non_binding(spec);
       p.specs.push_back(std::move(spec));
     }
   }
@@ -511,6 +567,7 @@ std::shared_ptr<ProgramImpl> build_program(const ir::Module& module, const Sourc
                                            const CompileOptions& options,
                                            std::vector<Diagnostic>& diagnostics) {
   auto program = std::make_shared<ProgramImpl>();
+  program->max_bindings = options.max_bindings;
   std::size_t before = diagnostics.size();
   Builder b{module, source, options, *program, diagnostics, {}, {}, {}, {}, {}};
   b.build();
@@ -540,7 +597,7 @@ std::string ProgramImpl::dump_automaton() const {
     if (!s.binders.empty()) {
       out += fmt::format("  parametric ${}: one slice state per value bound by", s.variable);
       for (std::uint32_t b : s.binders) out += " " + pname(b);
-      out += "\n";
+      out += s.lazy ? "; steps binding nothing: lazy\n" : "; steps binding nothing: fed to every slice\n";
     }
     for (const StatementSpec& st : s.statements) {
       out += fmt::format("  statement \"{}\": {}", st.text, kind_name(st.kind));

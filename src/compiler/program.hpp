@@ -41,8 +41,23 @@ struct PatternNode {
   std::string variable;
 };
 
+// Parametric rules (§5): what a step binding nothing does to a slice's monitor of this
+// statement, decided at compile time so such steps cost O(1), not O(live bindings).
+// In a slice, binder-only patterns are false on such a step, so most statements ignore it
+// (`none`); the rest are caught up lazily from the index of the last such step that
+// matters (`last_*`): only the last one changes the monitor's state. `eager`: neither.
+enum class NbEffect : std::uint8_t {
+  none,        // no effect on any slice
+  last_step,   // any step not ignored: breaks adjacency / becomes the last step
+  last_tool,   // a tool call not ignored: breaks an `in a row` run
+  last_a,      // a step matching the (binding-free) A: precedes sees its A
+  last_b,      // a step matching the (binding-free) B: followed by / requires see a B
+  eager,       // fed to every slice as it happens
+};
+
 struct StatementSpec {
   ir::StatementKind kind = ir::StatementKind::forbid;
+  NbEffect nb = NbEffect::eager;
   std::uint32_t a = kNoId, b = kNoId, ignoring = kNoId;  // compiled pattern ids
   std::uint64_t lo = 0, hi = ir::kUnbounded;
   std::uint32_t nfa = kNoId;  // index into ProgramImpl::nfas
@@ -56,6 +71,9 @@ struct RuleSpec {
   std::vector<StatementSpec> statements;
   std::string variable;                // parametric: the one `$name`, empty otherwise
   std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
+  // Every statement's NbEffect is lazy (not `eager`) and the scope is global: a step
+  // binding nothing is fed to the bottom state only, the slices catch up when touched.
+  bool lazy = false;
 };
 
 class ProgramImpl final : public Program {
@@ -70,6 +88,7 @@ class ProgramImpl final : public Program {
   std::string workflow_name;
   std::string ast_dump, ir_dump;
   bool case_sensitive = false;
+  std::uint64_t max_bindings = 1000000;  // CompileOptions::max_bindings
   bool uses_seen = false;  // keep the provenance index of seen() while checking
   std::vector<std::pair<std::string, std::string>> aliases;  // observed -> canonical, normalized
   std::vector<ToolColumn> columns;

@@ -301,20 +301,46 @@ TEST_CASE("expect all-of: each element once, whole units, any order") {
   check({"c", "c"}, V::violated, {1});
 }
 
+TEST_CASE("expect all-of of 8 elements (one a sequence): every order, whole units, once each") {
+  IrBuilder b;
+  std::vector<ir::Id> kids;
+  for (int i = 0; i < 7; ++i) kids.push_back(b.atom(b.tool("t" + std::to_string(i))));
+  kids.push_back(b.node(ir::PathExpr::Kind::seq, {b.atom(b.tool("x")), b.atom(b.tool("y"))}));
+  auto s = IrBuilder::st(K::expect, ir::kNone);
+  s.path = b.node(ir::PathExpr::Kind::all_of, kids);
+  b.rule(s);
+  auto program = b.compile();  // 9 atoms x 2^7 = 1152 positions: under the default cap
+  REQUIRE(program != nullptr);
+  auto check = [&](std::vector<std::string> calls, V want, W steps) {
+    TraceBuilder t;
+    for (auto& c : calls) t.call(c);
+    auto r = run(program, t.t);
+    CHECK(r[0].status == want);
+    CHECK(r[0].steps == steps);
+  };
+  check({"t6", "x", "y", "t5", "t4", "t3", "t2", "t1", "t0"}, V::satisfied, {});
+  check({"t0", "t1", "t2", "t3", "t4", "t5", "t6", "x", "y"}, V::satisfied, {});
+  check({"t0", "t1", "x", "t2", "y"}, V::violated, {3});   // x y is a whole unit
+  check({"t0", "t1", "t0"}, V::violated, {2});             // each element once
+  check({"t0", "x", "y", "t1"}, V::violated, {});          // ended early: no witness
+}
+
 TEST_CASE("a PATH automaton over the state cap is an E101 error") {
   IrBuilder b;
   std::vector<ir::Id> kids;
-  for (int i = 0; i < 6; ++i) kids.push_back(b.atom(b.tool("t" + std::to_string(i))));  // 720 x 6 = 4320
+  for (int i = 0; i < 6; ++i) kids.push_back(b.atom(b.tool("t" + std::to_string(i))));  // 6 x 2^5 = 192
   auto s = IrBuilder::st(K::expect, ir::kNone);
   s.path = b.node(ir::PathExpr::Kind::all_of, kids);
   b.rule(s);
   std::vector<Diagnostic> d;
   CompileOptions o;
-  o.max_automaton_states = 1000;
+  o.max_automaton_states = 191;
   CHECK(b.compile(&d, o) == nullptr);
   REQUIRE(d.size() == 1);
   CHECK(d[0].code == "E101");
   d.clear();
-  o.max_automaton_states = 4320;
+  o.max_automaton_states = 192;
   CHECK(b.compile(&d, o) != nullptr);
+  d.clear();
+  CHECK(b.compile(&d) != nullptr);  // the default cap (4096) takes a 6-element group
 }

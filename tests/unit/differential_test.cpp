@@ -9,6 +9,7 @@
 #include <random>
 #include <tuple>
 
+#include "compiler/program.hpp"
 #include "reference/builders.hpp"
 // The reference checker lives in the test tree and is compiled into this test only.
 #include "reference/reference_checker.cpp"
@@ -74,7 +75,7 @@ struct Gen {
   }
 
   ir::Id path(int depth) {
-    int k = pick(depth > 0 ? 9 : 1);
+    int k = big_groups && depth == 3 && chance(80) ? 7 : pick(depth > 0 ? 9 : 1);
     switch (k) {
       case 0: case 1: case 2: return b.atom(chance(80) ? tool_pattern() : pattern(1));
       case 3: return b.node(ir::PathExpr::Kind::seq, {path(depth - 1), path(depth - 1), path(depth - 1)});
@@ -85,13 +86,24 @@ struct Gen {
                                ir::PathExpr::Kind::plus}[pick(3)];
         return b.node(kind, {path(depth - 1)});
       }
-      case 7: return b.node(ir::PathExpr::Kind::all_of, {path(depth - 1), path(depth - 1)});
+      case 7:
+        if (big_groups && depth == 3) {  // 5–8 elements, some of them groups themselves
+          std::vector<ir::Id> kids;
+          int n = 5 + pick(4);
+          for (int i = 0; i < n; ++i)
+            kids.push_back(chance(15) ? b.node(ir::PathExpr::Kind::all_of, {path(0), path(0), path(0)})
+                                      : path(chance(70) ? 0 : 1));
+          return b.node(ir::PathExpr::Kind::all_of, kids);
+        }
+        return b.node(ir::PathExpr::Kind::all_of, {path(depth - 1), path(depth - 1)});
       default: return b.node(ir::PathExpr::Kind::all_of, {path(0), path(depth - 1), path(0)});
     }
   }
 
   int param_percent = 25;
   int max_len = 10;
+  bool global_only = false;
+  bool big_groups = false;  // all-of groups of 5–8 elements, nested ones  // every rule global: the lazy parametric path (NbEffect)
 
   ir::Id binder() {
     ir::Id bind = b.cmp_var(chance(80) ? "arguments.id" : "arguments.tags[0]", "o");
@@ -101,7 +113,7 @@ struct Gen {
   }
 
   ir::Statement statement() {
-    auto kind = static_cast<K>(pick(18));
+    auto kind = big_groups ? (chance(50) ? K::expect : K::expect_exactly) : static_cast<K>(pick(18));
     ir::Statement s = IrBuilder::st(kind, pattern(2));
     switch (kind) {
       case K::precedes: case K::immediately_precedes: case K::followed_by:
@@ -135,7 +147,7 @@ struct Gen {
     b = IrBuilder{};
     int rules = 1 + pick(3);
     for (int r = 0; r < rules; ++r) {
-      auto scope = static_cast<ir::ScopeKind>(pick(5));
+      auto scope = global_only ? ir::ScopeKind::global : static_cast<ir::ScopeKind>(pick(5));
       ir::Id q = ir::kNone, rr = ir::kNone;
       if (scope == ir::ScopeKind::after || scope == ir::ScopeKind::between || scope == ir::ScopeKind::after_until)
         q = pattern(1);
@@ -195,17 +207,20 @@ std::string verdict_text(VerdictStatus s, const std::vector<std::uint32_t>& w) {
 
 }  // namespace
 
-TEST_CASE("compiled checker agrees with the reference on random rules and traces") {
-  // Defaults are fixed (deterministic CI); the environment can widen a local search.
-  std::uint64_t seed = 20261130;
-  int modules = 4000;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10);
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
-  Gen g(seed);
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MAXLEN")) g.max_len = std::atoi(e);
-  TraceBuilder t;
-  int traces = 0, mismatches = 0, parametric_entries = 0;
+namespace {
+
+struct DiffStats {
+  int traces = 0, mismatches = 0, parametric_entries = 0, lazy_rules = 0;
   int by_status[3] = {0, 0, 0};
+};
+
+DiffStats run_differential(Gen& g, int modules) {
+  DiffStats st;
+  TraceBuilder t;
+  int& traces = st.traces;
+  int& mismatches = st.mismatches;
+  int& parametric_entries = st.parametric_entries;
+  int* by_status = st.by_status;
   for (int m = 0; m < modules && mismatches < 5; ++m) {
     g.module();
     std::vector<Diagnostic> diags;
@@ -213,6 +228,7 @@ TEST_CASE("compiled checker agrees with the reference on random rules and traces
     options.max_automaton_states = 100000;
     auto program = g.b.compile(&diags, options);
     REQUIRE_MESSAGE(program != nullptr, "module " << m << " did not compile");
+    for (const auto& spec : static_cast<const detail::ProgramImpl&>(*program).specs) st.lazy_rules += spec.lazy;
     Checker checker(program);
     std::vector<RuleResult> got;
     for (int k = 0; k < 5; ++k) {
@@ -244,7 +260,23 @@ TEST_CASE("compiled checker agrees with the reference on random rules and traces
       }
     }
   }
-  CHECK(mismatches == 0);
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("compiled checker agrees with the reference on random rules and traces") {
+  // Defaults are fixed (deterministic CI); the environment can widen a local search.
+  std::uint64_t seed = 20261130;
+  int modules = 4000;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10);
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  Gen g(seed);
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MAXLEN")) g.max_len = std::atoi(e);
+  DiffStats st = run_differential(g, modules);
+  int traces = st.traces, parametric_entries = st.parametric_entries;
+  int* by_status = st.by_status;
+  CHECK(st.mismatches == 0);
   CHECK(traces >= 5 * modules);
   CHECK(traces >= (std::getenv("TRAJCHECK_DIFF_MODULES") ? 0 : 10000));
   // The generator must exercise every verdict, or agreement would mean little.
@@ -254,4 +286,41 @@ TEST_CASE("compiled checker agrees with the reference on random rules and traces
   CHECK(parametric_entries > 500);
   MESSAGE("traces " << traces << ", satisfied " << by_status[0] << ", violated " << by_status[1]
                     << ", vacuous " << by_status[2] << ", violated bindings " << parametric_entries);
+}
+
+// §5 lazy path: global parametric rules over longer traces, where most slices miss many
+// steps binding nothing and must catch up exactly (adjacency breaks, a free A or B).
+TEST_CASE("lazy parametric slices agree with the reference") {
+  std::uint64_t seed = 777;
+  int modules = 3000;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 1;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  Gen g(seed);
+  g.global_only = true;
+  g.param_percent = 90;
+  g.max_len = 24;
+  DiffStats st = run_differential(g, modules);
+  CHECK(st.mismatches == 0);
+  CHECK(st.lazy_rules > modules / 2);
+  CHECK(st.parametric_entries > 1000);
+  MESSAGE("lazy rules " << st.lazy_rules << ", traces " << st.traces << ", violated bindings "
+                        << st.parametric_entries);
+}
+
+// §4a all-of, built by subsets of elements done: large and nested groups against the
+// reference's direct matching (which never builds an automaton).
+TEST_CASE("large and nested all-of groups agree with the reference") {
+  std::uint64_t seed = 4242;
+  int modules = 1500;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 2;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  Gen g(seed);
+  g.big_groups = true;
+  g.param_percent = 0;
+  g.max_len = 14;
+  DiffStats st = run_differential(g, modules);
+  CHECK(st.mismatches == 0);
+  CHECK(st.by_status[0] > 100);
+  CHECK(st.by_status[1] > 100);
+  MESSAGE("traces " << st.traces << ", satisfied " << st.by_status[0] << ", violated " << st.by_status[1]);
 }
