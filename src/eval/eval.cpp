@@ -15,6 +15,7 @@
 
 #include "compiler/program.hpp"
 #include "eval/eval_internal.hpp"
+#include "trajcheck/catalog.hpp"
 #include "metrics/json_canon.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
@@ -445,21 +446,21 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
 
   // Catalog: its version (staleness) and its write tools (efficiency).
   if (st.catalog) {
-    std::string path = join_path(st.directory, st.catalog->text), text, err;
-    if (!read_file(path, text, err)) {
-      errors += diag_at(ssrc, st.catalog->range, "S011", fmt::format("cannot read the catalog {}", path), color);
+    std::string path = join_path(st.directory, st.catalog->text);
+    // The same loader as `check --catalog`: located errors, and one compiled schema per tool.
+    CatalogLoad cat = load_catalog(path);
+    if (!cat.ok()) {
+      errors += diag_at(ssrc, st.catalog->range, "S011", fmt::format("cannot use the catalog {}", path), color);
+      errors += format_diagnostics(cat.source, cat.diagnostics, color);
       return false;
     }
-    json cat = json::parse(text, nullptr, false);
-    if (!cat.is_object()) {
-      errors += diag_at(ssrc, st.catalog->range, "S012", fmt::format("the catalog {} is not a JSON object", path), color);
-      return false;
-    }
-    if (cat.contains("version")) report.catalog_version = scalar_text(cat["version"]);
-    if (cat.contains("tools") && cat["tools"].is_array())
-      for (const auto& t : cat["tools"])
-        if (t.is_object() && t.contains("name") && t["name"].is_string() && t.value("effect", "") == "write")
-          ctx.write_tools.insert(normalize_tool_name(t["name"].get<std::string>()));
+    report.catalog_version = cat.catalog->version();
+    for (const CatalogTool& t : cat.catalog->tools())
+      if (t.effect == ToolEffect::write) ctx.write_tools.insert(t.name);
+    ctx.validate_arguments = [c = cat.catalog](std::string_view tool, std::string_view args) -> std::optional<bool> {
+      if (!c->find(tool)) return std::nullopt;
+      return c->validate(tool, args, nullptr);
+    };
   }
 
   // Baseline: an earlier `eval --format json`.

@@ -44,7 +44,7 @@ struct EvalContext {
   std::unordered_map<std::string, std::size_t> program_index;
   std::vector<std::uint32_t> suite_programs;
   std::set<std::string> write_tools;
-  ArgumentValidator validate_arguments;  // unset until the catalog module exists
+  ArgumentValidator validate_arguments;  // set when the suite names a catalog
 };
 
 struct RunOutcome {
