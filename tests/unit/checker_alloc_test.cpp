@@ -8,6 +8,11 @@
 
 #include "reference/builders.hpp"
 
+// Counting allocations replaces the global operator new/delete, which AddressSanitizer also
+// replaces (its mismatch checks then fire on library-internal allocations): under ASan this
+// test is left out; the Release run of the same suite keeps it.
+#if !defined(__SANITIZE_ADDRESS__)
+
 namespace {
 std::atomic<long> g_allocs{0};
 }
@@ -68,3 +73,4 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   CHECK(large_allocs == small_allocs);
   CHECK(large_allocs < 40);  // the result entries only
 }
+#endif  // !__SANITIZE_ADDRESS__
