@@ -16,6 +16,18 @@ namespace {
 using detail::StatementMonitor;
 using detail::StepEval;
 
+// Parametric rules with a scope that may close and reopen: the segments `bottom` closed,
+// so a slice that missed them takes their verdicts over in one step (Parametric::catch_up).
+struct SegmentLog {
+  struct Entry {
+    std::uint32_t close;          // the step that closed it
+    std::uint32_t witness_begin;  // its witnesses in bottom's `witnesses`
+    std::uint32_t violated_before, satisfied_before;  // counts over the earlier entries
+  };
+  std::vector<Entry> entries;
+  std::uint32_t violated = 0, satisfied = 0;
+};
+
 // One rule's per-trace state: the segment tracker and its statements' monitors.
 struct RuleState {
   const detail::RuleSpec* spec = nullptr;
@@ -24,30 +36,52 @@ struct RuleState {
   bool opened_once = false;  // `after Q` opens at the first Q only
   bool settled = false;   // single-segment scope whose monitors are all done
   bool violated = false, satisfied = false;
+  std::uint32_t seg_start = 0;  // the step that opened the current segment
   std::vector<std::uint32_t> witnesses;
+  // Lazy parametric rules: the rule's logs of steps binding nothing (per statement), and,
+  // for `bottom` only, where its closed segments are recorded.
+  const std::vector<detail::NbEvents>* nb = nullptr;
+  SegmentLog* seg_log = nullptr;
 
-  void begin_segment() {
+  void begin_segment(std::uint32_t at) {
     open = true;
+    seg_start = at;
     for (StatementMonitor& m : monitors) m.begin();
   }
-  void end_segment() {
+  // `end`: the step that closes the segment (excluded), or the trace length.
+  void end_segment(std::uint32_t end) {
     open = false;
-    for (StatementMonitor& m : monitors) {
+    const auto witness_begin = static_cast<std::uint32_t>(witnesses.size());
+    bool seg_violated = false, seg_satisfied = false;
+    for (std::size_t k = 0; k < monitors.size(); ++k) {
+      StatementMonitor& m = monitors[k];
+      if (nb != nullptr) m.flush_nb((*nb)[k], end);
       switch (m.finish(witnesses)) {
-        case VerdictStatus::violated: violated = true; break;
-        case VerdictStatus::satisfied: satisfied = true; break;
+        case VerdictStatus::violated: seg_violated = true; break;
+        case VerdictStatus::satisfied: seg_satisfied = true; break;
         case VerdictStatus::vacuous: break;
       }
+    }
+    violated = violated || seg_violated;
+    satisfied = satisfied || seg_satisfied;
+    if (seg_log != nullptr) {
+      seg_log->entries.push_back({end, witness_begin, seg_log->violated, seg_log->satisfied});
+      seg_log->violated += seg_violated;
+      seg_log->satisfied += seg_satisfied;
     }
   }
   void start_trace() {
     open = opened_once = settled = violated = satisfied = false;
     witnesses.clear();
-    if (spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::before) begin_segment();
+    if (spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::before) begin_segment(0);
   }
-  // The finish step: a segment still open is checked, except in `between`.
-  void finish_trace() {
-    if (open && spec->scope != ir::ScopeKind::between) end_segment();
+  // The finish step (`end`: the trace length): a segment still open is checked, except in `between`.
+  void finish_trace(std::uint32_t end) {
+    if (open && spec->scope != ir::ScopeKind::between) end_segment(end);
+  }
+  bool single_segment() const {
+    return spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::after ||
+           spec->scope == ir::ScopeKind::before;
   }
   void result(RuleResult& res) {
     if (violated) {
@@ -69,9 +103,17 @@ struct RuleState {
       all_done = all_done && m.done();
     }
     // Only scopes with one segment can stop early; between/after-until may open again.
-    settled = all_done && (spec->scope == ir::ScopeKind::global ||
-                           spec->scope == ir::ScopeKind::after ||
-                           spec->scope == ir::ScopeKind::before);
+    settled = all_done && single_segment();
+  }
+  // Lazy parametric rules: the steps binding nothing in [from, to), all in the open segment.
+  void advance(std::uint32_t from, std::uint32_t to) {
+    if (settled || from >= to) return;
+    bool all_done = true;
+    for (std::size_t k = 0; k < monitors.size(); ++k) {
+      monitors[k].catch_up((*nb)[k], from, to);
+      all_done = all_done && monitors[k].done();
+    }
+    settled = all_done && single_segment();
   }
 };
 
@@ -104,6 +146,8 @@ struct ValueIds {
 // A parametric rule (§5): one RuleState per bound value (its slice), plus `bottom`, the
 // state of a value not bound yet: it has seen exactly the steps that bind nothing, so a
 // new value's slice starts as a copy of it. States are pooled and reused across traces.
+// Lazy rules (RuleSpec::lazy) feed a step binding nothing to `bottom` only and log it; a
+// slice catches up on the steps it missed when it is next touched or at the end.
 struct Parametric {
   struct SliceState {
     std::string key;
@@ -112,8 +156,12 @@ struct Parametric {
     std::uint32_t vid = 0;        // its value's id (ValueIds)
   };
   RuleState bottom;
-  // Lazy rules: per statement, the last step binding nothing that matters to it (NbEffect).
-  std::vector<std::uint32_t> last_event;
+  // Lazy rules: per statement, the steps binding nothing that matter to it (NbEvents); the
+  // steps binding nothing that would open (`q_events`: Q, and not R where R closes) or
+  // close (`r_events`) a segment; the segments bottom closed.
+  std::vector<detail::NbEvents> logs;
+  std::vector<std::uint32_t> q_events, r_events;
+  SegmentLog segments;
   std::uint64_t dropped = 0;  // bindings of values not given a slice (the bindings limit)
   std::vector<SliceState> slices;
   std::size_t used = 0;
@@ -139,6 +187,7 @@ struct Parametric {
       sl.seen_upto = i;
       sl.vid = vid;
     }
+    slices[used].state.seg_log = nullptr;  // only bottom records its segments
     slice_of[vid] = static_cast<std::uint32_t>(used);
     return static_cast<std::uint32_t>(used++);
   }
@@ -147,16 +196,93 @@ struct Parametric {
     for (std::size_t j = 0; j < used; ++j) slice_of[slices[j].vid] = detail::kNoId;
     used = 0;
     dropped = 0;
+    for (detail::NbEvents& e : logs) e.clear();
+    q_events.clear();
+    r_events.clear();
+    segments.entries.clear();
+    segments.violated = segments.satisfied = 0;
     bottom.start_trace();
   }
 
-  // Applies the steps binding nothing that slice `sl` missed (lazy rules, global scope).
-  void catch_up(SliceState& sl) {
+  static std::uint32_t first_in(const std::vector<std::uint32_t>& v, std::uint32_t from, std::uint32_t to) {
+    auto it = std::lower_bound(v.begin(), v.end(), from);
+    return it != v.end() && *it < to ? *it : detail::kNoId;
+  }
+
+  // Brings slice `sl` up to step `to` (excluded): the steps binding nothing it missed, in
+  // O(log steps) per statement plus the witnesses added, whatever their number. Inside a
+  // segment the monitors summarise the run (StatementMonitor::catch_up). A step binding
+  // nothing that matches R closes the segment in every slice, so from there on the slice
+  // is in bottom's state: it takes over the verdicts of the segments bottom closed since,
+  // and bottom's open segment, if any, is caught up from its opening step.
+  void catch_up(SliceState& sl, std::uint32_t to) {
+    std::uint32_t from = sl.seen_upto;
+    if (from >= to) return;
+    sl.seen_upto = to;
     RuleState& rs = sl.state;
-    if (rs.settled) return;
-    for (std::size_t s = 0; s < rs.monitors.size(); ++s) {
-      std::uint32_t e = last_event[s];
-      if (e != detail::kNoId && e >= sl.seen_upto && !rs.monitors[s].done()) rs.monitors[s].catch_up(e);
+    switch (rs.spec->scope) {
+      case ir::ScopeKind::global:
+        rs.advance(from, to);
+        break;
+      case ir::ScopeKind::before: {
+        if (!rs.open) break;  // closed by the first R for good
+        std::uint32_t r = first_in(r_events, from, to);
+        if (r == detail::kNoId) {
+          rs.advance(from, to);
+        } else {
+          rs.advance(from, r);
+          rs.end_segment(r);
+        }
+        break;
+      }
+      case ir::ScopeKind::after:
+        if (!rs.opened_once) {
+          std::uint32_t q = first_in(q_events, from, to);
+          if (q == detail::kNoId) break;
+          rs.opened_once = true;
+          rs.begin_segment(q);
+          from = q;  // the opening step belongs to the segment
+        }
+        rs.advance(from, to);
+        break;
+      case ir::ScopeKind::between:
+      case ir::ScopeKind::after_until: {
+        std::uint32_t r = first_in(r_events, from, to);
+        std::uint32_t until = r == detail::kNoId ? to : r;
+        if (!rs.open) {
+          std::uint32_t q = first_in(q_events, from, until);
+          if (q != detail::kNoId) {
+            rs.begin_segment(q);
+            from = q;
+          }
+        }
+        if (rs.open) {
+          rs.advance(from, until);
+          if (r != detail::kNoId) rs.end_segment(r);
+        }
+        if (r != detail::kNoId) sync_with_bottom(rs, r, to);
+        break;
+      }
+    }
+  }
+
+  // After a step `r` binding nothing that matches R, slice and bottom are both closed and
+  // have seen the same steps since: the slice takes over bottom's segments closed after r.
+  void sync_with_bottom(RuleState& rs, std::uint32_t r, std::uint32_t to) {
+    const auto& es = segments.entries;
+    auto it = std::upper_bound(es.begin(), es.end(), r,
+                               [](std::uint32_t v, const SegmentLog::Entry& e) { return v < e.close; });
+    if (it != es.end()) {
+      if (segments.violated > it->violated_before) {
+        rs.violated = true;
+        rs.witnesses.insert(rs.witnesses.end(), bottom.witnesses.begin() + it->witness_begin,
+                            bottom.witnesses.end());
+      }
+      if (segments.satisfied > it->satisfied_before) rs.satisfied = true;
+    }
+    if (bottom.open) {
+      rs.begin_segment(bottom.seg_start);
+      rs.advance(bottom.seg_start, to);
     }
   }
 };
@@ -181,8 +307,13 @@ struct Checker::Impl {
     parametric.resize(rules.size());
     for (std::size_t r = 0; r < rules.size(); ++r)
       if (!program->specs[r].binders.empty()) {
-        parametric[r] = std::make_unique<Parametric>();
-        parametric[r]->bottom = rules[r];
+        Parametric& pm = *(parametric[r] = std::make_unique<Parametric>());
+        pm.bottom = rules[r];
+        if (program->specs[r].lazy) {
+          pm.logs.resize(program->specs[r].statements.size());
+          pm.bottom.nb = &pm.logs;  // copied into every slice
+          pm.bottom.seg_log = &pm.segments;
+        }
       }
   }
 
@@ -198,21 +329,7 @@ struct Checker::Impl {
       eval.clear_binding();
       step(p.bottom);
       if (spec.lazy) {  // O(1): the slices catch up when next touched
-        for (std::size_t s = 0; s < spec.statements.size(); ++s) {
-          const detail::StatementSpec& st = spec.statements[s];
-          if (st.nb == detail::NbEffect::none) continue;
-          if (st.ignoring != detail::kNoId && eval.match(st.ignoring)) continue;
-          bool event = false;
-          switch (st.nb) {
-            case detail::NbEffect::last_step: event = true; break;
-            case detail::NbEffect::last_tool: event = eval.is_tool_call(); break;
-            case detail::NbEffect::last_a: event = eval.match(st.a); break;
-            case detail::NbEffect::last_b: event = eval.match(st.b); break;
-            case detail::NbEffect::none:
-            case detail::NbEffect::eager: break;
-          }
-          if (event) p.last_event[s] = i;
-        }
+        log_non_binding(spec, p);
       } else {
         for (std::size_t j = 0; j < p.used; ++j) {
           eval.set_binding(p.slices[j].key);
@@ -224,7 +341,7 @@ struct Checker::Impl {
         std::uint32_t j = p.slice_for(values.id(k), k, i, program->max_bindings);
         if (j == detail::kNoId) continue;
         Parametric::SliceState& sl = p.slices[j];
-        if (spec.lazy) p.catch_up(sl);
+        if (spec.lazy) p.catch_up(sl, i);
         eval.set_binding(sl.key);
         step(sl.state);
         sl.seen_upto = i + 1;
@@ -233,14 +350,67 @@ struct Checker::Impl {
     eval.clear_binding();
   }
 
-  void results_parametric(std::uint32_t r, Parametric& p, std::vector<RuleResult>& out) {
+  // Records what a step binding nothing does, for the slices' catch-up: once per rule,
+  // whatever the number of slices. What each NbEvents list holds, per statement kind, is
+  // what StatementMonitor::catch_up reads.
+  void log_non_binding(const detail::RuleSpec& spec, Parametric& p) {
+    using K = ir::StatementKind;
+    const std::uint32_t i = eval.index();
+    switch (spec.scope) {
+      case ir::ScopeKind::global: break;
+      case ir::ScopeKind::after:
+        if (eval.match(spec.q)) p.q_events.push_back(i);
+        break;
+      case ir::ScopeKind::before:
+        if (eval.match(spec.r)) p.r_events.push_back(i);
+        break;
+      case ir::ScopeKind::between:
+      case ir::ScopeKind::after_until:
+        if (eval.match(spec.r)) p.r_events.push_back(i);
+        else if (eval.match(spec.q)) p.q_events.push_back(i);
+        break;
+    }
+    for (std::size_t k = 0; k < spec.statements.size(); ++k) {
+      const detail::StatementSpec& st = spec.statements[k];
+      if (st.nb != detail::NbEffect::lazy) continue;
+      if (st.ignoring != detail::kNoId && eval.match(st.ignoring)) continue;
+      detail::NbEvents& e = p.logs[k];
+      switch (st.kind) {
+        case K::forbid: case K::require: case K::count:
+          if (eval.match(st.a)) e.a.push_back(i);
+          break;
+        case K::precedes: case K::followed_by: case K::requires_: case K::never_followed_by:
+        case K::excludes:
+          if (eval.match(st.a)) e.a.push_back(i);
+          if (eval.match(st.b)) e.b.push_back(i);
+          break;
+        case K::immediately_precedes: case K::immediately_followed_by:
+          e.a.push_back(i);
+          break;
+        case K::starts_with: case K::ends_with:
+          e.a.push_back(i);
+          if (eval.match(st.a)) e.b.push_back(i);
+          break;
+        case K::only:
+          if (eval.is_tool_call() && !eval.match(st.a)) e.a.push_back(i);
+          break;
+        case K::in_a_row:
+          if (eval.is_tool_call()) e.a.push_back(i);
+          break;
+        case K::no_duplicate: case K::retries: case K::expect: case K::expect_exactly:
+          break;  // never lazy
+      }
+    }
+  }
+
+  void results_parametric(std::uint32_t r, std::uint32_t n, Parametric& p, std::vector<RuleResult>& out) {
     bool violated = false, satisfied = false;
     const std::size_t first = out.size();
     const bool lazy = rules[r].spec->lazy;
     for (std::size_t j = 0; j < p.used; ++j) {
       RuleState& rs = p.slices[j].state;
-      if (lazy) p.catch_up(p.slices[j]);
-      rs.finish_trace();
+      if (lazy) p.catch_up(p.slices[j], n);
+      rs.finish_trace(n);
       if (rs.violated) {
         violated = true;
         RuleResult res;
@@ -263,29 +433,30 @@ struct Checker::Impl {
 
   void step(RuleState& rs) {
     const detail::RuleSpec& s = *rs.spec;
+    const std::uint32_t i = eval.index();
     switch (s.scope) {
       case ir::ScopeKind::global:
         if (!rs.settled) rs.feed(eval);
         break;
       case ir::ScopeKind::before:
         if (!rs.open) break;  // closed by the first R: nothing more to check
-        if (eval.match(s.r)) rs.end_segment();
+        if (eval.match(s.r)) rs.end_segment(i);
         else if (!rs.settled) rs.feed(eval);
         break;
       case ir::ScopeKind::after:
         if (!rs.opened_once && eval.match(s.q)) {
           rs.opened_once = true;
-          rs.begin_segment();
+          rs.begin_segment(i);
         }
         if (rs.open && !rs.settled) rs.feed(eval);
         break;
       case ir::ScopeKind::between:
       case ir::ScopeKind::after_until:
         if (rs.open) {
-          if (eval.match(s.r)) rs.end_segment();
+          if (eval.match(s.r)) rs.end_segment(i);
           else rs.feed(eval);
         } else if (eval.match(s.q) && !eval.match(s.r)) {
-          rs.begin_segment();
+          rs.begin_segment(i);
           rs.feed(eval);
         }
         break;
@@ -299,7 +470,6 @@ struct Checker::Impl {
       if (parametric[r]) {
         Parametric& p = *parametric[r];
         p.start_trace();
-        p.last_event.assign(rules[r].monitors.size(), detail::kNoId);
       } else {
         rules[r].start_trace();
       }
@@ -315,13 +485,14 @@ struct Checker::Impl {
       eval.end_step();
     }
     out.clear();
+    const auto n = static_cast<std::uint32_t>(steps.size());
     for (std::uint32_t r = 0; r < rules.size(); ++r) {
       if (parametric[r]) {
-        results_parametric(r, *parametric[r], out);
+        results_parametric(r, n, *parametric[r], out);
         continue;
       }
       RuleState& rs = rules[r];
-      rs.finish_trace();
+      rs.finish_trace(n);
       RuleResult res;
       res.rule = r;
       rs.result(res);

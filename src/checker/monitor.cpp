@@ -23,7 +23,7 @@ StatementMonitor::StatementMonitor(const StatementSpec& spec, const ProgramImpl&
 
 void StatementMonitor::begin() {
   done_ = activated_ = seen_a_ = seen_b_ = any_ = flag_ = false;
-  first_a_ = first_b_ = pending_ = last_ = kNoId;
+  first_a_ = first_b_ = pending_ = last_ = nb_from_ = kNoId;
   count_ = 0;
   buf_.clear();
   for (std::uint32_t t : touched_) chains_[t] = {false, 0};
@@ -65,7 +65,10 @@ void StatementMonitor::step(StepEval& ev) {
       flag_ = ev.match(s.a);  // the previous step of the (filtered) segment was an A
       break;
     case K::followed_by:
-      if (ev.match(s.b)) buf_.clear();  // every A so far now has a later B
+      if (ev.match(s.b)) {  // every A so far now has a later B
+        buf_.clear();
+        nb_from_ = kNoId;
+      }
       if (ev.match(s.a)) {
         activated_ = true;
         buf_.push_back(i);
@@ -145,33 +148,114 @@ void StatementMonitor::step(StepEval& ev) {
   }
 }
 
-void StatementMonitor::catch_up(std::uint32_t last) {
-  switch (spec_->nb) {
-    case NbEffect::none:
-    case NbEffect::eager: break;
-    case NbEffect::last_step:
-      if (spec_->kind == K::immediately_followed_by) {
+namespace {
+// The events of `v` in [from, to).
+std::pair<const std::uint32_t*, const std::uint32_t*> events(const std::vector<std::uint32_t>& v,
+                                                             std::uint32_t from, std::uint32_t to) {
+  const std::uint32_t* b = std::lower_bound(v.data(), v.data() + v.size(), from);
+  const std::uint32_t* e = std::lower_bound(b, v.data() + v.size(), to);
+  return {b, e};
+}
+}  // namespace
+
+// Each case is StatementMonitor::step folded over a run of steps binding nothing, on which
+// binder-only patterns are false: what is left depends on the first or last event of a
+// kind, or adds every event of a kind as a witness (output, so linear in the result).
+void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uint32_t to) {
+  if (done_ || from >= to || spec_->nb != NbEffect::lazy) return;
+  const StatementSpec& s = *spec_;
+  auto [a0, a1] = events(ev.a, from, to);
+  auto [b0, b1] = events(ev.b, from, to);
+  const bool any_a = a0 != a1, any_b = b0 != b1;
+  switch (s.kind) {
+    case K::forbid:
+    case K::only:  // a: the matches (forbid) / the tool calls outside the list (only)
+      buf_.insert(buf_.end(), a0, a1);
+      break;
+    case K::require:
+      if (any_a) seen_a_ = done_ = true;
+      break;
+    case K::count: {
+      const bool at_most = s.lo == 0 && s.hi != ir::kUnbounded;
+      const std::uint64_t n = static_cast<std::uint64_t>(a1 - a0);
+      // "at most N" keeps the (N+1)th onward: skip the matches that stay within N.
+      std::uint64_t skip = !at_most || count_ >= s.hi ? 0 : std::min<std::uint64_t>(n, s.hi - count_);
+      buf_.insert(buf_.end(), a0 + skip, a1);
+      count_ += n;
+      break;
+    }
+    case K::precedes:
+      if (any_b) activated_ = true;
+      // A B before (or at) the first A of the run has no A before it: B is checked first.
+      if (!seen_a_) buf_.insert(buf_.end(), b0, any_a ? std::upper_bound(b0, b1, *a0) : b1);
+      if (any_a) seen_a_ = true;
+      break;
+    case K::immediately_precedes:  // a: every step; both sides bind: the previous step is no A
+      if (any_a) flag_ = false;
+      break;
+    case K::followed_by:
+      if (any_a) activated_ = true;
+      if (any_b) {  // the last B answers every A before it; an A at that step is pending
+        buf_.clear();
+        nb_from_ = *(b1 - 1);
+      } else if (nb_from_ == kNoId) {
+        nb_from_ = from;
+      }
+      break;
+    case K::immediately_followed_by:  // a: every step; both sides bind
+      if (any_a) {
         if (pending_ != kNoId) buf_.push_back(pending_);  // its next step was not a B
         pending_ = kNoId;
-      } else if (spec_->kind == K::ends_with) {
+      }
+      break;
+    case K::requires_:
+      if (first_a_ == kNoId && any_a) first_a_ = *a0;
+      if (any_b) seen_b_ = true;
+      done_ = first_a_ != kNoId && seen_b_;
+      break;
+    case K::never_followed_by:
+      if (first_a_ != kNoId) {
+        buf_.insert(buf_.end(), b0, b1);
+      } else if (any_a) {  // a B at the first A's own step comes before it
+        first_a_ = *a0;
+        buf_.insert(buf_.end(), std::upper_bound(b0, b1, *a0), b1);
+      }
+      break;
+    case K::excludes:
+      if (first_a_ == kNoId && any_a) first_a_ = *a0;
+      if (first_b_ == kNoId && any_b) first_b_ = *b0;
+      done_ = first_a_ != kNoId && first_b_ != kNoId;
+      break;
+    case K::starts_with:  // a: every step, b: the steps matching P
+      if (!any_ && any_a) {
+        any_ = done_ = true;
+        first_a_ = *a0;
+        flag_ = std::binary_search(ev.b.begin(), ev.b.end(), *a0);
+      }
+      break;
+    case K::ends_with:
+      if (any_a) {
         any_ = true;
-        last_ = last;
-        flag_ = false;
-      } else {
-        flag_ = false;  // immediately precedes: the previous step was not an A
+        last_ = *(a1 - 1);
+        flag_ = std::binary_search(ev.b.begin(), ev.b.end(), last_);
       }
       break;
-    case NbEffect::last_tool: count_ = 0; break;  // in a row: the run is broken
-    case NbEffect::last_a: seen_a_ = true; break;  // precedes
-    case NbEffect::last_b:
-      if (spec_->kind == K::followed_by) {
-        buf_.clear();
-      } else {
-        seen_b_ = true;  // requires
-        done_ = first_a_ != kNoId;
-      }
+    case K::in_a_row:  // a: the tool calls; P binds, so each breaks the run
+      if (any_a) count_ = 0;
       break;
+    case K::no_duplicate:
+    case K::retries:
+    case K::expect:
+    case K::expect_exactly:
+      break;  // never lazy (program.cpp classify_non_binding)
   }
+}
+
+void StatementMonitor::flush_nb(const NbEvents& ev, std::uint32_t end) {
+  if (nb_from_ == kNoId) return;
+  auto [a0, a1] = events(ev.a, nb_from_, end);
+  buf_.insert(buf_.end(), a0, a1);
+  nb_from_ = kNoId;
 }
 
 void StatementMonitor::step_expect(StepEval& ev) {

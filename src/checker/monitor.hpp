@@ -13,15 +13,30 @@
 
 namespace trajcheck::detail {
 
+// Parametric rules (§5): the steps binding nothing that matter to one statement (its
+// `ignoring` applied), as sorted step indices, logged once per rule. What `a` and `b` hold
+// depends on the statement kind (see Checker::Impl::log_non_binding); a slice reads a range
+// of them when it catches up.
+struct NbEvents {
+  std::vector<std::uint32_t> a, b;
+  void clear() {
+    a.clear();
+    b.clear();
+  }
+};
+
 class StatementMonitor {
  public:
   StatementMonitor(const StatementSpec& spec, const ProgramImpl& program);
 
   void begin();
   void step(StepEval& ev);
-  // Parametric rules: the effect (spec().nb) of the steps binding nothing that this slice
-  // has not been fed, of which `last` is the last one that matters (see NbEffect).
-  void catch_up(std::uint32_t last);
+  // Parametric rules (spec().nb == lazy): applies the steps binding nothing in [from, to),
+  // all inside this segment, in one step: O(log events) plus the witnesses it adds.
+  void catch_up(const NbEvents& ev, std::uint32_t from, std::uint32_t to);
+  // Before finish() at segment end `end`: materialises what catch_up kept as a range
+  // (followed by: the pending A's that bind nothing).
+  void flush_nb(const NbEvents& ev, std::uint32_t end);
   // The segment's verdict; a violated segment appends its witnesses to `witnesses`.
   VerdictStatus finish(std::vector<std::uint32_t>& witnesses);
   // Nothing a later step does can change this segment's verdict or witnesses.
@@ -39,6 +54,8 @@ class StatementMonitor {
   bool activated_ = false;  // the statement's trigger occurred (vacuity)
   bool seen_a_ = false, seen_b_ = false, any_ = false, flag_ = false;
   std::uint32_t first_a_ = kNoId, first_b_ = kNoId, pending_ = kNoId, last_ = kNoId;
+  // followed by, lazy: every A of NbEvents::a from this step on is pending (kNoId: none).
+  std::uint32_t nb_from_ = kNoId;
   std::uint64_t count_ = 0;
   std::vector<std::uint32_t> buf_;  // candidate witnesses of this segment
   // retries: per local tool (chain active, retries so far), and the tools touched.

@@ -435,45 +435,33 @@ struct Builder {
   }
 
   // What a step binding nothing does to each statement's monitor in a slice (see NbEffect).
-  // Mirrors StatementMonitor::step with binder-only patterns false.
+  // Mirrors StatementMonitor::step with binder-only patterns false; `lazy` statements have a
+  // range summary in StatementMonitor::catch_up.
   void classify_non_binding(RuleSpec& spec) const {
     if (spec.binders.empty()) return;
     using K = ir::StatementKind;
-    bool lazy = spec.scope == ir::ScopeKind::global;
+    bool lazy = true;
     for (StatementSpec& st : spec.statements) {
       bool a = bind_only(st.a), b = bind_only(st.b);
-      bool a_free = st.a != kNoId && !p.patterns[st.a].parametric;
-      bool b_free = st.b != kNoId && !p.patterns[st.b].parametric;
-      NbEffect e = NbEffect::eager;
+      NbEffect e = NbEffect::lazy;
       switch (st.kind) {
-        case K::forbid: case K::require: case K::count: case K::no_duplicate: case K::retries:
-          if (a) e = NbEffect::none;
-          break;
-        case K::never_followed_by: case K::excludes:
+        case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
+        case K::requires_: case K::never_followed_by: case K::excludes:
           if (a && b) e = NbEffect::none;
           break;
-        case K::precedes:
-          if (a && b) e = NbEffect::none;
-          else if (a_free && b) e = NbEffect::last_a;
-          break;
-        case K::followed_by: case K::requires_:
-          if (a && b) e = NbEffect::none;
-          else if (a && b_free) e = NbEffect::last_b;
+        case K::no_duplicate: case K::retries:
+          e = a ? NbEffect::none : NbEffect::eager;
           break;
         case K::immediately_precedes: case K::immediately_followed_by:
-          if (a && b) e = NbEffect::last_step;
+          if (!(a && b)) e = NbEffect::eager;  // a free side: adjacency per pair of steps
           break;
         case K::in_a_row:
-          if (a) e = NbEffect::last_tool;
+          if (!a) e = NbEffect::eager;
           break;
-        case K::ends_with:
-          if (a) e = NbEffect::last_step;
-          break;
-        case K::starts_with:
-          // A slice is created at a step it is fed: its first step is behind it already.
-          if (st.ignoring == kNoId) e = NbEffect::none;
-          break;
-        case K::only: case K::expect: case K::expect_exactly: break;
+        case K::starts_with: case K::ends_with: case K::only: break;
+        // PATH atoms never bind (E102), so steps binding nothing may be letters: the
+        // automaton state would need a per-slice replay.
+        case K::expect: case K::expect_exactly: e = NbEffect::eager; break;
       }
       st.nb = e;
       lazy = lazy && e != NbEffect::eager;

@@ -42,18 +42,13 @@ struct PatternNode {
 };
 
 // Parametric rules (§5): what a step binding nothing does to a slice's monitor of this
-// statement, decided at compile time so such steps cost O(1), not O(live bindings).
-// In a slice, binder-only patterns are false on such a step, so most statements ignore it
-// (`none`); the rest are caught up lazily from the index of the last such step that
-// matters (`last_*`): only the last one changes the monitor's state. `eager`: neither.
-enum class NbEffect : std::uint8_t {
-  none,        // no effect on any slice
-  last_step,   // any step not ignored: breaks adjacency / becomes the last step
-  last_tool,   // a tool call not ignored: breaks an `in a row` run
-  last_a,      // a step matching the (binding-free) A: precedes sees its A
-  last_b,      // a step matching the (binding-free) B: followed by / requires see a B
-  eager,       // fed to every slice as it happens
-};
+// statement, decided at compile time so such steps cost O(1) per rule, not O(live bindings).
+// In a slice, binder-only patterns are false on such a step, so its effect depends only on
+// the step and the monitor's state. `none`: it never changes the monitor. `lazy`: the Checker
+// logs the step indices that matter (NbEvents, checker/monitor.hpp) once per rule, and a
+// slice applies a whole range of them in one summarised catch-up when it is next touched
+// (StatementMonitor::catch_up). `eager`: fed to every slice as it happens.
+enum class NbEffect : std::uint8_t { none, lazy, eager };
 
 struct StatementSpec {
   ir::StatementKind kind = ir::StatementKind::forbid;
@@ -71,8 +66,8 @@ struct RuleSpec {
   std::vector<StatementSpec> statements;
   std::string variable;                // parametric: the one `$name`, empty otherwise
   std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
-  // Every statement's NbEffect is lazy (not `eager`) and the scope is global: a step
-  // binding nothing is fed to the bottom state only, the slices catch up when touched.
+  // No statement's NbEffect is `eager`: a step binding nothing is fed to the bottom state
+  // only and logged; the slices catch up when touched (any scope).
   bool lazy = false;
 };
 
