@@ -1,6 +1,7 @@
 // Parametric-rule scaling (LANGUAGE.md §5): one in-memory trace of N steps binding V distinct
-// values, interleaved with steps binding nothing, checked at 10/25/50/100% of its length.
-// Time per step must stay flat (cost linear in steps, not steps × bindings).
+// values, interleaved with steps binding nothing, checked at 10/25/50/100% of its length by
+// two rule sets (global statements; scopes, `only` and free alternatives). Time per step
+// must stay flat (cost linear in steps, not steps × bindings).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -44,6 +45,42 @@ rule no_refund_after_cancel:
 
 rule refund_excludes_cancel:
     refund_order where arguments.order_id == $o excludes cancel_order where arguments.order_id == $o
+)";
+
+// Scopes opened and closed by steps binding nothing (between, after, after until, before),
+// `only` and patterns with a free alternative beside the binder: before, every step binding
+// nothing was fed to every live slice of these rules.
+constexpr const char* kScopedRules = R"(workflow "param-scaling-scoped"
+
+rule lookup_before_refund_in_session:
+    between login and notify:
+        order_get where arguments.order_id == $o precedes refund_order where arguments.order_id == $o
+
+rule refund_once_after_login:
+    after login:
+        refund_order where arguments.order_id == $o at most 1
+
+rule lookups_in_a_row_until_notify:
+    after login until notify:
+        order_get where arguments.order_id == $o at most 2 in a row
+
+rule refund_then_search_in_session:
+    between login and notify:
+        refund_order where arguments.order_id == $o followed by search
+
+rule only_known_tools:
+    only order_get where arguments.order_id == $o | refund_order where arguments.order_id == $o | cancel_order | login | notify | search
+
+rule cancel_excludes_refund_in_session:
+    between login and notify:
+        cancel_order where arguments.order_id == $o excludes refund_order where arguments.order_id == $o
+
+rule no_cancel_or_wipe:
+    forbid cancel_order where arguments.order_id == $o | wipe_db
+
+rule lookup_after_refund_before_wipe:
+    before wipe_db:
+        refund_order where arguments.order_id == $o is never followed by order_get where arguments.order_id == $o
 )";
 
 long peak_rss_kib() {
@@ -103,16 +140,13 @@ std::uint64_t build(Trajectory& t, ToolTable& tools, std::uint64_t n, std::uint6
   return distinct;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
-  std::uint64_t values = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
-  CompileResult cr = compile(Source("param-scaling.rules", kRules));
+int run(const char* name, const char* rules, std::uint64_t n, std::uint64_t values) {
+  CompileResult cr = compile(Source(std::string(name) + ".rules", rules));
   if (!cr.ok()) {
     std::fputs(format_diagnostics(cr.source, cr.diagnostics).c_str(), stderr);
     return 2;
   }
+  std::printf("rules: %s\n", name);
   std::printf("%-8s %10s %10s %10s %10s %12s %12s %12s\n", "percent", "steps", "bindings", "wall s",
               "CPU s", "CPU ns/step", "violations", "peak RSS MiB");
   Checker checker(cr.program);
@@ -134,4 +168,17 @@ int main(int argc, char** argv) {
                 cpu * 1e9 / static_cast<double>(len), violations, peak_rss_kib() / 1024.0);
   }
   return 0;
+}
+
+}  // namespace
+
+// bench_param_scaling [steps] [values] [global|scoped|all]
+int main(int argc, char** argv) {
+  std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
+  std::uint64_t values = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
+  std::string set = argc > 3 ? argv[3] : "all";
+  int rc = 0;
+  if (set == "global" || set == "all") rc |= run("param-scaling", kRules, n, values);
+  if (set == "scoped" || set == "all") rc |= run("param-scaling-scoped", kScopedRules, n, values);
+  return rc;
 }

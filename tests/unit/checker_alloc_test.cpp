@@ -46,12 +46,25 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   auto e = IrBuilder::st(K::expect, ir::kNone);
   e.path = b.node(ir::PathExpr::Kind::seq, {b.atom(b.tool("login")), b.node(ir::PathExpr::Kind::star, {b.atom(b.any())})});
   b.rule(e);
+  // Parametric rules (§5) whose steps binding nothing are logged and caught up lazily, under
+  // scopes: the logs and the segment log of bottom reuse their capacity too.
+  ir::Id write_o = b.where(b.tool("write"), b.cmp_var("arguments.order_id", "o"));
+  b.rule(IrBuilder::st(K::only, b.or_(write_o, b.or_(b.tool("login"), b.tool("commit")))), ir::ScopeKind::after,
+         b.tool("login"));
+  b.rule(IrBuilder::st(K::forbid, write_o), ir::ScopeKind::between, b.type(StepType::assistant_message),
+         b.tool("commit"));
+  b.rule(IrBuilder::st(K::precedes, b.type(StepType::assistant_message), write_o), ir::ScopeKind::after_until,
+         b.tool("commit"), b.tool("login"));
   auto make = [](TraceBuilder& t, int n) {
     t.t.clear();
     t.context(R"({"user":"u"})");
     t.call("login");
     for (int i = 0; i < n; ++i) {
-      t.call("write", R"({"q":"abc","n":3})", i % 3 == 0);
+      // Five order ids, each bound in both traces: the values interned are the same.
+      static const char* kArgs[] = {R"({"q":"abc","n":3,"order_id":"o0"})", R"({"q":"abc","n":3,"order_id":"o1"})",
+                                    R"({"q":"abc","n":3,"order_id":"o2"})", R"({"q":"abc","n":3,"order_id":"o3"})",
+                                    R"({"q":"abc","n":3,"order_id":"o4"})"};
+      t.call("write", kArgs[i % 5], i % 3 == 0);
       t.message(StepType::assistant_message, "ok", R"({"latency_ms":5})");
       t.call("commit");
     }
@@ -70,6 +83,11 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   long large_allocs = g_allocs.load() - before;
   CHECK(out[0].status == VerdictStatus::satisfied);
   CHECK(out[6].status == VerdictStatus::satisfied);
+  REQUIRE(out.size() == 10);
+  CHECK(out[7].status == VerdictStatus::satisfied);
+  CHECK(out[8].status == VerdictStatus::satisfied);
+  CHECK(out[9].status == VerdictStatus::violated);  // the first write after the first commit
+  CHECK(out[9].steps == std::vector<std::uint32_t>{4});
   CHECK(large_allocs == small_allocs);
   CHECK(large_allocs < 40);  // the result entries only
 }
