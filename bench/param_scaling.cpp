@@ -48,8 +48,9 @@ rule refund_excludes_cancel:
 )";
 
 // Scopes opened and closed by steps binding nothing (between, after, after until, before),
-// `only` and patterns with a free alternative beside the binder: before, every step binding
-// nothing was fed to every live slice of these rules.
+// `only`, patterns with a free alternative beside the binder and an `expect` beside a
+// binding statement: before, every step binding nothing was fed to every live slice of
+// these rules.
 constexpr const char* kScopedRules = R"(workflow "param-scaling-scoped"
 
 rule lookup_before_refund_in_session:
@@ -77,6 +78,10 @@ rule cancel_excludes_refund_in_session:
 
 rule no_cancel_or_wipe:
     forbid cancel_order where arguments.order_id == $o | wipe_db
+
+rule refunds_in_login_sessions:
+    refund_order where arguments.order_id == $o at most 3
+    expect (login -> (notify | search)*)*
 
 rule lookup_after_refund_before_wipe:
     before wipe_db:

@@ -160,6 +160,7 @@ struct Parametric {
   // steps binding nothing that would open (`q_events`: Q, and not R where R closes) or
   // close (`r_events`) a segment; the segments bottom closed.
   std::vector<detail::NbEvents> logs;
+  std::vector<detail::ExpectClasses> classes;  // per statement; used by lazy `expect` ones
   std::vector<std::uint32_t> q_events, r_events;
   SegmentLog segments;
   std::uint64_t dropped = 0;  // bindings of values not given a slice (the bindings limit)
@@ -311,10 +312,18 @@ struct Checker::Impl {
         pm.bottom = rules[r];
         if (program->specs[r].lazy) {
           pm.logs.resize(program->specs[r].statements.size());
+          pm.classes.resize(pm.logs.size());
+          for (std::size_t k = 0; k < pm.logs.size(); ++k)
+            if (is_lazy_expect(program->specs[r].statements[k])) pm.logs[k].classes = &pm.classes[k];
           pm.bottom.nb = &pm.logs;  // copied into every slice
           pm.bottom.seg_log = &pm.segments;
         }
       }
+  }
+
+  static bool is_lazy_expect(const detail::StatementSpec& st) {
+    return st.nb == detail::NbEffect::lazy &&
+           (st.kind == ir::StatementKind::expect || st.kind == ir::StatementKind::expect_exactly);
   }
 
   void step_parametric(const detail::RuleSpec& spec, Parametric& p) {
@@ -345,6 +354,10 @@ struct Checker::Impl {
         eval.set_binding(sl.key);
         step(sl.state);
         sl.seen_upto = i + 1;
+        if (spec.lazy && sl.state.open)  // untouched from here on: its expect state joins a class
+          for (std::size_t k = 0; k < p.logs.size(); ++k)
+            if (p.logs[k].classes != nullptr && !sl.state.monitors[k].done())
+              sl.state.monitors[k].join_class(*p.logs[k].classes);
       }
     }
     eval.clear_binding();
@@ -356,19 +369,23 @@ struct Checker::Impl {
   void log_non_binding(const detail::RuleSpec& spec, Parametric& p) {
     using K = ir::StatementKind;
     const std::uint32_t i = eval.index();
+    bool opens = false, closes = false;
     switch (spec.scope) {
       case ir::ScopeKind::global: break;
-      case ir::ScopeKind::after:
-        if (eval.match(spec.q)) p.q_events.push_back(i);
-        break;
-      case ir::ScopeKind::before:
-        if (eval.match(spec.r)) p.r_events.push_back(i);
-        break;
+      case ir::ScopeKind::after: opens = eval.match(spec.q); break;
+      case ir::ScopeKind::before: closes = eval.match(spec.r); break;
       case ir::ScopeKind::between:
       case ir::ScopeKind::after_until:
-        if (eval.match(spec.r)) p.r_events.push_back(i);
-        else if (eval.match(spec.q)) p.q_events.push_back(i);
+        closes = eval.match(spec.r);
+        opens = !closes && eval.match(spec.q);
         break;
+    }
+    if (opens) p.q_events.push_back(i);
+    if (closes) p.r_events.push_back(i);
+    for (detail::NbEvents& e : p.logs) {
+      if (e.classes == nullptr) continue;
+      if (closes) e.classes->freeze();      // no segment contains this step
+      else if (opens) e.classes->open_at(i);  // before its letter: the opening step counts
     }
     for (std::size_t k = 0; k < spec.statements.size(); ++k) {
       const detail::StatementSpec& st = spec.statements[k];
@@ -397,7 +414,14 @@ struct Checker::Impl {
         case K::in_a_row:
           if (eval.is_tool_call()) e.a.push_back(i);
           break;
-        case K::no_duplicate: case K::retries: case K::expect: case K::expect_exactly:
+        case K::expect: case K::expect_exactly: {
+          if (closes || !eval.is_tool_call()) break;
+          bool letter = st.kind == K::expect_exactly;
+          for (std::uint32_t atom : program->nfas[st.nfa].atoms) letter = letter || eval.match(atom);
+          if (letter) e.classes->letter(eval);
+          break;
+        }
+        case K::no_duplicate: case K::retries:
           break;  // never lazy
       }
     }
@@ -470,6 +494,8 @@ struct Checker::Impl {
       if (parametric[r]) {
         Parametric& p = *parametric[r];
         p.start_trace();
+        for (std::size_t k = 0; k < p.logs.size(); ++k)
+          if (p.logs[k].classes != nullptr) p.logs[k].classes->reset(&program->nfas[rules[r].spec->statements[k].nfa]);
       } else {
         rules[r].start_trace();
       }

@@ -30,6 +30,7 @@ void StatementMonitor::begin() {
   touched_.clear();
   keys_.clear();
   started_ = false;
+  node_ = kNoId;
 }
 
 void StatementMonitor::step(StepEval& ev) {
@@ -243,12 +244,162 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
     case K::in_a_row:  // a: the tool calls; P binds, so each breaks the run
       if (any_a) count_ = 0;
       break;
+    case K::expect:
+    case K::expect_exactly: {
+      // The state of its class now (a segment opened at `from`: the class started there).
+      if (ev.classes == nullptr || nfa_ == nullptr) break;
+      std::uint32_t node = node_ != kNoId ? node_ : ev.classes->fresh_at(from);
+      node_ = kNoId;
+      if (node == kNoId) break;
+      ExpectClasses::State st = ev.classes->state(node);
+      if (st.dead_at != kNoId) {
+        buf_.push_back(st.dead_at);
+        done_ = true;
+      } else {
+        started_ = st.started;
+        if (started_) std::copy(st.set, st.set + nfa_->words, cur_.begin());
+      }
+      break;
+    }
     case K::no_duplicate:
     case K::retries:
-    case K::expect:
-    case K::expect_exactly:
       break;  // never lazy (program.cpp classify_non_binding)
   }
+}
+
+void ExpectClasses::reset(const Nfa* nfa) {
+  nfa_ = nfa;
+  words_ = nfa != nullptr ? nfa->words : 0;
+  parent_.clear();
+  dead_at_.clear();
+  started_.clear();
+  sets_.clear();
+  live_.clear();
+  fresh_.clear();
+  tmp_.assign(words_, 0);
+  table_.assign(16, kNoId);
+}
+
+std::size_t ExpectClasses::hash(bool started, const std::uint64_t* set) const {
+  std::uint64_t h = started ? 0x9e3779b97f4a7c15ull : 1;
+  if (started)
+    for (std::uint32_t w = 0; w < words_; ++w) h = (h ^ set[w]) * 0x100000001b3ull;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+bool ExpectClasses::same(std::uint32_t node, bool started, const std::uint64_t* set) const {
+  if (bool(started_[node]) != started) return false;
+  return !started || std::equal(set, set + words_, sets_.data() + std::size_t(node) * words_);
+}
+
+std::uint32_t ExpectClasses::lookup(bool started, const std::uint64_t* set) const {
+  const std::size_t mask = table_.size() - 1;
+  for (std::size_t h = hash(started, set) & mask;; h = (h + 1) & mask) {
+    std::uint32_t n = table_[h];
+    if (n == kNoId || same(n, started, set)) return n;
+  }
+}
+
+void ExpectClasses::insert(std::uint32_t node) {
+  const std::size_t mask = table_.size() - 1;
+  std::size_t h = hash(started_[node], sets_.data() + std::size_t(node) * words_) & mask;
+  while (table_[h] != kNoId) h = (h + 1) & mask;
+  table_[h] = node;
+}
+
+void ExpectClasses::rehash() {
+  std::size_t size = table_.size();
+  while (size < 2 * live_.size() + 2) size *= 2;
+  table_.assign(size, kNoId);
+  for (std::uint32_t n : live_) insert(n);
+}
+
+std::uint32_t ExpectClasses::join(bool started, const std::uint64_t* set) {
+  std::uint32_t n = lookup(started, set);
+  if (n != kNoId) return n;
+  n = static_cast<std::uint32_t>(parent_.size());
+  parent_.push_back(n);
+  dead_at_.push_back(kNoId);
+  started_.push_back(started);
+  if (started) sets_.insert(sets_.end(), set, set + words_);
+  else sets_.resize(sets_.size() + words_, 0);
+  live_.push_back(n);
+  if (2 * live_.size() + 2 > table_.size()) rehash();
+  else insert(n);
+  return n;
+}
+
+// StatementMonitor::step_expect on each live class's state.
+void ExpectClasses::letter(StepEval& ev) {
+  if (nfa_ == nullptr || live_.empty()) return;
+  const Nfa& n = *nfa_;
+  next_live_.clear();
+  for (std::uint32_t r : live_) {
+    std::uint64_t* set = sets_.data() + std::size_t(r) * words_;
+    std::fill(tmp_.begin(), tmp_.end(), 0);
+    if (!started_[r]) {
+      std::copy(n.first.begin(), n.first.end(), tmp_.begin());
+    } else {
+      for (std::uint32_t w = 0; w < words_; ++w)
+        for (std::uint64_t bits = set[w]; bits != 0; bits &= bits - 1) {
+          std::uint32_t p = w * 64 + static_cast<std::uint32_t>(__builtin_ctzll(bits));
+          const std::uint64_t* f = n.follow_of(p);
+          for (std::uint32_t v = 0; v < words_; ++v) tmp_[v] |= f[v];
+        }
+    }
+    bool any = false;
+    for (std::uint32_t w = 0; w < words_; ++w)
+      for (std::uint64_t bits = tmp_[w]; bits != 0; bits &= bits - 1) {
+        unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
+        if (!ev.match(n.atom[w * 64 + b])) tmp_[w] &= ~(std::uint64_t(1) << b);
+        else any = true;
+      }
+    if (!any) {
+      dead_at_[r] = ev.index();
+      continue;
+    }
+    std::copy(tmp_.begin(), tmp_.end(), set);
+    started_[r] = 1;
+    next_live_.push_back(r);
+  }
+  // Classes that reached the same state merge.
+  std::fill(table_.begin(), table_.end(), kNoId);
+  live_.clear();
+  for (std::uint32_t r : next_live_) {
+    std::uint32_t s = lookup(true, sets_.data() + std::size_t(r) * words_);
+    if (s != kNoId) {
+      parent_[r] = s;
+    } else {
+      insert(r);
+      live_.push_back(r);
+    }
+  }
+}
+
+void ExpectClasses::freeze() {
+  live_.clear();
+  std::fill(table_.begin(), table_.end(), kNoId);
+}
+
+std::uint32_t ExpectClasses::fresh_at(std::uint32_t q) const {
+  auto it = std::lower_bound(fresh_.begin(), fresh_.end(), std::make_pair(q, std::uint32_t(0)));
+  return it != fresh_.end() && it->first == q ? it->second : kNoId;
+}
+
+std::uint32_t ExpectClasses::find(std::uint32_t n) {
+  std::uint32_t root = n;
+  while (parent_[root] != root) root = parent_[root];
+  while (parent_[n] != root) {
+    std::uint32_t next = parent_[n];
+    parent_[n] = root;
+    n = next;
+  }
+  return root;
+}
+
+ExpectClasses::State ExpectClasses::state(std::uint32_t node) {
+  std::uint32_t r = find(node);
+  return {bool(started_[r]), dead_at_[r], sets_.data() + std::size_t(r) * words_};
 }
 
 void StatementMonitor::flush_nb(const NbEvents& ev, std::uint32_t end) {

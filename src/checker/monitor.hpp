@@ -17,12 +17,58 @@ namespace trajcheck::detail {
 // `ignoring` applied), as sorted step indices, logged once per rule. What `a` and `b` hold
 // depends on the statement kind (see Checker::Impl::log_non_binding); a slice reads a range
 // of them when it catches up.
+class ExpectClasses;
 struct NbEvents {
   std::vector<std::uint32_t> a, b;
+  ExpectClasses* classes = nullptr;  // `expect`: the automaton states of untouched slices
   void clear() {
     a.clear();
     b.clear();
   }
+};
+
+// Parametric `expect` (lazy): the slices not touched since their last binding step, grouped
+// by automaton state (started?, positions reached). A letter binding nothing advances each
+// distinct state once; classes that reach the same state merge (union-find, so a slice finds
+// its state by following parents) and a class whose state empties records that step as the
+// witness of all its slices. Per step: O(live states × automaton words), whatever the
+// number of slices. Storage is reused across traces.
+class ExpectClasses {
+ public:
+  struct State {
+    bool started = false;
+    std::uint32_t dead_at = kNoId;  // the letter no word continued from, or kNoId
+    const std::uint64_t* set = nullptr;
+  };
+  void reset(const Nfa* nfa);
+  // The node of a live class in state (started, set) (set: nfa words; ignored unless started).
+  std::uint32_t join(bool started, const std::uint64_t* set);
+  // The current step is a letter binding nothing: every live class takes it.
+  void letter(StepEval& ev);
+  // A step binding nothing closes every segment: the live classes keep their state for good.
+  void freeze();
+  // A segment opens at step q (binding nothing): a class in the start state from there.
+  void open_at(std::uint32_t q) { fresh_.emplace_back(q, join(false, nullptr)); }
+  std::uint32_t fresh_at(std::uint32_t q) const;
+  State state(std::uint32_t node);
+
+ private:
+  std::uint32_t find(std::uint32_t n);
+  std::size_t hash(bool started, const std::uint64_t* set) const;
+  bool same(std::uint32_t node, bool started, const std::uint64_t* set) const;
+  void rehash();
+  std::uint32_t lookup(bool started, const std::uint64_t* set) const;
+  void insert(std::uint32_t node);
+
+  const Nfa* nfa_ = nullptr;
+  std::uint32_t words_ = 0;
+  std::vector<std::uint32_t> parent_, dead_at_;
+  std::vector<std::uint8_t> started_;
+  std::vector<std::uint64_t> sets_;  // node × words
+  std::vector<std::uint32_t> live_, next_live_;
+  std::vector<std::uint32_t> table_;  // open addressing over live roots (kNoId: empty)
+  std::vector<std::uint64_t> tmp_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> fresh_;  // (step q, node)
 };
 
 class StatementMonitor {
@@ -37,6 +83,8 @@ class StatementMonitor {
   // Before finish() at segment end `end`: materialises what catch_up kept as a range
   // (followed by: the pending A's that bind nothing).
   void flush_nb(const NbEvents& ev, std::uint32_t end);
+  // Lazy `expect` in an open segment after a binding step: joins the class of its state.
+  void join_class(ExpectClasses& classes) { node_ = classes.join(started_, cur_.data()); }
   // The segment's verdict; a violated segment appends its witnesses to `witnesses`.
   VerdictStatus finish(std::vector<std::uint32_t>& witnesses);
   // Nothing a later step does can change this segment's verdict or witnesses.
@@ -68,6 +116,7 @@ class StatementMonitor {
   // expect: current and next position sets; `started_` false means "at the start state".
   std::vector<std::uint64_t> cur_, next_;
   bool started_ = false;
+  std::uint32_t node_ = kNoId;  // lazy expect: its ExpectClasses node since the last step it was fed
 };
 
 }  // namespace trajcheck::detail

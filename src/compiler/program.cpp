@@ -459,9 +459,11 @@ struct Builder {
           if (!a) e = NbEffect::eager;
           break;
         case K::starts_with: case K::ends_with: case K::only: break;
-        // PATH atoms never bind (E102), so steps binding nothing may be letters: the
-        // automaton state would need a per-slice replay.
-        case K::expect: case K::expect_exactly: e = NbEffect::eager; break;
+        // PATH atoms never bind (E102): steps binding nothing may be letters, which the
+        // Checker applies once per distinct automaton state (ExpectClasses).
+        case K::expect: case K::expect_exactly:
+          if (st.nfa == kNoId) e = NbEffect::none;
+          break;
       }
       st.nb = e;
       lazy = lazy && e != NbEffect::eager;

@@ -105,6 +105,7 @@ struct Gen {
   bool global_only = false;  // every rule global
   bool scoped_only = false;  // every rule after / before / between / after until
   bool big_groups = false;   // all-of groups of 5–8 elements, nested ones
+  int extra_expect = 0;      // percent of rules given an extra `expect` statement
 
   ir::Id binder() {
     ir::Id bind = b.cmp_var(chance(80) ? "arguments.id" : "arguments.tags[0]", "o");
@@ -158,6 +159,13 @@ struct Gen {
         rr = pattern(1);
       ir::Rule& rule = b.rule(statement(), scope, q, rr);
       if (chance(20)) rule.statements.push_back(statement());
+      if (extra_expect > 0 && chance(extra_expect)) {  // an `expect` beside the (maybe binding) statement
+        ir::Statement e = IrBuilder::st(chance(50) ? K::expect : K::expect_exactly, ir::kNone);
+        e.path = path(2);
+        if (chance(20)) e.ignoring = pattern(1);
+        e.text = "expect";
+        rule.statements.push_back(e);
+      }
     }
   }
 
@@ -213,7 +221,7 @@ std::string verdict_text(VerdictStatus s, const std::vector<std::uint32_t>& w) {
 namespace {
 
 struct DiffStats {
-  int traces = 0, mismatches = 0, parametric_entries = 0, lazy_rules = 0, lazy_scoped = 0;
+  int traces = 0, mismatches = 0, parametric_entries = 0, lazy_rules = 0, lazy_scoped = 0, lazy_expect = 0;
   int by_status[3] = {0, 0, 0};
 };
 
@@ -234,6 +242,8 @@ DiffStats run_differential(Gen& g, int modules) {
     for (const auto& spec : static_cast<const detail::ProgramImpl&>(*program).specs) {
       st.lazy_rules += spec.lazy;
       st.lazy_scoped += spec.lazy && spec.scope != ir::ScopeKind::global;
+      for (const auto& sts : spec.statements)
+        st.lazy_expect += spec.lazy && (sts.kind == K::expect || sts.kind == K::expect_exactly);
     }
     Checker checker(program);
     std::vector<RuleResult> got;
@@ -305,18 +315,20 @@ TEST_CASE("lazy parametric slices agree with the reference") {
   g.global_only = true;
   g.param_percent = 90;
   g.max_len = 24;
+  g.extra_expect = 30;
   DiffStats st = run_differential(g, modules);
   CHECK(st.mismatches == 0);
   CHECK(st.lazy_rules > modules / 2);
+  CHECK(st.lazy_expect > modules / 4);
   CHECK(st.parametric_entries > 1000);
-  MESSAGE("lazy rules " << st.lazy_rules << ", traces " << st.traces << ", violated bindings "
+  MESSAGE("lazy rules " << st.lazy_rules << ", lazy expect " << st.lazy_expect << ", traces " << st.traces << ", violated bindings "
                         << st.parametric_entries);
 }
 
 // §5 lazy path under scopes (§4): slices catch up across segments opened and closed by
 // steps binding nothing, take over the segments bottom closed, and summarise `only`,
-// free sides of precedes / followed by / never followed by / excludes / requires, and
-// counts with a free alternative.
+// free sides of precedes / followed by / never followed by / excludes / requires, counts
+// with a free alternative, and `expect` beside a binder (state classes).
 TEST_CASE("lazy scoped parametric slices agree with the reference") {
   std::uint64_t seed = 9090;
   int modules = 3000;
@@ -326,11 +338,13 @@ TEST_CASE("lazy scoped parametric slices agree with the reference") {
   g.scoped_only = true;
   g.param_percent = 90;
   g.max_len = 30;
+  g.extra_expect = 30;
   DiffStats st = run_differential(g, modules);
   CHECK(st.mismatches == 0);
   CHECK(st.lazy_scoped > modules / 2);
+  CHECK(st.lazy_expect > modules / 4);
   CHECK(st.parametric_entries > 1000);
-  MESSAGE("lazy scoped rules " << st.lazy_scoped << ", traces " << st.traces << ", violated bindings "
+  MESSAGE("lazy scoped rules " << st.lazy_scoped << ", lazy expect " << st.lazy_expect << ", traces " << st.traces << ", violated bindings "
                                << st.parametric_entries);
 }
 
