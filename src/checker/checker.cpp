@@ -206,8 +206,9 @@ struct Parametric {
   }
 
   static std::uint32_t first_in(const std::vector<std::uint32_t>& v, std::uint32_t from, std::uint32_t to) {
-    auto it = std::lower_bound(v.begin(), v.end(), from);
-    return it != v.end() && *it < to ? *it : detail::kNoId;
+    const std::uint32_t* end = v.data() + v.size();
+    const std::uint32_t* it = detail::lower_bound_from_back(v.data(), end, from);
+    return it != end && *it < to ? *it : detail::kNoId;
   }
 
   // Brings slice `sl` up to step `to` (excluded): the steps binding nothing it missed, in

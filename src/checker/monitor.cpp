@@ -153,9 +153,8 @@ namespace {
 // The events of `v` in [from, to).
 std::pair<const std::uint32_t*, const std::uint32_t*> events(const std::vector<std::uint32_t>& v,
                                                              std::uint32_t from, std::uint32_t to) {
-  const std::uint32_t* b = std::lower_bound(v.data(), v.data() + v.size(), from);
-  const std::uint32_t* e = std::lower_bound(b, v.data() + v.size(), to);
-  return {b, e};
+  const std::uint32_t* e = lower_bound_from_back(v.data(), v.data() + v.size(), to);
+  return {lower_bound_from_back(v.data(), e, from), e};
 }
 }  // namespace
 

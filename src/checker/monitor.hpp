@@ -3,6 +3,7 @@
 // binding value; a scope keeps one and resets it per segment.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -17,6 +18,22 @@ namespace trajcheck::detail {
 // `ignoring` applied), as sorted step indices, logged once per rule. What `a` and `b` hold
 // depends on the statement kind (see Checker::Impl::log_non_binding); a slice reads a range
 // of them when it catches up.
+// The first element of sorted [b, e) that is >= x, searched from the back (galloping): a
+// slice's catch-up asks about the steps since it was last touched, so the cost is
+// logarithmic in how far back that is and touches the hot end of the log.
+inline const std::uint32_t* lower_bound_from_back(const std::uint32_t* b, const std::uint32_t* e,
+                                                  std::uint32_t x) {
+  std::size_t step = 1;
+  const std::uint32_t* hi = e;  // every element in [hi, e) is >= x
+  while (hi != b) {
+    const std::uint32_t* probe = static_cast<std::size_t>(hi - b) > step ? hi - step : b;
+    if (*probe < x) return std::lower_bound(probe + 1, hi, x);
+    hi = probe;
+    step *= 2;
+  }
+  return b;
+}
+
 class ExpectClasses;
 struct NbEvents {
   std::vector<std::uint32_t> a, b;
