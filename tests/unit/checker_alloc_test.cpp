@@ -55,6 +55,14 @@ TEST_CASE("no per-step allocation once the checker is warm") {
          b.tool("commit"));
   b.rule(IrBuilder::st(K::precedes, b.type(StepType::assistant_message), write_o), ir::ScopeKind::after_until,
          b.tool("commit"), b.tool("login"));
+  // An `expect` beside a binding statement: its slices' automaton states are shared classes.
+  auto bound_count = IrBuilder::st(K::count, write_o);
+  bound_count.hi = ir::kUnbounded - 1;
+  ir::Rule& flow = b.rule(bound_count);
+  auto fe = IrBuilder::st(K::expect, ir::kNone);
+  fe.path = b.node(ir::PathExpr::Kind::seq,
+                   {b.atom(b.tool("login")), b.node(ir::PathExpr::Kind::star, {b.atom(b.tool("commit"))})});
+  flow.statements.push_back(fe);
   auto make = [](TraceBuilder& t, int n) {
     t.t.clear();
     t.context(R"({"user":"u"})");
@@ -83,7 +91,8 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   long large_allocs = g_allocs.load() - before;
   CHECK(out[0].status == VerdictStatus::satisfied);
   CHECK(out[6].status == VerdictStatus::satisfied);
-  REQUIRE(out.size() == 10);
+  REQUIRE(out.size() == 11);
+  CHECK(out[10].status == VerdictStatus::satisfied);
   CHECK(out[7].status == VerdictStatus::satisfied);
   CHECK(out[8].status == VerdictStatus::satisfied);
   CHECK(out[9].status == VerdictStatus::violated);  // the first write after the first commit
