@@ -44,8 +44,20 @@ class ArgCanon {
   // The value of `key` in `a`, or false.
   bool find(const CanonArgs& a, std::string_view key, std::string_view* value) const;
 
+  // The same canonical form, straight from an On-Demand object (arguments given as a JSON
+  // value) or from the text of one (arguments given as a JSON string, parsed with `parser`
+  // in `padded`; empty text is {}), validating every value as the trace readers do. False,
+  // with nothing added, when the readers would not store the value as that object: invalid
+  // JSON, another type, trailing content, nesting deeper than 64 levels; and also for
+  // integers beyond 64 bits (compared as text elsewhere), so the caller must fall back.
+  bool add_object(simdjson::ondemand::object o, CanonArgs* out);
+  bool add_object_text(std::string_view text, simdjson::ondemand::parser& parser,
+                       std::string& padded, CanonArgs* out);
+
  private:
   void canon(simdjson::dom::element e, std::string& out);
+  bool canon_od(simdjson::ondemand::value v, std::string& out, int depth);
+  void write_members(CanonArgs& a);
   simdjson::dom::parser parser_;
   std::string arena_;
   std::string scratch_;
@@ -55,6 +67,12 @@ class ArgCanon {
     std::uint32_t off, len;  // canonical value in scratch_
   };
   std::vector<Member> sort_buf_;
+  // Per nesting level below the top: members and their canonical values (reused).
+  struct Level {
+    std::vector<Member> members;
+    std::string values;
+  };
+  std::vector<Level> levels_;
 };
 
 using trajcheck::append_json_string;  // util/json_escape.hpp

@@ -234,7 +234,10 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
                   std::vector<char>* matched_a) {
   const std::size_t n = a.size(), m = b.size();
   if (!matched_a) {
-    std::vector<std::uint32_t> prev(m + 1, 0), cur(m + 1, 0);
+    // Scratch kept per thread: the explanation's swap search calls this once per position.
+    thread_local std::vector<std::uint32_t> prev, cur;
+    prev.assign(m + 1, 0);
+    cur.assign(m + 1, 0);
     for (std::size_t i = 1; i <= n; ++i) {
       for (std::size_t j = 1; j <= m; ++j)
         cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
@@ -242,7 +245,8 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
     }
     return prev[m];
   }
-  std::vector<std::uint32_t> t((n + 1) * (m + 1), 0);
+  thread_local std::vector<std::uint32_t> t;
+  t.assign((n + 1) * (m + 1), 0);
   auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return t[i * (m + 1) + j]; };
   for (std::size_t i = 1; i <= n; ++i)
     for (std::size_t j = 1; j <= m; ++j)
@@ -262,19 +266,81 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
   return at(n, m);
 }
 
+namespace {
+
+// block_lcs's value alone (the explanation's swap search asks for it once per expected
+// position): two rows instead of the traceback tables, and a run stops growing once it
+// has matched all the block can match.
+std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                              const std::vector<std::uint32_t>& block_end, std::size_t name_count) {
+  const std::size_t m = e.size(), nb = block_end.size();
+  thread_local std::vector<std::uint32_t> prev, cur, have, used, in_e;
+  prev.assign(m + 1, 0);
+  cur.assign(m + 1, 0);
+  have.assign(name_count, 0);
+  used.assign(name_count, 0);
+  in_e.assign(name_count, 0);
+  for (std::uint32_t n : e) ++in_e[n];
+  std::size_t start = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    std::uint32_t cap = 0;  // the most this block can match: per name, min(calls, copies in e)
+    for (std::size_t j = start; j < block_end[b]; ++j)
+      if (have[a[j]]++ < in_e[a[j]]) ++cap;
+    cur = prev;
+    if (cap > 0 && block_end[b] - start == 1) {
+      // One call: the plain LCS row.
+      const std::uint32_t x = a[start];
+      for (std::size_t j = 1; j <= m; ++j) {
+        std::uint32_t v = std::max(prev[j], cur[j - 1]);
+        if (e[j - 1] == x) v = std::max(v, prev[j - 1] + 1);
+        cur[j] = v;
+      }
+    } else if (cap > 0) {
+      for (std::size_t i = 0; i < m; ++i) {
+        // A run is best started at an element the block can match: F(b, ·) never decreases.
+        if (have[e[i]] == 0) continue;
+        std::uint32_t w = 0;
+        std::size_t j = i + 1;
+        for (; j <= m; ++j) {
+          std::uint32_t nm = e[j - 1];
+          if (used[nm] < have[nm]) {
+            ++used[nm];
+            ++w;
+            if (prev[i] + w > cur[j]) cur[j] = prev[i] + w;
+            if (w == cap) break;  // longer runs add nothing the prefix maximum below misses
+          }
+        }
+        for (std::size_t k = i; k < j && k < m; ++k) used[e[k]] = 0;
+      }
+      for (std::size_t j = 1; j <= m; ++j)
+        if (cur[j - 1] > cur[j]) cur[j] = cur[j - 1];
+    }
+    for (std::size_t j = start; j < block_end[b]; ++j) have[a[j]] = 0;
+    start = block_end[b];
+    std::swap(prev, cur);
+  }
+  return prev[m];
+}
+
+}  // namespace
+
 std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
                         const std::vector<std::uint32_t>& block_end, std::size_t name_count,
                         std::vector<char>* matched_e) {
+  if (!matched_e) return block_lcs_value(e, a, block_end, name_count);
   const std::size_t m = e.size(), nb = block_end.size();
   // f[b][i]: most expected steps of e[0, i) matched within blocks [0, b); a block takes a run
   // e[i, j) and matches, per name, min(copies in the run, calls in the block).
   // from/till: the run e[from, till) the block matched in the best way to reach (b + 1, j).
-  std::vector<std::uint32_t> f((nb + 1) * (m + 1), 0), from((nb + 1) * (m + 1), 0),
-      till((nb + 1) * (m + 1), 0);
+  thread_local std::vector<std::uint32_t> f, from, till, have, used;
+  f.assign((nb + 1) * (m + 1), 0);
+  from.assign((nb + 1) * (m + 1), 0);
+  till.assign((nb + 1) * (m + 1), 0);
   auto F = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return f[b * (m + 1) + i]; };
   auto From = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return from[b * (m + 1) + i]; };
   auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
-  std::vector<std::uint32_t> have(name_count, 0), used(name_count, 0);
+  have.assign(name_count, 0);
+  used.assign(name_count, 0);
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     for (std::size_t j = start; j < block_end[b]; ++j) ++have[a[j]];

@@ -1,6 +1,7 @@
 // Selection, ordering, match modes, argument agreement and the explanation of one record.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -153,6 +154,17 @@ ArgumentMode Scorer::Impl::mode_for(std::string_view tool) const {
 
 ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::vector<Call>& exp,
                                       const metrics::PathOrdering* path) {
+  // Arguments of every call in canonical form, once.
+  canon.clear();
+  aa.resize(act.size());
+  ea.resize(exp.size());
+  for (std::size_t j = 0; j < act.size(); ++j) aa[j] = canon.add(act[j].args);
+  for (std::size_t i = 0; i < exp.size(); ++i) ea[i] = canon.add(exp[i].args);
+  return score_canonical(act, exp, path);
+}
+
+ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const std::vector<Call>& exp,
+                                          const metrics::PathOrdering* path) {
   using namespace metrics;
   ScoreResult r;
   const std::size_t na = act.size(), ne = exp.size();
@@ -217,12 +229,7 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     }
   }
 
-  // Arguments of actual calls, canonical; duplicates are equal (name, arguments) repeats.
-  canon.clear();
-  aa.resize(na);
-  ea.resize(ne);
-  for (std::size_t j = 0; j < na; ++j) aa[j] = canon.add(act[j].args);
-  for (std::size_t i = 0; i < ne; ++i) ea[i] = canon.add(exp[i].args);
+  // Duplicates are equal (name, canonical arguments) repeats.
   {
     order.resize(na);
     for (std::size_t j = 0; j < na; ++j) order[j] = static_cast<std::uint32_t>(j);
@@ -237,17 +244,30 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   const bool order_null = ne < opt.min_order_length;
   // Names what went wrong in the order: a swap of two adjacent expected tools that, undone,
   // matches more steps; else the expected tools called but outside the best in-order match.
-  auto note_order = [&](std::uint32_t l, auto&& order_len) {
+  // `unit[j]`: the unit actual call j is ordered in (its block of one turn, or itself).
+  auto note_order = [&](std::uint32_t l, auto&& order_len, auto&& unit) {
     if (l >= ne || ne > 64) return;
+    // Undoing a swap of X, Y can only match more when some call of Y comes in an earlier
+    // unit than some call of X (an alignment of the swapped list that uses both would
+    // otherwise fit the list as it is): a cheap test that spares most LCS recomputations.
+    first_unit.assign(names.size(), std::numeric_limits<std::uint32_t>::max());
+    last_unit.assign(names.size(), 0);
+    for (std::size_t j = 0; j < na; ++j) {
+      std::uint32_t u = unit(j);
+      first_unit[aid[j]] = std::min(first_unit[aid[j]], u);
+      last_unit[aid[j]] = std::max(last_unit[aid[j]], u);
+    }
     std::vector<std::uint32_t> sw = eid;
     for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
       if (eid[k] == eid[k + 1]) continue;
+      if (ca[eid[k]] == 0 || ca[eid[k + 1]] == 0 || first_unit[eid[k + 1]] >= last_unit[eid[k]]) continue;
       std::swap(sw[k], sw[k + 1]);
       if (order_len(sw, nullptr) > l)
         order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
       std::swap(sw[k], sw[k + 1]);
     }
     if (order_note.empty()) {
+      order_len(eid, &matched);  // which expected steps one best in-order match uses
       std::vector<std::string> late;
       for (std::size_t i = 0; i < ne; ++i)
         if (!matched[i] && ca[eid[i]] > 0) late.emplace_back(names[eid[i]]);
@@ -262,8 +282,8 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     auto plain = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
       return lcs(e, aid, marks);
     };
-    if (path->plain_sequence && path->matched < ne && plain(eid, &matched) == path->matched)
-      note_order(path->matched, plain);
+    if (path->plain_sequence && path->matched < ne && plain(eid, nullptr) == path->matched)
+      note_order(path->matched, plain, [](std::size_t j) { return static_cast<std::uint32_t>(j); });
   } else {
     // Calls of one assistant turn were issued together: their order among themselves is not
     // the agent's choice, so ordering (like strict) lets them match in any order.
@@ -275,10 +295,16 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     auto order_len = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
       return blocks ? block_lcs(e, aid, block_end, names.size(), marks) : lcs(e, aid, marks);
     };
-    std::uint32_t l = order_len(eid, &matched);
+    std::uint32_t l = order_len(eid, nullptr);
     double o = ne == 0 ? 1.0 : double(l) / double(ne);
     if (!order_null) r.ordering = o;
-    note_order(l, order_len);
+    // Blocks of one turn when the ordering used them, else each call on its own.
+    unit_of.resize(na);
+    for (std::size_t j = 0, b = 0; j < na; ++j) {
+      while (blocks && j >= block_end[b]) ++b;
+      unit_of[j] = blocks ? static_cast<std::uint32_t>(b) : static_cast<std::uint32_t>(j);
+    }
+    note_order(l, order_len, [&](std::size_t j) { return unit_of[j]; });
   }
   if (r.ordering) {
     double w = opt.selection_weight + opt.ordering_weight;

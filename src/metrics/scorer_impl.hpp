@@ -52,6 +52,7 @@ struct Scorer::Impl {
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
   std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
+  std::vector<std::uint32_t> first_unit, last_unit, unit_of;
   std::vector<metrics::CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
   metrics::BipartiteMatcher block_matcher;
@@ -67,6 +68,11 @@ struct Scorer::Impl {
   ScoreResult score_calls(const std::vector<metrics::Call>& actual,
                           const std::vector<metrics::Call>& expected,
                           const metrics::PathOrdering* path);
+  // score_calls once `aa` and `ea` hold the canonical arguments of `actual` and `expected`
+  // (in `canon`): the score command's direct reader computes them while reading.
+  ScoreResult score_canonical(const std::vector<metrics::Call>& actual,
+                              const std::vector<metrics::Call>& expected,
+                              const metrics::PathOrdering* path);
   ArgumentMode mode_for(std::string_view tool) const;
 };
 
