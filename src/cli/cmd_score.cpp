@@ -356,10 +356,10 @@ struct ScoreWorker {
     bool have_actual = false, have_expected = false, id_is_string = false;
     int id_rank = 0;
     std::string_view key, id_number;
-    for (auto field : obj) {
-      if (field.unescaped_key().get(key)) return false;
-      simdjson::ondemand::value v;
-      if (field.value().get(v)) return false;
+    for (auto fr : obj) {
+      simdjson::ondemand::field field;
+      if (std::move(fr).get(field) || !metrics::field_key(field, &key)) return false;
+      simdjson::ondemand::value v = field.value();
       bool is_actual = key == "actual" || key == "outputs";
       bool is_expected = key == "expected" || key == "reference_outputs";
       if (is_actual) {

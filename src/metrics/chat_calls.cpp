@@ -31,7 +31,7 @@ bool validate(od::value v, int depth) {
         if (std::move(fr).get(f)) return false;
         if (!plain_string_length(f.key().raw())) {
           std::string_view key;
-          if (f.unescaped_key().get(key)) return false;
+          if (!field_key(f, &key)) return false;
         }
         if (!validate(f.value(), depth + 1)) return false;
       }
@@ -49,12 +49,14 @@ bool validate(od::value v, int depth) {
       return true;
     }
     case od::json_type::string: {
-      std::string_view raw = v.raw_json_token();
-      if (plain_string_length(raw.data() + 1)) return true;
       std::string_view s;
+      if (plain_string_token(v, &s)) return true;
       return !v.get_string().get(s);
     }
-    case od::json_type::number: return is_json_number(trim_ws(v.raw_json_token()));
+    case od::json_type::number: {
+      std::string_view text;
+      return number_token(v, &text);
+    }
     case od::json_type::boolean: {
       bool b;
       return !v.get_bool().get(b);
@@ -79,8 +81,7 @@ bool get_id(od::value v, std::string_view* out) {
   if (v.type().get(type)) return false;
   if (type == od::json_type::string) return !v.get_string().get(*out);
   if (type == od::json_type::number) {
-    *out = trim_ws(v.raw_json_token());
-    return is_json_number(*out);
+    return number_token(v, out);
   }
   return false;
 }
@@ -230,7 +231,7 @@ bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call
     od::field f;
     if (std::move(fr).get(f)) return false;
     std::string_view key;
-    if (f.unescaped_key().get(key)) return false;
+    if (!field_key(f, &key)) return false;
     if (key == "steps" || key == "resourceSpans") return false;
     if (key == "messages" || key == "traj") {
       if (has_messages) return false;
@@ -270,7 +271,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     od::field f;
     if (std::move(fr).get(f)) return false;
     std::string_view key;
-    if (f.unescaped_key().get(key)) return false;
+    if (!field_key(f, &key)) return false;
     od::value v = f.value();
     if (key == "role") {
       if (has_role || !get_string(v, &role_name)) return false;
@@ -284,7 +285,10 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
       if (type == od::json_type::string) {
         std::string_view text;
         if (v.get_string().get(text)) return false;
-      } else if (type != od::json_type::null) {
+      } else if (type == od::json_type::null) {
+        bool null = false;
+        if (!is_null(v, &null) || !null) return false;
+      } else {
         return false;  // content blocks (Anthropic) or a wrong type: the chat reader decides
       }
     } else if (key == "tool_calls") {
@@ -388,7 +392,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
     od::field f;
     if (std::move(fr).get(f)) return false;
     std::string_view key;
-    if (f.unescaped_key().get(key)) return false;
+    if (!field_key(f, &key)) return false;
     od::value v = f.value();
     if (key == "id") {
       std::string_view id;
@@ -407,7 +411,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
         od::field ff;
         if (std::move(ffr).get(ff)) return false;
         std::string_view fkey;
-        if (ff.unescaped_key().get(fkey)) return false;
+        if (!field_key(ff, &fkey)) return false;
         od::value fv = ff.value();
         if (fkey == "name") {
           std::string_view raw;

@@ -199,7 +199,7 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
         od::field f;
         if (std::move(fr).get(f)) return false;
         std::string_view key;
-        if (f.unescaped_key().get(key)) return false;
+        if (!field_key(f, &key)) return false;
         // Member values go to this level's buffer; objects inside them use deeper levels.
         std::size_t off = l.values.size();
         if (!canon_od(f.value(), l.values, depth + 1)) return false;
@@ -235,10 +235,10 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
       return true;
     }
     case od::json_type::string: {
-      std::string_view raw = v.raw_json_token();
       // Without escapes or control characters the source text is the canonical text.
-      if (std::size_t len = detail::plain_string_length(raw.data() + 1)) {
-        out.append(raw.data(), len + 2);
+      std::string_view quoted;
+      if (plain_string_token(v, &quoted)) {
+        out.append(quoted);
         return true;
       }
       std::string_view s;
@@ -247,20 +247,13 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
       return true;
     }
     case od::json_type::number: {
-      if (!detail::is_json_number(detail::trim_ws(v.raw_json_token()))) return false;
-      od::number n;
-      if (v.get_number().get(n)) return false;  // beyond 64 bits
-      switch (n.get_number_type()) {
-        case od::number_type::signed_integer:
-          fmt::format_to(std::back_inserter(out), "{}", n.get_int64());
-          break;
-        case od::number_type::unsigned_integer: {
-          std::uint64_t u = n.get_uint64();
-          if (u < (std::uint64_t(1) << 63)) fmt::format_to(std::back_inserter(out), "{}", u);
-          else append_number(out, static_cast<double>(u));
-          break;
-        }
-        default: append_number(out, n.get_double());
+      std::string_view text;
+      NumberValue n;
+      if (!number_token(v, &text, &n)) return false;  // bad syntax, or out of range
+      switch (n.kind) {
+        case NumberValue::int64: fmt::format_to(std::back_inserter(out), "{}", n.i); break;
+        case NumberValue::uint64: append_number(out, static_cast<double>(n.u)); break;  // >= 2^63
+        case NumberValue::real: append_number(out, n.d); break;
       }
       return true;
     }
@@ -290,7 +283,7 @@ bool ArgCanon::add_object(od::object o, CanonArgs* out) {
     od::field f;
     if (std::move(fr).get(f)) return false;
     std::string_view key;
-    if (f.unescaped_key().get(key)) return false;
+    if (!field_key(f, &key)) return false;
     std::size_t off = scratch_.size();
     if (!canon_od(f.value(), scratch_, 1)) return false;
     sort_buf_.push_back({key, static_cast<std::uint32_t>(off),

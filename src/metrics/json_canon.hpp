@@ -11,6 +11,8 @@
 
 #include <simdjson.h>
 
+#include "readers/json_util.hpp"
+
 namespace trajcheck::metrics {
 
 // One call's arguments in canonical form; text lives in ArgCanon's arena.
@@ -76,5 +78,70 @@ class ArgCanon {
 };
 
 using trajcheck::append_json_string;  // util/json_escape.hpp
+
+// Every value the direct readers look at is consumed, not merely peeked at: On-Demand
+// checks the separators and brackets after a value only when the value was consumed, and
+// skipping an unconsumed one can step over a malformed structure without an error.
+
+// The source text of a string value without escapes or control characters (consumed), which
+// is also its canonical JSON text; false otherwise, leaving the value for get_string().
+inline bool plain_string_token(simdjson::ondemand::value& v, std::string_view* quoted) {
+  std::string_view raw = v.raw_json_token();
+  std::size_t len = detail::plain_string_length(raw.data() + 1);
+  if (!len) return false;
+  simdjson::ondemand::raw_json_string consumed;
+  if (v.get_raw_json_string().get(consumed)) return false;
+  *quoted = std::string_view(raw.data(), len + 2);
+  return true;
+}
+
+// A number as simdjson's DOM reads it (which is what ArgCanon::add sees): integer syntax
+// is an int64, else a uint64; anything else a double.
+struct NumberValue {
+  enum Kind : std::uint8_t { int64, uint64, real } kind = int64;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double d = 0;
+};
+
+// A number's source text, checked as the readers check it, and its value; the value is
+// consumed. False for bad syntax and for what the DOM rejects too (integers beyond 64 bits,
+// doubles out of range). On-Demand's get_number() is not used: simdjson 3.0.1 returns 0 for
+// decimals with more than 19 significant digits there.
+inline bool number_token(simdjson::ondemand::value& v, std::string_view* text, NumberValue* n = nullptr) {
+  *text = detail::trim_ws(v.raw_json_token());
+  if (!detail::is_json_number(*text)) return false;
+  NumberValue local;
+  NumberValue& out = n ? *n : local;
+  if (text->find_first_of(".eE") != std::string_view::npos) {
+    out.kind = NumberValue::real;
+    return !v.get_double().get(out.d);
+  }
+  if ((*text)[0] == '-') {
+    out.kind = NumberValue::int64;
+    return !v.get_int64().get(out.i);
+  }
+  if (!v.get_uint64().get(out.u)) {
+    if (out.u < (std::uint64_t(1) << 63)) {
+      out.kind = NumberValue::int64;
+      out.i = static_cast<std::int64_t>(out.u);
+    } else {
+      out.kind = NumberValue::uint64;
+    }
+    return true;
+  }
+  return false;
+}
+
+// A field's key, decoded. A key without escapes is its source bytes, which spares simdjson's
+// copy into its string buffer (most keys); false on an invalid escape.
+inline bool field_key(simdjson::ondemand::field& f, std::string_view* key) {
+  const char* raw = f.key().raw();
+  if (std::size_t len = detail::plain_string_length(raw)) {
+    *key = std::string_view(raw, len);
+    return true;
+  }
+  return !f.unescaped_key().get(*key);
+}
 
 }  // namespace trajcheck::metrics

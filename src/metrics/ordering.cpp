@@ -341,15 +341,22 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
   auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
   have.assign(name_count, 0);
   used.assign(name_count, 0);
+  thread_local std::vector<std::uint32_t> in_e;
+  in_e.assign(name_count, 0);
+  for (std::uint32_t n : e) ++in_e[n];
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
-    for (std::size_t j = start; j < block_end[b]; ++j) ++have[a[j]];
+    std::uint32_t cap = 0;  // the most this block can match
+    for (std::size_t j = start; j < block_end[b]; ++j)
+      if (have[a[j]]++ < in_e[a[j]]) ++cap;
     for (std::size_t j = 0; j <= m; ++j) {
       F(b + 1, j) = F(b, j);
       From(b + 1, j) = Till(b + 1, j) = static_cast<std::uint32_t>(j);
     }
-    for (std::size_t i = 0; i < m; ++i) {
-      std::fill(used.begin(), used.end(), 0);
+    // Starts that cannot beat F(b, j) at any j (an update needs a strictly larger value)
+    // are skipped; the rest run as before, so the traceback below is unchanged.
+    for (std::size_t i = 0; i < m && cap > 0; ++i) {
+      if (F(b, i) + cap <= F(b, i + 1)) continue;
       std::uint32_t w = 0;
       for (std::size_t j = i + 1; j <= m; ++j) {
         std::uint32_t nm = e[j - 1];
@@ -363,6 +370,7 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
           Till(b + 1, j) = static_cast<std::uint32_t>(j);
         }
       }
+      for (std::size_t k = i; k < m; ++k) used[e[k]] = 0;
     }
     for (std::size_t j = 1; j <= m; ++j)
       if (F(b + 1, j - 1) > F(b + 1, j)) {
