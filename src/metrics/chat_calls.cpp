@@ -3,6 +3,8 @@
 // this file does not reproduce exactly is handed back to them (return false).
 #include "metrics/chat_calls.hpp"
 
+#include <algorithm>
+
 #include "readers/json_util.hpp"
 
 namespace trajcheck::metrics {
@@ -69,17 +71,28 @@ bool validate(od::value v, int depth) {
   return false;
 }
 
+// A string's decoded text: its source bytes when it needs no decoding (no copy), else
+// simdjson's unescaped copy. The caller has checked that `v` is a string.
+bool string_text(od::value& v, std::string_view* out) {
+  std::string_view quoted;
+  if (plain_string_token(v, &quoted)) {
+    *out = quoted.substr(1, quoted.size() - 2);
+    return true;
+  }
+  return !v.get_string().get(*out);
+}
+
 bool get_string(od::value v, std::string_view* out) {
   od::json_type type;
   if (v.type().get(type) || type != od::json_type::string) return false;
-  return !v.get_string().get(*out);
+  return string_text(v, out);
 }
 
 // ParseCtx::get_id: a string (decoded) or a number (its text); false for anything else.
 bool get_id(od::value v, std::string_view* out) {
   od::json_type type;
   if (v.type().get(type)) return false;
-  if (type == od::json_type::string) return !v.get_string().get(*out);
+  if (type == od::json_type::string) return string_text(v, out);
   if (type == od::json_type::number) {
     return number_token(v, out);
   }
@@ -119,7 +132,10 @@ void ChatCallReader::begin_record(ArgCanon& canon) {
   canon.clear();
   // Interned names are kept between records; a pathological input with ever new names
   // must not grow memory without bound.
-  if (names_.size() > (1u << 16)) names_.clear();
+  if (names_.size() > (1u << 16)) {
+    names_.clear();
+    slots_.clear();
+  }
 }
 
 std::string_view ChatCallReader::intern(std::string_view raw) {
@@ -127,18 +143,37 @@ std::string_view ChatCallReader::intern(std::string_view raw) {
   auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
   while (!raw.empty() && space(raw.front())) raw.remove_prefix(1);
   while (!raw.empty() && space(raw.back())) raw.remove_suffix(1);
-  fold_.assign(raw);
-  if (!case_sensitive_)
+  std::string_view name = raw;
+  if (!case_sensitive_ && std::any_of(raw.begin(), raw.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; })) {
+    fold_.assign(raw);
     for (char& ch : fold_)
       if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  std::string_view name = fold_;
+    name = fold_;
+  }
   if (!aliases_.empty()) {
     auto it = aliases_.find(name);
     if (it != aliases_.end()) name = it->second;
   }
-  auto it = names_.find(name);
-  if (it == names_.end()) it = names_.emplace(std::string(name), 0).first;
-  return it->first;
+  // Open addressing over the stored names (a deque: its strings never move).
+  if (2 * (names_.size() + 1) > slots_.size()) {
+    slots_.assign(std::max<std::size_t>(256, slots_.size() * 2), 0);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      std::size_t h = std::hash<std::string_view>{}(names_[i]) & mask;
+      while (slots_[h] != 0) h = (h + 1) & mask;
+      slots_[h] = static_cast<std::uint32_t>(i + 1);
+    }
+  }
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
+    std::uint32_t s = slots_[h];
+    if (s == 0) {
+      names_.emplace_back(name);
+      slots_[h] = static_cast<std::uint32_t>(names_.size());
+      return names_.back();
+    }
+    if (names_[s - 1] == name) return names_[s - 1];
+  }
 }
 
 std::uint32_t ChatCallReader::store_id(std::string_view text) {
@@ -284,7 +319,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
       if (v.type().get(type)) return false;
       if (type == od::json_type::string) {
         std::string_view text;
-        if (v.get_string().get(text)) return false;
+        if (!string_text(v, &text)) return false;
       } else if (type == od::json_type::null) {
         bool null = false;
         if (!is_null(v, &null) || !null) return false;
@@ -322,7 +357,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
       od::json_type type;
       if (v.type().get(type)) return false;
       if (type == od::json_type::string) {
-        if (v.get_string().get(result_name)) return false;
+        if (!string_text(v, &result_name)) return false;
         has_name = true;
       } else {
         if (!validate(v, 1)) return false;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,8 +71,10 @@ class ChatCallReader {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, std::string, Hash, std::equal_to<>> aliases_;
-  // Normalized tool names; views of the keys stay valid (nodes do not move).
-  std::unordered_map<std::string, char, Hash, std::equal_to<>> names_;
+  // Normalized tool names (views stay valid: a deque's elements do not move) and a hash
+  // index over them (1-based; 0 = free).
+  std::deque<std::string> names_;
+  std::vector<std::uint32_t> slots_;
   std::string fold_;
   simdjson::ondemand::parser inner_;  // arguments given as JSON text
   std::string padded_;

@@ -141,7 +141,7 @@ void ArgCanon::write_members(CanonArgs& a) {
   for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
     if (i) arena_ += ',';
     CanonMember m;
-    append_json_string(arena_, sort_buf_[i].key);
+    append_key(arena_, sort_buf_[i]);
     arena_ += ':';
     m.value_off = static_cast<std::uint32_t>(arena_.size());
     arena_.append(scratch_, sort_buf_[i].off, sort_buf_[i].len);
@@ -199,11 +199,12 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
         od::field f;
         if (std::move(fr).get(f)) return false;
         std::string_view key;
-        if (!field_key(f, &key)) return false;
+        bool plain = false;
+        if (!field_key(f, &key, &plain)) return false;
         // Member values go to this level's buffer; objects inside them use deeper levels.
         std::size_t off = l.values.size();
         if (!canon_od(f.value(), l.values, depth + 1)) return false;
-        l.members.push_back({key, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(l.values.size() - off)});
+        l.members.push_back({key, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(l.values.size() - off), plain});
       }
       std::stable_sort(l.members.begin(), l.members.end(),
                        [](const Member& x, const Member& y) { return x.key < y.key; });
@@ -211,7 +212,7 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
       for (std::size_t i = 0; i < l.members.size(); ++i) {
         if (i + 1 < l.members.size() && l.members[i].key == l.members[i + 1].key) continue;  // last wins
         if (out.back() != '{') out += ',';
-        append_json_string(out, l.members[i].key);
+        append_key(out, l.members[i]);
         out += ':';
         out.append(l.values, l.members[i].off, l.members[i].len);
       }
@@ -283,11 +284,12 @@ bool ArgCanon::add_object(od::object o, CanonArgs* out) {
     od::field f;
     if (std::move(fr).get(f)) return false;
     std::string_view key;
-    if (!field_key(f, &key)) return false;
+    bool plain = false;
+    if (!field_key(f, &key, &plain)) return false;
     std::size_t off = scratch_.size();
     if (!canon_od(f.value(), scratch_, 1)) return false;
     sort_buf_.push_back({key, static_cast<std::uint32_t>(off),
-                         static_cast<std::uint32_t>(scratch_.size() - off)});
+                         static_cast<std::uint32_t>(scratch_.size() - off), plain});
   }
   write_members(a);
   *out = a;

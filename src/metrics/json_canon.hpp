@@ -67,7 +67,17 @@ class ArgCanon {
   struct Member {
     std::string_view key;  // into the parser's document
     std::uint32_t off, len;  // canonical value in scratch_
+    bool plain = false;      // the key needs no escaping
   };
+  void append_key(std::string& out, const Member& m) {
+    if (m.plain) {
+      out += '"';
+      out += m.key;
+      out += '"';
+    } else {
+      append_json_string(out, m.key);
+    }
+  }
   std::vector<Member> sort_buf_;
   // Per nesting level below the top: members and their canonical values (reused).
   struct Level {
@@ -135,12 +145,15 @@ inline bool number_token(simdjson::ondemand::value& v, std::string_view* text, N
 
 // A field's key, decoded. A key without escapes is its source bytes, which spares simdjson's
 // copy into its string buffer (most keys); false on an invalid escape.
-inline bool field_key(simdjson::ondemand::field& f, std::string_view* key) {
+// `plain` (optional) tells whether the key needed no decoding (its JSON text is then "key").
+inline bool field_key(simdjson::ondemand::field& f, std::string_view* key, bool* plain = nullptr) {
   const char* raw = f.key().raw();
   if (std::size_t len = detail::plain_string_length(raw)) {
     *key = std::string_view(raw, len);
+    if (plain) *plain = true;
     return true;
   }
+  if (plain) *plain = false;
   return !f.unescaped_key().get(*key);
 }
 

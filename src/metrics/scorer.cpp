@@ -172,12 +172,22 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   r.expected_steps = static_cast<std::uint32_t>(ne);
 
   // Local name ids shared by both sides.
-  ids.clear();
+  // An open-addressing table over `names` (reused; a node map allocated per name and record).
   names.clear();
+  std::size_t slots = 16;
+  while (slots < 2 * (ne + na)) slots *= 2;
+  name_slots.assign(slots, 0);
   auto id_of = [&](std::string_view n) {
-    auto [it, fresh] = ids.emplace(n, static_cast<std::uint32_t>(names.size()));
-    if (fresh) names.push_back(n);
-    return it->second;
+    std::size_t mask = name_slots.size() - 1;
+    for (std::size_t h = std::hash<std::string_view>{}(n) & mask;; h = (h + 1) & mask) {
+      std::uint32_t s = name_slots[h];
+      if (s == 0) {
+        names.push_back(n);
+        name_slots[h] = static_cast<std::uint32_t>(names.size());
+        return static_cast<std::uint32_t>(names.size() - 1);
+      }
+      if (names[s - 1] == n) return s - 1;
+    }
   };
   eid.resize(ne);
   aid.resize(na);

@@ -47,7 +47,7 @@ struct Scorer::Impl {
   metrics::BipartiteMatcher matcher;
   metrics::FormEvaluator evaluator;
   std::vector<metrics::Call> actual, expected;
-  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::vector<std::uint32_t> name_slots;  // local name ids by hash (1-based; 0 = free)
   std::vector<char> adj;
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
