@@ -268,27 +268,29 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
 
 namespace {
 
-// block_lcs's value alone (the explanation's swap search asks for it once per expected
-// position): two rows instead of the traceback tables, and a run stops growing once it
-// has matched all the block can match.
-std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
-                              const std::vector<std::uint32_t>& block_end, std::size_t name_count) {
-  const std::size_t m = e.size(), nb = block_end.size();
-  thread_local std::vector<std::uint32_t> prev, cur, have, used, in_e;
-  prev.assign(m + 1, 0);
-  cur.assign(m + 1, 0);
+// block_lcs's DP rows (value only): rows[b * (m + 1) + i] = most of e[0, i) matched by
+// blocks [0, b). Two facts keep it cheap: a block of one call is a plain LCS row, and a
+// run is best started at an element the block can match (F(b, ·) never decreases) and
+// stops growing once it matched all the block can match.
+void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                    const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                    std::vector<std::uint32_t>& rows) {
+  const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
+  thread_local std::vector<std::uint32_t> have, used, in_e;
+  rows.assign((nb + 1) * w1, 0);
   have.assign(name_count, 0);
   used.assign(name_count, 0);
   in_e.assign(name_count, 0);
   for (std::uint32_t n : e) ++in_e[n];
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
+    const std::uint32_t* prev = rows.data() + b * w1;
+    std::uint32_t* cur = rows.data() + (b + 1) * w1;
     std::uint32_t cap = 0;  // the most this block can match: per name, min(calls, copies in e)
     for (std::size_t j = start; j < block_end[b]; ++j)
       if (have[a[j]]++ < in_e[a[j]]) ++cap;
-    cur = prev;
+    std::copy(prev, prev + w1, cur);
     if (cap > 0 && block_end[b] - start == 1) {
-      // One call: the plain LCS row.
       const std::uint32_t x = a[start];
       for (std::size_t j = 1; j <= m; ++j) {
         std::uint32_t v = std::max(prev[j], cur[j - 1]);
@@ -297,7 +299,6 @@ std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::ve
       }
     } else if (cap > 0) {
       for (std::size_t i = 0; i < m; ++i) {
-        // A run is best started at an element the block can match: F(b, ·) never decreases.
         if (have[e[i]] == 0) continue;
         std::uint32_t w = 0;
         std::size_t j = i + 1;
@@ -317,9 +318,14 @@ std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::ve
     }
     for (std::size_t j = start; j < block_end[b]; ++j) have[a[j]] = 0;
     start = block_end[b];
-    std::swap(prev, cur);
   }
-  return prev[m];
+}
+
+std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                              const std::vector<std::uint32_t>& block_end, std::size_t name_count) {
+  thread_local std::vector<std::uint32_t> rows;
+  block_lcs_rows(e, a, block_end, name_count, rows);
+  return rows.back();
 }
 
 }  // namespace
@@ -399,6 +405,41 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
     }
   }
   return F(nb, m);
+}
+
+void swap_bounds(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                 const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                 std::vector<std::uint32_t>& bound) {
+  const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
+  bound.assign(m, 0);
+  if (m < 2 || nb < 2) return;
+  // Forward rows over e, and backward rows over e and the blocks reversed:
+  // back[c * w1 + t] = most of e[m - t, m) matched by the last c blocks.
+  thread_local std::vector<std::uint32_t> fwd, back, er, ar, rend;
+  block_lcs_rows(e, a, block_end, name_count, fwd);
+  er.assign(e.rbegin(), e.rend());
+  ar.assign(a.rbegin(), a.rend());
+  rend.clear();
+  const std::size_t na = a.size();
+  for (std::size_t c = nb; c-- > 0;) rend.push_back(static_cast<std::uint32_t>(na - (c == 0 ? 0 : block_end[c - 1])));
+  block_lcs_rows(er, ar, rend, name_count, back);
+  auto has = [&](std::size_t b, std::uint32_t name) {
+    for (std::size_t j = b == 0 ? 0 : block_end[b - 1]; j < block_end[b]; ++j)
+      if (a[j] == name) return true;
+    return false;
+  };
+  for (std::size_t k = 0; k + 1 < m; ++k) {
+    // The exchanged pair counts for 2 only with e[k + 1] matched in a block b before the
+    // block b' that matches e[k]; the prefix then fits in blocks [0, b] and the suffix in
+    // blocks [b', nb): at most fwd(b + 1, k) + 2 + back(nb - b', m - k - 2).
+    std::int64_t best_prefix = -1, best = 0;
+    for (std::size_t b = 0; b < nb; ++b) {
+      if (best_prefix >= 0 && has(b, e[k]))
+        best = std::max<std::int64_t>(best, best_prefix + 2 + back[(nb - b) * w1 + (m - k - 2)]);
+      if (has(b, e[k + 1])) best_prefix = std::max<std::int64_t>(best_prefix, fwd[(b + 1) * w1 + k]);
+    }
+    bound[k] = static_cast<std::uint32_t>(best);
+  }
 }
 
 const std::vector<char>& FormEvaluator::match_row(ir::Id pattern) {

@@ -254,23 +254,17 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   const bool order_null = ne < opt.min_order_length;
   // Names what went wrong in the order: a swap of two adjacent expected tools that, undone,
   // matches more steps; else the expected tools called but outside the best in-order match.
-  // `unit[j]`: the unit actual call j is ordered in (its block of one turn, or itself).
-  auto note_order = [&](std::uint32_t l, auto&& order_len, auto&& unit) {
+  // `units`: the ends of the groups actual calls are ordered in (blocks of one turn, or
+  // each call on its own), as the ordering used them.
+  auto note_order = [&](std::uint32_t l, auto&& order_len, const std::vector<std::uint32_t>& units) {
     if (l >= ne || ne > 64) return;
-    // Undoing a swap of X, Y can only match more when some call of Y comes in an earlier
-    // unit than some call of X (an alignment of the swapped list that uses both would
-    // otherwise fit the list as it is): a cheap test that spares most LCS recomputations.
-    first_unit.assign(names.size(), std::numeric_limits<std::uint32_t>::max());
-    last_unit.assign(names.size(), 0);
-    for (std::size_t j = 0; j < na; ++j) {
-      std::uint32_t u = unit(j);
-      first_unit[aid[j]] = std::min(first_unit[aid[j]], u);
-      last_unit[aid[j]] = std::max(last_unit[aid[j]], u);
-    }
+    // Only exchanges whose bound exceeds l can match more (swap_bounds): that spares most
+    // LCS recomputations.
+    swap_bounds(eid, aid, units, names.size(), swap_bound);
     std::vector<std::uint32_t> sw = eid;
     for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
       if (eid[k] == eid[k + 1]) continue;
-      if (ca[eid[k]] == 0 || ca[eid[k + 1]] == 0 || first_unit[eid[k + 1]] >= last_unit[eid[k]]) continue;
+      if (swap_bound[k] <= l) continue;
       std::swap(sw[k], sw[k + 1]);
       if (order_len(sw, nullptr) > l)
         order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
@@ -293,7 +287,11 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
       return lcs(e, aid, marks);
     };
     if (path->plain_sequence && path->matched < ne && plain(eid, nullptr) == path->matched)
-      note_order(path->matched, plain, [](std::size_t j) { return static_cast<std::uint32_t>(j); });
+    {
+      unit_end.resize(na);
+      for (std::size_t j = 0; j < na; ++j) unit_end[j] = static_cast<std::uint32_t>(j + 1);
+      note_order(path->matched, plain, unit_end);
+    }
   } else {
     // Calls of one assistant turn were issued together: their order among themselves is not
     // the agent's choice, so ordering (like strict) lets them match in any order.
@@ -308,13 +306,11 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
     std::uint32_t l = order_len(eid, nullptr);
     double o = ne == 0 ? 1.0 : double(l) / double(ne);
     if (!order_null) r.ordering = o;
-    // Blocks of one turn when the ordering used them, else each call on its own.
-    unit_of.resize(na);
-    for (std::size_t j = 0, b = 0; j < na; ++j) {
-      while (blocks && j >= block_end[b]) ++b;
-      unit_of[j] = blocks ? static_cast<std::uint32_t>(b) : static_cast<std::uint32_t>(j);
+    if (!blocks) {
+      unit_end.resize(na);
+      for (std::size_t j = 0; j < na; ++j) unit_end[j] = static_cast<std::uint32_t>(j + 1);
     }
-    note_order(l, order_len, [&](std::size_t j) { return unit_of[j]; });
+    note_order(l, order_len, blocks ? block_end : unit_end);
   }
   if (r.ordering) {
     double w = opt.selection_weight + opt.ordering_weight;

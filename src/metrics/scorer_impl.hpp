@@ -52,7 +52,7 @@ struct Scorer::Impl {
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
   std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
-  std::vector<std::uint32_t> first_unit, last_unit, unit_of;
+  std::vector<std::uint32_t> unit_end, swap_bound;
   std::vector<metrics::CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
   metrics::BipartiteMatcher block_matcher;
