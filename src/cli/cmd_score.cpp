@@ -412,8 +412,11 @@ struct ScoreWorker {
         off = static_cast<std::size_t>(loc - buf.data());
       reject(at(rec, off), fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
     };
-    if (auto e = st->od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc))
-      return bad_json(e);
+    if (auto e = st->od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc)) {
+      // Rejected before iteration started (e.g. an unclosed string): the document has no
+      // position to ask for (asking crashed), so the record's start is reported.
+      return reject(rec.origin, fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
+    }
     simdjson::ondemand::object obj;
     if (auto e = doc.get_object().get(obj)) {
       if (e == simdjson::INCORRECT_TYPE)
