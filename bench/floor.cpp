@@ -1,6 +1,9 @@
 // The throughput floor of bench/run.sh: the least any checker of native JSONL must do — parse
 // every record with simdjson On-Demand (one parser, reused) and touch each step's tool name.
 // `floor --format agentevals` does the same for score records (each tool call's function name).
+// `floor --validate` parses each record with simdjson's DOM parser instead, which checks every
+// byte of the JSON grammar (On-Demand leaves values nobody reads unchecked): the least a reader
+// that rejects invalid records — as TRACES.md asks — must do.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -77,13 +80,46 @@ simdjson::error_code agentevals_record(od::document& doc, Counts& c) {
   return messages(list, c);
 }
 
+// The same walks over a fully parsed (and so fully validated) DOM.
+void dom_messages(simdjson::dom::array list, Counts& c) {
+  for (simdjson::dom::element m : list) {
+    simdjson::dom::array calls;
+    if (m["tool_calls"].get_array().get(calls)) continue;
+    for (simdjson::dom::element call : calls) {
+      std::string_view name;
+      if (!call["function"]["name"].get_string().get(name)) touch(c, name);
+    }
+  }
+}
+
+simdjson::error_code dom_record(simdjson::dom::element root, bool agentevals, Counts& c) {
+  if (agentevals) {
+    simdjson::dom::array list;
+    if (auto e = root["outputs"].get_array().get(list)) return e;
+    dom_messages(list, c);
+    if (auto e = root["reference_outputs"].get_array().get(list)) return e;
+    dom_messages(list, c);
+    return simdjson::SUCCESS;
+  }
+  simdjson::dom::array steps;
+  if (auto e = root["steps"].get_array().get(steps)) return e;
+  for (simdjson::dom::element step : steps) {
+    std::string_view tool;
+    if (step["tool"].get_string().get(tool)) tool = {};
+    touch(c, tool);
+  }
+  return simdjson::SUCCESS;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool agentevals = false;
+  bool agentevals = false, validate = false;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--validate") == 0) {
+      validate = true;
+    } else if (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
       agentevals = std::strcmp(argv[++i], "agentevals") == 0;
     } else if (!path) {
       path = argv[i];
@@ -93,7 +129,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!path) {
-    std::fputs("usage: floor [--format native|agentevals] FILE.jsonl\n", stderr);
+    std::fputs("usage: floor [--validate] [--format native|agentevals] FILE.jsonl\n", stderr);
     return 2;
   }
   std::FILE* f = std::strcmp(path, "-") == 0 ? stdin : std::fopen(path, "rb");
@@ -110,6 +146,7 @@ int main(int argc, char** argv) {
   std::size_t have = 0;   // bytes in buf
   std::size_t scan = 0;   // bytes of buf already searched for a newline
   od::parser parser;
+  simdjson::dom::parser dom_parser;
   Counts c;
   bool eof = false;
   while (!eof) {
@@ -134,10 +171,17 @@ int main(int argc, char** argv) {
       }
       std::size_t len = static_cast<std::size_t>(nl - begin);
       if (len > 0) {
-        od::document doc;
-        std::size_t capacity = cap + simdjson::SIMDJSON_PADDING - pos;
-        auto err = parser.iterate(begin, len, capacity).get(doc);
-        if (!err) err = agentevals ? agentevals_record(doc, c) : native_record(doc, c);
+        simdjson::error_code err;
+        if (validate) {
+          simdjson::dom::element root;
+          err = dom_parser.parse(begin, len, false).get(root);
+          if (!err) err = dom_record(root, agentevals, c);
+        } else {
+          od::document doc;
+          std::size_t capacity = cap + simdjson::SIMDJSON_PADDING - pos;
+          err = parser.iterate(begin, len, capacity).get(doc);
+          if (!err) err = agentevals ? agentevals_record(doc, c) : native_record(doc, c);
+        }
         if (err) c.errors++;
         c.records++;
       }

@@ -165,6 +165,8 @@ figure() {
 # ------------------------------------------------------------------ check (native traces)
 
 figure check floor "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "$floor" "$native"
+figure check floor-validate "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson DOM: parse and validate every byte + touch tool names" -- \
+  "$floor" --validate "$native"
 if ((has_check)); then
   figure check "check-j1" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, text output" -- \
     "$tc" check -r "$rules" -j 1 --quiet "$native"
@@ -189,6 +191,8 @@ fi
 
 figure score floor "$ae_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool-call names" -- \
   "$floor" --format agentevals "$agentevals"
+figure score floor-validate "$ae_meta" 0 "$RUNS" "0" /dev/null "simdjson DOM: parse and validate every byte + touch tool-call names" -- \
+  "$floor" --validate --format agentevals "$agentevals"
 if ((has_score)); then
   score_args=(--format jsonl)
   if "$tc" score --help 2>&1 | grep -q -- --tool-args; then

@@ -54,9 +54,15 @@ struct NormalizeOptions {
 // Trim and (unless case_sensitive) ASCII case-fold a tool name.
 std::string normalize_tool_name(std::string_view raw, bool case_sensitive = false);
 
+// Spare bytes of capacity RecordSource leaves after a record's text: simdjson reads up to this
+// far past the end of its input, so a record with them is parsed where it lies, without a copy.
+// (simdjson::SIMDJSON_PADDING; a static_assert in the parser keeps them equal.)
+constexpr std::size_t kRecordPadding = 64;
+
 // One record's bytes and where they came from.
 struct RawRecord {
-  std::string text;  // reused between records
+  std::string text;  // reused between records; capacity() >= size() + kRecordPadding when
+                     // RecordSource filled it (any other text is copied before parsing)
   RecordOrigin origin;
   // Set when the container itself failed (unreadable file, bad UTF-8 in a line that is
   // then not parsed, …): the record is rejected with this message at `origin`.

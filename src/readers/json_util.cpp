@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/swar.hpp"
+
 namespace trajcheck::detail {
 
 bool is_json_number(std::string_view s) {
@@ -87,16 +89,26 @@ std::string expect(simdjson::error_code e, std::string_view what_was_expected) {
   return e == simdjson::INCORRECT_TYPE ? std::string(what_was_expected) : json_error_message(e);
 }
 
-std::size_t plain_string_length(const char* p) {
-  // The closing quote exists (simdjson's stage 1 paired every quote) and the buffer is padded.
-  const char* q = p;
-  for (;; ++q) {
-    auto c = static_cast<unsigned char>(*q);
-    if (c == '"') break;
-    if (c == '\\' || c < 0x20) return 0;
+std::size_t canonical_string_size(const char* p) {
+  // The closing quote exists (simdjson's stage 1 paired every quote and rejected control
+  // characters) and the buffer is padded, so whole words may be read up to it.
+  const char* q = p + 1;
+  for (;;) {
+    std::uint64_t w = swar::load(q);
+    std::uint64_t m = swar::equal(w, '"') | swar::equal(w, '\\');
+    if (!m) {
+      q += 8;
+      continue;
+    }
+    q += swar::first(m);
+    if (*q == '"') return static_cast<std::size_t>(q - p) + 1;
+    // Canonical escapes are the ones append_json_string writes for characters that need no
+    // \u form; \u and \/ (or an invalid escape) take the decoding path.
+    switch (q[1]) {
+      case '"': case '\\': case 'n': case 'r': case 't': case 'b': case 'f': q += 2; break;
+      default: return 0;
+    }
   }
-  // An empty string has nothing to gain; report it as not plain so callers take the slow path.
-  return static_cast<std::size_t>(q - p);
 }
 
 const char* location_of(od::value& v) {
@@ -147,10 +159,10 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
     }
     case od::json_type::string: {
       std::string_view raw = v.raw_json_token();
-      // Fast path: a string without escapes or control characters is already canonical JSON;
-      // copying it skips unescaping and re-escaping (most of the bytes of real traces).
-      if (std::size_t len = plain_string_length(raw.data() + 1)) {
-        out.append(raw.data(), len + 2);
+      // Fast path: a string whose source text is canonical (and so valid) is copied as it is,
+      // skipping unescaping and re-escaping (most of the bytes of real traces).
+      if (std::size_t size = canonical_string_size(raw.data())) {
+        out.append(raw.data(), size);
         return true;
       }
       const char* at = raw.data();  // simdjson reports escape errors past the string
@@ -201,8 +213,8 @@ bool write_object(od::object o, std::string& out, JsonFailure& fail, int depth) 
     if (!first) out.push_back(',');
     first = false;
     const char* raw_key = f.key().raw();
-    if (std::size_t len = plain_string_length(raw_key)) {
-      out.append(raw_key - 1, len + 2);
+    if (std::size_t size = canonical_string_size(raw_key - 1)) {
+      out.append(raw_key - 1, size);
     } else {
       std::string_view key;
       if (auto e = f.unescaped_key().get(key)) return fail_with(o, e, fail);

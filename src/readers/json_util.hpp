@@ -43,10 +43,11 @@ struct JsonFailure {
   bool failed() const { return !message.empty(); }
 };
 
-// Length of the JSON string whose contents start at `p` (after the opening quote) when it has
-// no escapes and no control characters, so its source text is canonical; 0 otherwise (and for
-// the empty string).
-std::size_t plain_string_length(const char* p);
+// Size, quotes included, of the JSON string literal at `p` (its opening quote, inside a
+// document simdjson has indexed) when its source text is what append_json_string would write
+// for its value: no escapes but \" \\ \n \r \t \b \f. 0 otherwise (\u, \/, an invalid
+// escape): then the caller decodes and re-escapes it.
+std::size_t canonical_string_size(const char* p);
 
 // Pointer to the token the iterator stopped at; null when simdjson cannot say.
 const char* location_of(od::value& v);

@@ -396,6 +396,11 @@ RecordSource::~RecordSource() = default;
 RecordSource::RecordSource(RecordSource&&) noexcept = default;
 RecordSource& RecordSource::operator=(RecordSource&&) noexcept = default;
 
-bool RecordSource::next(RawRecord& out) { return impl_->next(out); }
+bool RecordSource::next(RawRecord& out) {
+  if (!impl_->next(out)) return false;
+  // Spare capacity lets TraceParser hand the text to simdjson in place (see RawRecord).
+  if (out.text.capacity() < out.text.size() + kRecordPadding) out.text.reserve(out.text.size() + kRecordPadding);
+  return true;
+}
 
 }  // namespace trajcheck

@@ -92,6 +92,24 @@ bool ParseCtx::matches_error_pattern(std::string_view text) const {
   return false;
 }
 
+// Whether the canonical source text of a string (between its quotes) may decode to text that
+// store_text_result parses as JSON: its first character after whitespace (raw or escaped) is
+// '{' or '['.
+static bool may_hold_json(std::string_view raw) {
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    char c = raw[i];
+    if (c == ' ') {
+      ++i;
+    } else if (c == '\\' && i + 1 < raw.size() && (raw[i + 1] == 'n' || raw[i + 1] == 't' || raw[i + 1] == 'r')) {
+      i += 2;
+    } else {
+      return c == '{' || c == '[';
+    }
+  }
+  return false;
+}
+
 Slice ParseCtx::store_text_result(std::string_view text, bool* error) {
   *error = matches_error_pattern(text);
   std::string_view trimmed = trim_ws(text);
@@ -110,6 +128,15 @@ bool ParseCtx::store_json_result(od::value v, Slice* out, bool* error) {
   json_type type;
   if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
   if (type == json_type::string) {
+    // Fast path for the common long text result: canonical source text that cannot be JSON
+    // (see store_text_result) is stored as it is, without decoding and re-escaping it.
+    std::string_view raw = v.raw_json_token();
+    if (opts.error_patterns.empty())
+      if (std::size_t size = canonical_string_size(raw.data()); size && !may_hold_json(raw.substr(1, size - 2))) {
+        *out = t.store(raw.substr(0, size));
+        *error = false;
+        return true;
+      }
     std::string_view sv;
     if (auto e = v.get_string().get(sv)) return fail(location_of(v), json_error_message(e));
     *out = store_text_result(sv, error);
@@ -281,8 +308,10 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
   for (auto field : o) {
     std::string_view key;
     if ((*error = field.unescaped_key().get(key))) break;
-    if (key == "steps") steps = true;
-    else if (key == "messages" || key == "traj") messages = true;
+    if (key == "steps") {
+      steps = true;  // decides the shape: skipping the rest (the steps themselves) saves a pass
+      break;
+    } else if (key == "messages" || key == "traj") messages = true;
     else if (key == "resourceSpans") otel = true;
     else if (key == "tool_calls") tool_calls = true;
     else if (key == "role") role = true;
@@ -392,21 +421,27 @@ struct ScratchLease {
 struct TraceParser::Impl {
   detail::CompiledOptions c;
 
-  bool run(std::string_view json, const RecordOrigin& origin, Trajectory& t, ParseOutcome& outcome,
-           const Emit& emit) const;
-  bool read(std::string_view json, const RecordOrigin& origin, Trajectory& t, ParseOutcome& outcome,
-            const Emit& emit) const;
+  // `capacity`: bytes readable from json.data(); with kRecordPadding past the text, it is
+  // parsed in place.
+  bool run(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
+           ParseOutcome& outcome, const Emit& emit) const;
+  bool read(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
+            ParseOutcome& outcome, const Emit& emit) const;
 };
+static_assert(kRecordPadding == simdjson::SIMDJSON_PADDING);
 
-bool TraceParser::Impl::run(std::string_view json, const RecordOrigin& origin, Trajectory& t,
-                            ParseOutcome& outcome, const Emit& emit) const {
-  if (read(json, origin, t, outcome, emit)) return true;
+bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const RecordOrigin& origin,
+                            Trajectory& t, ParseOutcome& outcome, const Emit& emit) const {
+  if (read(json, capacity, origin, t, outcome, emit)) return true;
   // A structural error found while skipping is reported where simdjson stopped, which may
-  // be far from the cause: prefer the position a bracket-matching scan finds.
+  // be far from the cause, and one in a part the reader had not reached yet may surface as a
+  // shape error ("a step must be a JSON object" for `[}`): a record that is not JSON is
+  // reported as such, at the position a bracket-matching scan finds.
   if (!outcome.errors.empty()) {
     RecordError& err = outcome.errors.front();
+    bool json_error = err.message.rfind("invalid JSON", 0) == 0 || err.message.rfind("invalid UTF-8", 0) == 0;
     bool structural = err.message.rfind("invalid JSON: unexpected character", 0) == 0 ||
-                      err.message.rfind("invalid JSON: unclosed", 0) == 0;
+                      err.message.rfind("invalid JSON: unclosed", 0) == 0 || !json_error;
     if (structural) {
       std::size_t skip = json.size() >= 3 && json.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
       std::string_view text = json.substr(skip);
@@ -422,24 +457,27 @@ bool TraceParser::Impl::run(std::string_view json, const RecordOrigin& origin, T
   return false;
 }
 
-bool TraceParser::Impl::read(std::string_view json, const RecordOrigin& origin, Trajectory& t,
-                             ParseOutcome& outcome, const Emit& emit) const {
+bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const RecordOrigin& origin,
+                             Trajectory& t, ParseOutcome& outcome, const Emit& emit) const {
   ScratchLease lease;
   detail::Scratch& s = *lease.s;
   std::size_t skip = 0;
   if (json.size() >= 3 && json.compare(0, 3, "\xEF\xBB\xBF") == 0) skip = 3;  // a BOM is not content
-  s.padded.assign(json.substr(skip));
-  s.padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  std::string_view text = json.substr(skip);
+  if (capacity < json.size() + simdjson::SIMDJSON_PADDING) {
+    s.padded.assign(text);
+    s.padded.append(simdjson::SIMDJSON_PADDING, ' ');
+    text = std::string_view(s.padded.data(), text.size());
+  }
   RecordOrigin start = origin;
   start.column += skip;
-  std::string_view text(s.padded.data(), json.size() - skip);
   t.clear();
   t.origin = origin;
   detail::ParseCtx ctx(c, text, start, t, s, outcome);
 
   od::document doc;
   ctx.doc = &doc;
-  if (auto e = s.parser.iterate(s.padded.data(), text.size(), s.padded.size()).get(doc)) {
+  if (auto e = s.parser.iterate(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
     const char* where = nullptr;
     if (e == simdjson::UTF8_ERROR) {
       std::size_t bad = detail::find_invalid_utf8(text);
@@ -604,14 +642,14 @@ ParseOutcome TraceParser::parse(const RawRecord& record, Trajectory& scratch, co
   }
   const auto& overrides = impl_->c.options.context_overrides;
   if (!overrides.empty()) {
-    impl_->run(record.text, record.origin, scratch, outcome, [&](Trajectory& t) {
+    impl_->run(record.text, record.text.capacity(), record.origin, scratch, outcome, [&](Trajectory& t) {
       apply_context_overrides(t, overrides);
       if (emit) emit(t);
     });
     if (!outcome.ok()) outcome.traces = 0;
     return outcome;
   }
-  impl_->run(record.text, record.origin, scratch, outcome, emit);
+  impl_->run(record.text, record.text.capacity(), record.origin, scratch, outcome, emit);
   if (!outcome.ok()) outcome.traces = 0;
   return outcome;
 }
@@ -621,7 +659,7 @@ ParseOutcome TraceParser::parse_value(std::string_view json, const RecordOrigin&
   std::uint32_t emitted = 0;
   // OTLP may hold several traces; the value must be exactly one trajectory, and `out` must
   // hold it afterwards, so a second one is an error.
-  impl_->run(json, origin, out, outcome, [&](Trajectory&) { ++emitted; });
+  impl_->run(json, json.size(), origin, out, outcome, [&](Trajectory&) { ++emitted; });
   if (outcome.ok() && emitted != 1) {
     outcome.errors.push_back(RecordError{origin, fmt::format("expected one trajectory, found {}", emitted)});
   }

@@ -42,6 +42,8 @@ void write_all(std::FILE* f, const std::string& s);
 // large enough to amortize locking.
 constexpr std::size_t kBatchRecords = 256;
 constexpr std::size_t kBatchBytes = 1 << 20;
+// Capacity a record slot may keep beyond four times the record it holds.
+constexpr std::size_t kKeepRecordBytes = 64 << 10;
 
 template <class Worker>
 std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
@@ -53,8 +55,17 @@ std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
     std::size_t bytes = 0;
     while (b.used < kBatchRecords && bytes < kBatchBytes) {
       if (b.used == b.records.size()) b.records.emplace_back();
-      if (!source.next(b.records[b.used])) break;
-      bytes += b.records[b.used].text.size();
+      RawRecord& rec = b.records[b.used];
+      if (!source.next(rec)) break;
+      // A slot keeps the capacity of the largest record it ever held; left alone, the memory
+      // kept would creep up with the length of the input. Bound it by what the slot holds now.
+      if (rec.text.capacity() > kKeepRecordBytes && rec.text.capacity() > 4 * rec.text.size()) {
+        std::string tight;
+        tight.reserve(rec.text.size() + kRecordPadding);
+        tight.append(rec.text);
+        rec.text.swap(tight);
+      }
+      bytes += rec.text.size();
       ++b.used;
     }
     return b.used > 0;

@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "unit/readers_support.hpp"
 
 using namespace trajcheck;
@@ -161,4 +165,51 @@ TEST_CASE("invalid error patterns are reported, not thrown") {
   TraceParser p(opts);
   CHECK(p.option_error().find("invalid --error-pattern '(unclosed'") == 0);
   CHECK(TraceParser(NormalizeOptions{}).option_error().empty());
+}
+
+TEST_CASE("native: values are stored canonical whatever escapes the source used") {
+  // Canonical source text is copied as it is; \u and \/ escapes are decoded and re-escaped.
+  ReadResult r = read_text(
+      R"({"steps":[{"tool":"t","arguments":{"a":"x\ny\"z\\","b":"caf\u00e9 \/ \u0001","c":[1.50,-2e3,true,null]},)"
+      R"("result":"line 1\nline \"2\""},)"
+      R"({"tool":"t","result":"\n {\"status\": \"ok\"}"},)"
+      R"({"tool":"t","result":"  [1, 2]"},)"
+      R"({"tool":"t","result":"caf\u00e9\n"}]})");
+  REQUIRE(r.rejected == 0);
+  const Trajectory& t = r.traces.at(0);
+  CHECK(args_of(t, 0) == R"({"a":"x\ny\"z\\","b":"café / \u0001","c":[1.50,-2e3,true,null]})");
+  CHECK(result_of(t, 0) == R"("line 1\nline \"2\"")");
+  CHECK(result_of(t, 1) == R"({"status":"ok"})");  // text holding JSON is stored parsed
+  CHECK(result_of(t, 2) == "[1,2]");
+  CHECK(result_of(t, 3) == "\"café\\n\"");
+}
+
+TEST_CASE("native: a record read in place and a copied one give the same trajectory") {
+  // RecordSource leaves spare capacity (parsed in place); read_text's string has none (copied).
+  std::string record = R"({"trace_id":"p","steps":[{"tool":"a","arguments":{"k":"v\n"},"result":"r"},{"type":"user_message","content":"hi"}]})";
+  std::string path = (std::filesystem::temp_directory_path() / ("trajcheck-inplace-" + std::to_string(::getpid()) + ".jsonl")).string();
+  {
+    std::ofstream f(path);
+    f << record << "\n" << record;  // the second line has no newline after it
+  }
+  ReadResult from_file = read_inputs({path});
+  ReadResult from_text = read_text(record);
+  REQUIRE(from_file.normalized.size() == 2);
+  REQUIRE(from_text.normalized.size() == 1);
+  CHECK(from_file.normalized[0] == from_text.normalized[0]);
+  CHECK(from_file.normalized[1] == from_text.normalized[0]);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("native: invalid escapes and literals inside values are rejected with their position") {
+  ReadResult r = read_text(R"({"steps":[{"tool":"a","arguments":{"k":"bad \x escape"}}]})");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message == "invalid JSON: invalid escape in string");
+  CHECK(r.errors[0].where.column == 40);
+  r = read_text(R"({"steps":[{"tool":"a","result":"bad \q"}]})");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].message == "invalid JSON: invalid escape in string");
+  r = read_text(R"({"steps":[{"tool":"a","arguments":{"k":tru}}]})");
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].where.column == 40);
 }

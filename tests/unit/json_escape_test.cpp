@@ -1,0 +1,106 @@
+// append_json_string (eight bytes at a time) against a byte-at-a-time reference, and the
+// readers' canonical-string scan against what append_json_string writes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "readers/json_util.hpp"
+#include "util/json_escape.hpp"
+
+namespace {
+
+std::string reference_escape(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+struct Rng {
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  std::uint64_t next() {
+    x += 0x9e3779b97f4a7c15ull;
+    std::uint64_t z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+// Strings mixing plain bytes with every kind of byte that needs escaping, at every offset
+// of an eight-byte word.
+std::string random_text(Rng& rng) {
+  static constexpr char kSpecial[] = {'"', '\\', '\n', '\r', '\t', '\b', '\f', '\x01', '\x1f', '\x7f', '/'};
+  std::string s(rng.next() % 40, 'a');
+  for (char& c : s) {
+    std::uint64_t r = rng.next() % 10;
+    if (r == 0) c = kSpecial[rng.next() % sizeof kSpecial];
+    else if (r == 1) c = static_cast<char>(0x80 + rng.next() % 0x80);  // UTF-8 bytes stay as they are
+    else c = static_cast<char>('a' + rng.next() % 26);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("append_json_string matches the byte-at-a-time reference") {
+  Rng rng;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = random_text(rng);
+    std::string out = "prefix";
+    trajcheck::append_json_string(out, s);
+    REQUIRE(out == "prefix" + reference_escape(s));
+  }
+  std::string out;
+  trajcheck::append_json_string(out, std::string_view("\0", 1));
+  CHECK(out == "\"\\u0000\"");
+}
+
+TEST_CASE("canonical_string_size: the size of what append_json_string writes, 0 for other escapes") {
+  using trajcheck::detail::canonical_string_size;
+  Rng rng;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = random_text(rng);
+    std::string lit;
+    trajcheck::append_json_string(lit, s);
+    // append_json_string writes \u00XX for the control characters without a short escape.
+    bool has_u = std::any_of(s.begin(), s.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 && std::string_view("\b\f\n\r\t").find(c) == std::string_view::npos;
+    });
+    std::string buf = lit + ",\"next\"" + std::string(64, ' ');  // padded, as simdjson's input is
+    CAPTURE(lit);
+    CHECK(canonical_string_size(buf.data()) == (has_u ? 0 : lit.size()));
+  }
+  auto size_of = [](std::string lit) {
+    lit.append(64, ' ');
+    return canonical_string_size(lit.data());
+  };
+  CHECK(size_of(R"("")") == 2);
+  CHECK(size_of(R"("a\"b")") == 6);
+  CHECK(size_of(R"("\\")") == 4);
+  CHECK(size_of(R"("x\\"y")") == 5);  // the literal ends after the escaped backslash
+  CHECK(size_of(R"("\u00e9")") == 0);  // decoded and re-escaped as é by the caller
+  CHECK(size_of(R"("a\/b")") == 0);
+  CHECK(size_of(R"("a\x")") == 0);  // invalid: the decoding path reports it
+}
