@@ -4,6 +4,7 @@
 #include "metrics/chat_calls.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "readers/json_util.hpp"
 
@@ -11,7 +12,6 @@ namespace trajcheck::metrics {
 
 namespace od = simdjson::ondemand;
 using detail::is_json_number;
-using detail::plain_string_length;
 using detail::trim_ws;
 
 namespace {
@@ -31,7 +31,7 @@ bool validate(od::value v, int depth) {
       for (auto fr : o) {
         od::field f;
         if (std::move(fr).get(f)) return false;
-        if (!plain_string_length(f.key().raw())) {
+        if (!detail::canonical_string_size(f.key().raw() - 1)) {
           std::string_view key;
           if (!field_key(f, &key)) return false;
         }
@@ -74,9 +74,13 @@ bool validate(od::value v, int depth) {
 // A string's decoded text: its source bytes when it needs no decoding (no copy), else
 // simdjson's unescaped copy. The caller has checked that `v` is a string.
 bool string_text(od::value& v, std::string_view* out) {
-  std::string_view quoted;
-  if (plain_string_token(v, &quoted)) {
-    *out = quoted.substr(1, quoted.size() - 2);
+  // Peek first: a canonical string with escapes must still be decoded by get_string.
+  std::string_view raw = v.raw_json_token();
+  std::size_t size = detail::canonical_string_size(raw.data());
+  if (size && std::memchr(raw.data() + 1, '\\', size - 2) == nullptr) {
+    simdjson::ondemand::raw_json_string consumed;
+    if (v.get_raw_json_string().get(consumed)) return false;
+    *out = raw.substr(1, size - 2);
     return true;
   }
   return !v.get_string().get(*out);

@@ -5,6 +5,7 @@
 #include "util/json_escape.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,15 +94,19 @@ using trajcheck::append_json_string;  // util/json_escape.hpp
 // checks the separators and brackets after a value only when the value was consumed, and
 // skipping an unconsumed one can step over a malformed structure without an error.
 
-// The source text of a string value without escapes or control characters (consumed), which
-// is also its canonical JSON text; false otherwise, leaving the value for get_string().
-inline bool plain_string_token(simdjson::ondemand::value& v, std::string_view* quoted) {
+// The source text of a string value when it is canonical (detail::canonical_string_size:
+// what append_json_string would write for its value, so also valid), consumed; false
+// otherwise, leaving the value for get_string(). `no_escapes` (optional): the text holds no
+// escape at all, so what lies between the quotes is the decoded value.
+inline bool plain_string_token(simdjson::ondemand::value& v, std::string_view* quoted,
+                               bool* no_escapes = nullptr) {
   std::string_view raw = v.raw_json_token();
-  std::size_t len = detail::plain_string_length(raw.data() + 1);
-  if (!len) return false;
+  std::size_t size = detail::canonical_string_size(raw.data());
+  if (!size) return false;
+  if (no_escapes) *no_escapes = std::memchr(raw.data() + 1, '\\', size - 2) == nullptr;
   simdjson::ondemand::raw_json_string consumed;
   if (v.get_raw_json_string().get(consumed)) return false;
-  *quoted = std::string_view(raw.data(), len + 2);
+  *quoted = std::string_view(raw.data(), size);
   return true;
 }
 
@@ -147,9 +152,10 @@ inline bool number_token(simdjson::ondemand::value& v, std::string_view* text, N
 // copy into its string buffer (most keys); false on an invalid escape.
 // `plain` (optional) tells whether the key needed no decoding (its JSON text is then "key").
 inline bool field_key(simdjson::ondemand::field& f, std::string_view* key, bool* plain = nullptr) {
-  const char* raw = f.key().raw();
-  if (std::size_t len = detail::plain_string_length(raw)) {
-    *key = std::string_view(raw, len);
+  const char* raw = f.key().raw();  // after the opening quote
+  std::size_t size = detail::canonical_string_size(raw - 1);
+  if (size && std::memchr(raw, '\\', size - 2) == nullptr) {
+    *key = std::string_view(raw, size - 2);
     if (plain) *plain = true;
     return true;
   }
