@@ -76,11 +76,11 @@ bool validate(od::value v, int depth) {
 bool string_text(od::value& v, std::string_view* out) {
   // Peek first: a canonical string with escapes must still be decoded by get_string.
   std::string_view raw = v.raw_json_token();
-  std::size_t size = detail::canonical_string_size(raw.data());
-  if (size && std::memchr(raw.data() + 1, '\\', size - 2) == nullptr) {
+  std::size_t len = unescaped_length(raw.data() + 1);
+  if (len != std::string_view::npos) {
     simdjson::ondemand::raw_json_string consumed;
     if (v.get_raw_json_string().get(consumed)) return false;
-    *out = raw.substr(1, size - 2);
+    *out = raw.substr(1, len);
     return true;
   }
   return !v.get_string().get(*out);

@@ -13,6 +13,7 @@
 #include <simdjson.h>
 
 #include "readers/json_util.hpp"
+#include "util/swar.hpp"
 
 namespace trajcheck::metrics {
 
@@ -94,6 +95,23 @@ using trajcheck::append_json_string;  // util/json_escape.hpp
 // checks the separators and brackets after a value only when the value was consumed, and
 // skipping an unconsumed one can step over a malformed structure without an error.
 
+// Length of the string whose contents start at `p` (after its opening quote, inside a
+// document simdjson indexed: quotes paired, control characters rejected, buffer padded) when
+// it holds no escape, so its source bytes are its value; npos when it holds one.
+inline std::size_t unescaped_length(const char* p) {
+  const char* q = p;
+  for (;;) {
+    std::uint64_t w = swar::load(q);
+    std::uint64_t m = swar::equal(w, '"') | swar::equal(w, '\\');
+    if (!m) {
+      q += 8;
+      continue;
+    }
+    q += swar::first(m);
+    return *q == '"' ? static_cast<std::size_t>(q - p) : std::string_view::npos;
+  }
+}
+
 // The source text of a string value when it is canonical (detail::canonical_string_size:
 // what append_json_string would write for its value, so also valid), consumed; false
 // otherwise, leaving the value for get_string(). `no_escapes` (optional): the text holds no
@@ -153,9 +171,9 @@ inline bool number_token(simdjson::ondemand::value& v, std::string_view* text, N
 // `plain` (optional) tells whether the key needed no decoding (its JSON text is then "key").
 inline bool field_key(simdjson::ondemand::field& f, std::string_view* key, bool* plain = nullptr) {
   const char* raw = f.key().raw();  // after the opening quote
-  std::size_t size = detail::canonical_string_size(raw - 1);
-  if (size && std::memchr(raw, '\\', size - 2) == nullptr) {
-    *key = std::string_view(raw, size - 2);
+  std::size_t len = unescaped_length(raw);
+  if (len != std::string_view::npos) {
+    *key = std::string_view(raw, len);
     if (plain) *plain = true;
     return true;
   }
