@@ -2,6 +2,8 @@
 // number syntax that accepts any magnitude, and positions for error messages.
 #include "readers/json_util.hpp"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "util/swar.hpp"
@@ -89,6 +91,16 @@ std::string expect(simdjson::error_code e, std::string_view what_was_expected) {
   return e == simdjson::INCORRECT_TYPE ? std::string(what_was_expected) : json_error_message(e);
 }
 
+namespace {
+// Whether the escape at `q` (a backslash) is one append_json_string writes.
+bool canonical_escape(const char* q) {
+  switch (q[1]) {
+    case '"': case '\\': case 'n': case 'r': case 't': case 'b': case 'f': return true;
+    default: return false;  // \u, \/ or an invalid escape: the decoding path handles it
+  }
+}
+}  // namespace
+
 std::size_t canonical_string_size(const char* p) {
   // The closing quote exists (simdjson's stage 1 paired every quote and rejected control
   // characters) and the buffer is padded, so whole words may be read up to it.
@@ -102,13 +114,25 @@ std::size_t canonical_string_size(const char* p) {
     }
     q += swar::first(m);
     if (*q == '"') return static_cast<std::size_t>(q - p) + 1;
-    // Canonical escapes are the ones append_json_string writes for characters that need no
-    // \u form; \u and \/ (or an invalid escape) take the decoding path.
-    switch (q[1]) {
-      case '"': case '\\': case 'n': case 'r': case 't': case 'b': case 'f': q += 2; break;
-      default: return 0;
-    }
+    if (!canonical_escape(q)) return 0;
+    q += 2;
   }
+}
+
+std::size_t canonical_string_size(std::string_view token) {
+  // The token runs to the next structural character: the closing quote is its last
+  // non-blank byte, so only backslashes need looking for (memchr is vectorized).
+  token = trim_ws(token);
+  if (token.size() < 2 || token.back() != '"') return canonical_string_size(token.data());
+  const char* q = token.data() + 1;
+  const char* end = token.data() + token.size() - 1;
+  while (q < end) {
+    q = static_cast<const char*>(std::memchr(q, '\\', static_cast<std::size_t>(end - q)));
+    if (!q) break;
+    if (!canonical_escape(q)) return 0;
+    q += 2;
+  }
+  return token.size();
 }
 
 const char* location_of(od::value& v) {
@@ -161,7 +185,7 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       std::string_view raw = v.raw_json_token();
       // Fast path: a string whose source text is canonical (and so valid) is copied as it is,
       // skipping unescaping and re-escaping (most of the bytes of real traces).
-      if (std::size_t size = canonical_string_size(raw.data())) {
+      if (std::size_t size = canonical_string_size(raw)) {
         out.append(raw.data(), size);
         return true;
       }

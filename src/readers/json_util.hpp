@@ -48,6 +48,9 @@ struct JsonFailure {
 // for its value: no escapes but \" \\ \n \r \t \b \f. 0 otherwise (\u, \/, an invalid
 // escape): then the caller decodes and re-escapes it.
 std::size_t canonical_string_size(const char* p);
+// The same for a string value's raw_json_token() (which runs to the next structural
+// character, so the closing quote need not be searched for: faster on long strings).
+std::size_t canonical_string_size(std::string_view token);
 
 // Pointer to the token the iterator stopped at; null when simdjson cannot say.
 const char* location_of(od::value& v);

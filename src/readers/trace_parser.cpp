@@ -132,7 +132,7 @@ bool ParseCtx::store_json_result(od::value v, Slice* out, bool* error) {
     // (see store_text_result) is stored as it is, without decoding and re-escaping it.
     std::string_view raw = v.raw_json_token();
     if (opts.error_patterns.empty())
-      if (std::size_t size = canonical_string_size(raw.data()); size && !may_hold_json(raw.substr(1, size - 2))) {
+      if (std::size_t size = canonical_string_size(raw); size && !may_hold_json(raw.substr(1, size - 2))) {
         *out = t.store(raw.substr(0, size));
         *error = false;
         return true;

@@ -91,6 +91,10 @@ TEST_CASE("canonical_string_size: the size of what append_json_string writes, 0 
     std::string buf = lit + ",\"next\"" + std::string(64, ' ');  // padded, as simdjson's input is
     CAPTURE(lit);
     CHECK(canonical_string_size(buf.data()) == (has_u ? 0 : lit.size()));
+    // A value's raw token runs to the next structural character, blanks included.
+    CHECK(canonical_string_size(std::string_view(buf.data(), lit.size())) == (has_u ? 0 : lit.size()));
+    std::string spaced = lit + " \n" + std::string(64, ' ');
+    CHECK(canonical_string_size(std::string_view(spaced.data(), lit.size() + 2)) == (has_u ? 0 : lit.size()));
   }
   auto size_of = [](std::string lit) {
     lit.append(64, ' ');
