@@ -387,8 +387,9 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
   if (role == Role::system) return true;
   if (role == Role::tool) {
     if (bad_tool_field) return false;
-    // ParseCtx::join_result: the latest open call with this id; without an id, the first
-    // open call with this raw name (any open call when no name is given).
+    // As the chat reader joins results (chat_reader.cpp, CallIndex): the latest open call
+    // with this id; without an id, the first open call with this raw name (any open call
+    // when no name is given).
     std::uint32_t found = 0;
     if (result_id_len > 0) {
       found = find_open(std::string_view(ids_.data() + result_id_off, result_id_len));

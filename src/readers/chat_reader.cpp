@@ -21,19 +21,6 @@ Role classify(std::string_view role) {
   return Role::other;
 }
 
-// Reads a field's key and value; false (record rejected) on malformed JSON.
-template <class Fn>
-bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
-  for (auto field : o) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    if (!fn(key, f.value())) return false;
-  }
-  return true;
-}
-
 // The value of a string field looked up ahead of the in-order pass (e.g. a message's "role",
 // which decides how its other fields are read). Empty view when absent.
 bool peek_string(ParseCtx& c, od::object& o, std::string_view key, std::string_view* out, const char* where) {
@@ -54,8 +41,8 @@ bool peek_string(ParseCtx& c, od::object& o, std::string_view key, std::string_v
 }
 
 // Tool results are joined to their calls through an index instead of a scan of the earlier
-// steps, which was quadratic when many results come long after their calls. Semantics are
-// ParseCtx::join_result's: with an id, the latest tool_call step with that id and no result
+// steps, which was quadratic when many results come long after their calls. A result joins,
+// with an id, the latest tool_call step with that id and no result
 // yet; without, the first such step with the result's raw tool name (any, without a name).
 // Steps never lose a result, so entries that got one are dropped lazily and each is passed
 // over at most once.
@@ -166,8 +153,8 @@ class CallIndex {
 // One per thread: a chat trajectory is read start to end by one thread, without nesting.
 thread_local CallIndex t_calls;
 
-// ParseCtx::join_result with the index: joins `r` to its call, or keeps it as a call of its
-// own (with a warning) when there is none. Returns the step index.
+// Joins `r` to its call through the index, or keeps it as a call of its own (with a warning)
+// when there is none. Returns the step index.
 std::uint32_t join_result(ParseCtx& c, const PendingResult& r, std::uint32_t turn) {
   auto& steps = c.t.steps();
   std::size_t found = t_calls.find(c.t, c.t.text(r.id), c.t.text(r.name));
