@@ -84,6 +84,8 @@ class Scorer {
   const ScoreOptions& options() const;
 
   struct Impl;  // opaque (src/metrics/scorer_impl.hpp)
+  // For the library's own fast paths (the score command reads calls into it directly).
+  Impl& impl() { return *impl_; }
 
   // Expected side as a trajectory (its tool calls, in order, with their arguments).
   ScoreResult score(const Trajectory& actual, const Trajectory& expected);

@@ -11,6 +11,7 @@
 
 #include "cli/command.hpp"
 #include "cli/input.hpp"
+#include "metrics/chat_calls.hpp"
 #include "metrics/json_canon.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
@@ -215,10 +216,11 @@ std::string summary_json(const Summary& s, const InputCounts& c) {
 struct ScoreWorker {
   // Heap state: a Trajectory points at its ToolTable, and workers are moved into a vector.
   struct State {
-    explicit State(const ScoreOptions& o) : scorer(o) {}
+    State(const ScoreOptions& o, const NormalizeOptions& n) : scorer(o), fast(n) {}
     ToolTable tools;
     Trajectory actual{&tools}, expected{&tools};
     Scorer scorer;
+    metrics::ChatCallReader fast;
     simdjson::dom::parser json;
     simdjson::ondemand::parser od;
     std::string buf, id, plain_id;
@@ -297,7 +299,104 @@ struct ScoreWorker {
     return true;
   }
 
+  void emit(const ScoreResult& r, std::string& out) {
+    ++counts.traces;
+    summary.add(r);
+    if (settings->format == "text") {
+      if (!settings->input.quiet) append_record_text(out, st->plain_id, r);
+    } else {
+      append_record_json(out, st->id, r);
+      out += settings->format == "json" ? ",\n" : "\n";
+    }
+  }
+
+  // Sets the record's id (JSON text and plain text) from the best id field, else file:line.
+  void set_id(const RawRecord& rec, int id_rank, bool id_is_string, std::string_view id_number) {
+    st->id.clear();
+    if (id_rank > 0 && id_is_string) {
+      metrics::append_json_string(st->id, st->plain_id);
+    } else if (id_rank > 0) {
+      st->id.assign(id_number);
+      st->plain_id = st->id;
+    } else {
+      st->plain_id = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
+      metrics::append_json_string(st->id, st->plain_id);
+    }
+  }
+
+  static std::string_view trim_number(std::string_view n) {
+    while (!n.empty() && (n.back() == ' ' || n.back() == '\n' || n.back() == '\t' || n.back() == '\r'))
+      n.remove_suffix(1);
+    return n;
+  }
+
+  // The common record — both sides OpenAI chat messages — in one pass over the record's
+  // own document (metrics/chat_calls.hpp): no copy or second parse of a side, arguments
+  // canonicalized once from their source. False, with nothing written or counted, for
+  // anything else: process() then reads the record as below, with the same results.
+  bool fast_process(const RawRecord& rec, std::string& out) {
+    if (!st->fast.enabled() || !rec.container_error.empty()) return false;
+    simdjson::padded_string_view view;
+    if (rec.text.capacity() - rec.text.size() >= simdjson::SIMDJSON_PADDING) {
+      view = simdjson::padded_string_view(rec.text.data(), rec.text.size(), rec.text.capacity());
+    } else {
+      st->buf.reserve(rec.text.size() + simdjson::SIMDJSON_PADDING);
+      st->buf.assign(rec.text);
+      view = simdjson::padded_string_view(st->buf.data(), st->buf.size(), st->buf.capacity());
+    }
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object obj;
+    if (st->od.iterate(view).get(doc) || doc.get_object().get(obj)) return false;
+    Scorer::Impl& impl = st->scorer.impl();
+    st->fast.begin_record(impl.canon);
+    impl.actual.clear();
+    impl.expected.clear();
+    impl.aa.clear();
+    impl.ea.clear();
+    bool have_actual = false, have_expected = false, id_is_string = false;
+    int id_rank = 0;
+    std::string_view key, id_number;
+    for (auto fr : obj) {
+      simdjson::ondemand::field field;
+      if (std::move(fr).get(field) || !metrics::field_key(field, &key)) return false;
+      simdjson::ondemand::value v = field.value();
+      bool is_actual = key == "actual" || key == "outputs";
+      bool is_expected = key == "expected" || key == "reference_outputs";
+      if (is_actual) {
+        if (have_actual || !st->fast.read_side(v, impl.canon, impl.actual, impl.aa)) return false;
+        have_actual = true;
+        continue;
+      }
+      if (is_expected) {
+        if (have_expected || !st->fast.read_side(v, impl.canon, impl.expected, impl.ea)) return false;
+        have_expected = true;
+        continue;
+      }
+      simdjson::ondemand::json_type type;
+      if (v.type().get(type)) return false;
+      int rank = key == "id" ? 3 : key == "case_id" ? 2 : key == "trace_id" ? 1 : 0;
+      if (rank <= id_rank) continue;
+      if (type == simdjson::ondemand::json_type::string) {
+        std::string_view text;
+        if (v.get_string().get(text)) return false;
+        st->plain_id.assign(text);
+        id_is_string = true;
+        id_rank = rank;
+      } else if (type == simdjson::ondemand::json_type::number) {
+        id_number = trim_number(v.raw_json_token());
+        id_is_string = false;
+        id_rank = rank;
+      }
+    }
+    if (!have_actual || !have_expected) return false;
+    ++counts.records;
+    set_id(rec, id_rank, id_is_string, id_number);
+    emit(impl.score_canonical(impl.actual, impl.expected, nullptr), out);
+    return true;
+  }
+
   void process(const RawRecord& rec, std::string& out, std::string& err) {
+    if (fast_process(rec, out)) return;
     ++counts.records;
     if (!rec.container_error.empty()) return reject(rec.origin, rec.container_error, out, err);
     // A padded copy lets simdjson's on-demand parser hand out raw slices of each side
@@ -313,8 +412,11 @@ struct ScoreWorker {
         off = static_cast<std::size_t>(loc - buf.data());
       reject(at(rec, off), fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
     };
-    if (auto e = st->od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc))
-      return bad_json(e);
+    if (auto e = st->od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc)) {
+      // Rejected before iteration started (e.g. an unclosed string): the document has no
+      // position to ask for (asking crashed), so the record's start is reported.
+      return reject(rec.origin, fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
+    }
     simdjson::ondemand::object obj;
     if (auto e = doc.get_object().get(obj)) {
       if (e == simdjson::INCORRECT_TYPE)
@@ -368,10 +470,7 @@ struct ScoreWorker {
           id_is_string = true;
           id_rank = rank;
         } else if (type == simdjson::ondemand::json_type::number) {
-          id_number = v.raw_json_token();
-          while (!id_number.empty() && (id_number.back() == ' ' || id_number.back() == '\n' ||
-                                        id_number.back() == '\t' || id_number.back() == '\r'))
-            id_number.remove_suffix(1);
+          id_number = trim_number(v.raw_json_token());
           id_is_string = false;
           id_rank = rank;
         }
@@ -381,16 +480,7 @@ struct ScoreWorker {
     if (expected.empty() && !expected_is_path)
       return reject(rec.origin, "record has no \"expected\" (or \"reference_outputs\")", out, err);
 
-    st->id.clear();
-    if (id_rank > 0 && id_is_string) {
-      metrics::append_json_string(st->id, st->plain_id);
-    } else if (id_rank > 0) {
-      st->id.assign(id_number);
-      st->plain_id = st->id;
-    } else {
-      st->plain_id = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
-      metrics::append_json_string(st->id, st->plain_id);
-    }
+    set_id(rec, id_rank, id_is_string, id_number);
 
     if (!parse_side(actual, false, rec, st->actual, out, err)) return;
     ScoreResult r;
@@ -402,14 +492,7 @@ struct ScoreWorker {
         return;
       r = st->scorer.score(st->actual, st->expected);
     }
-    ++counts.traces;
-    summary.add(r);
-    if (settings->format == "text") {
-      if (!settings->input.quiet) append_record_text(out, st->plain_id, r);
-    } else {
-      append_record_json(out, st->id, r);
-      out += settings->format == "json" ? ",\n" : "\n";
-    }
+    emit(r, out);
   }
 };
 
@@ -486,7 +569,7 @@ int run_score(ScoreSettings& s) {
     w.parser = &parser;
     w.list_parser = &list_parser;
     w.settings = &s;
-    w.st = std::make_unique<ScoreWorker::State>(opt);
+    w.st = std::make_unique<ScoreWorker::State>(opt, norm);
     return w;
   };
   std::vector<ScoreWorker> done =

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "readers/json_util.hpp"
+
 namespace trajcheck::metrics {
 
 namespace {
@@ -118,6 +120,12 @@ CanonArgs ArgCanon::add(std::string_view raw) {
     sort_buf_.push_back({field.key, static_cast<std::uint32_t>(off),
                          static_cast<std::uint32_t>(scratch_.size() - off)});
   }
+  write_members(a);
+  return a;
+}
+
+void ArgCanon::write_members(CanonArgs& a) {
+  std::size_t start = arena_.size();
   // Already sorted in most sources; stable so that the last of duplicate keys can win.
   if (!std::is_sorted(sort_buf_.begin(), sort_buf_.end(),
                       [](const Member& x, const Member& y) { return x.key < y.key; }))
@@ -133,7 +141,7 @@ CanonArgs ArgCanon::add(std::string_view raw) {
   for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
     if (i) arena_ += ',';
     CanonMember m;
-    append_json_string(arena_, sort_buf_[i].key);
+    append_key(arena_, sort_buf_[i]);
     arena_ += ':';
     m.value_off = static_cast<std::uint32_t>(arena_.size());
     arena_.append(scratch_, sort_buf_[i].off, sort_buf_[i].len);
@@ -141,7 +149,8 @@ CanonArgs ArgCanon::add(std::string_view raw) {
     members_.push_back(m);
   }
   arena_ += '}';
-  finish();
+  a.whole_off = static_cast<std::uint32_t>(start);
+  a.whole_len = static_cast<std::uint32_t>(arena_.size() - start);
   // Decoded keys after the whole text (the whole slice stays contiguous).
   for (std::size_t i = 0; i < sort_buf_.size(); ++i) {
     CanonMember& m = members_[a.members_begin + i];
@@ -150,7 +159,6 @@ CanonArgs ArgCanon::add(std::string_view raw) {
     m.key_len = static_cast<std::uint32_t>(sort_buf_[i].key.size());
   }
   a.members_end = static_cast<std::uint32_t>(members_.size());
-  return a;
 }
 
 bool ArgCanon::find(const CanonArgs& a, std::string_view key, std::string_view* value) const {
@@ -160,6 +168,156 @@ bool ArgCanon::find(const CanonArgs& a, std::string_view key, std::string_view* 
   });
   if (it == e || this->key(*it) != key) return false;
   *value = this->value(*it);
+  return true;
+}
+
+
+// ---- On-Demand ----------------------------------------------------------------------------
+// The same text as canon() over a DOM element, written in one pass over the source; what is
+// validated and how matches detail::write_value, so a value accepted here is one the readers
+// would have stored (and canon() would have read back).
+
+namespace {
+constexpr int kMaxOdDepth = 64;
+namespace od = simdjson::ondemand;
+}  // namespace
+
+bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  switch (type) {
+    case od::json_type::object: {
+      if (depth >= kMaxOdDepth) return false;
+      od::object o;
+      if (v.get_object().get(o)) return false;
+      // levels_ was reserved for every depth, so this reference survives deeper levels.
+      if (levels_.size() <= static_cast<std::size_t>(depth)) levels_.resize(depth + 1);
+      Level& l = levels_[depth];
+      l.members.clear();
+      l.values.clear();
+      for (auto fr : o) {
+        od::field f;
+        if (std::move(fr).get(f)) return false;
+        std::string_view key;
+        bool plain = false;
+        if (!field_key(f, &key, &plain)) return false;
+        // Member values go to this level's buffer; objects inside them use deeper levels.
+        std::size_t off = l.values.size();
+        if (!canon_od(f.value(), l.values, depth + 1)) return false;
+        l.members.push_back({key, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(l.values.size() - off), plain});
+      }
+      std::stable_sort(l.members.begin(), l.members.end(),
+                       [](const Member& x, const Member& y) { return x.key < y.key; });
+      out += '{';
+      for (std::size_t i = 0; i < l.members.size(); ++i) {
+        if (i + 1 < l.members.size() && l.members[i].key == l.members[i + 1].key) continue;  // last wins
+        if (out.back() != '{') out += ',';
+        append_key(out, l.members[i]);
+        out += ':';
+        out.append(l.values, l.members[i].off, l.members[i].len);
+      }
+      out += '}';
+      return true;
+    }
+    case od::json_type::array: {
+      if (depth >= kMaxOdDepth) return false;
+      od::array a;
+      if (v.get_array().get(a)) return false;
+      out += '[';
+      bool first = true;
+      for (auto element : a) {
+        od::value ev;
+        if (element.get(ev)) return false;
+        if (!first) out += ',';
+        first = false;
+        if (!canon_od(ev, out, depth + 1)) return false;
+      }
+      out += ']';
+      return true;
+    }
+    case od::json_type::string: {
+      // Without escapes or control characters the source text is the canonical text.
+      std::string_view quoted;
+      if (plain_string_token(v, &quoted)) {
+        out.append(quoted);
+        return true;
+      }
+      std::string_view s;
+      if (v.get_string().get(s)) return false;
+      append_json_string(out, s);
+      return true;
+    }
+    case od::json_type::number: {
+      std::string_view text;
+      NumberValue n;
+      if (!number_token(v, &text, &n)) return false;  // bad syntax, or out of range
+      switch (n.kind) {
+        case NumberValue::int64: fmt::format_to(std::back_inserter(out), "{}", n.i); break;
+        case NumberValue::uint64: append_number(out, static_cast<double>(n.u)); break;  // >= 2^63
+        case NumberValue::real: append_number(out, n.d); break;
+      }
+      return true;
+    }
+    case od::json_type::boolean: {
+      bool b;
+      if (v.get_bool().get(b)) return false;
+      out += b ? "true" : "false";
+      return true;
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      if (v.is_null().get(is_null) || !is_null) return false;
+      out += "null";
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ArgCanon::add_object(od::object o, CanonArgs* out) {
+  CanonArgs a;
+  a.members_begin = a.members_end = static_cast<std::uint32_t>(members_.size());
+  if (levels_.capacity() < kMaxOdDepth + 1) levels_.reserve(kMaxOdDepth + 1);
+  sort_buf_.clear();
+  scratch_.clear();
+  for (auto fr : o) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    bool plain = false;
+    if (!field_key(f, &key, &plain)) return false;
+    std::size_t off = scratch_.size();
+    if (!canon_od(f.value(), scratch_, 1)) return false;
+    sort_buf_.push_back({key, static_cast<std::uint32_t>(off),
+                         static_cast<std::uint32_t>(scratch_.size() - off), plain});
+  }
+  write_members(a);
+  *out = a;
+  return true;
+}
+
+bool ArgCanon::add_object_text(std::string_view text, od::parser& parser, std::string& padded,
+                               CanonArgs* out) {
+  if (text.empty()) {
+    *out = add({});
+    return true;
+  }
+  padded.assign(text);
+  padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  od::document doc;
+  if (parser.iterate(padded.data(), text.size(), padded.size()).get(doc)) return false;
+  od::json_type type;
+  if (doc.type().get(type) || type != od::json_type::object) return false;
+  od::object o;
+  if (doc.get_object().get(o)) return false;
+  if (!add_object(o, out)) return false;
+  const char* trailing = nullptr;
+  if (!doc.current_location().get(trailing)) {
+    // Trailing content: the readers reject these arguments. Undo.
+    members_.resize(out->members_begin);
+    arena_.resize(out->whole_off);
+    return false;
+  }
   return true;
 }
 

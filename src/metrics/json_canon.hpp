@@ -5,11 +5,15 @@
 #include "util/json_escape.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <simdjson.h>
+
+#include "readers/json_util.hpp"
+#include "util/swar.hpp"
 
 namespace trajcheck::metrics {
 
@@ -44,8 +48,20 @@ class ArgCanon {
   // The value of `key` in `a`, or false.
   bool find(const CanonArgs& a, std::string_view key, std::string_view* value) const;
 
+  // The same canonical form, straight from an On-Demand object (arguments given as a JSON
+  // value) or from the text of one (arguments given as a JSON string, parsed with `parser`
+  // in `padded`; empty text is {}), validating every value as the trace readers do. False,
+  // with nothing added, when the readers would not store the value as that object: invalid
+  // JSON, another type, trailing content, nesting deeper than 64 levels; and also for
+  // integers beyond 64 bits (compared as text elsewhere), so the caller must fall back.
+  bool add_object(simdjson::ondemand::object o, CanonArgs* out);
+  bool add_object_text(std::string_view text, simdjson::ondemand::parser& parser,
+                       std::string& padded, CanonArgs* out);
+
  private:
   void canon(simdjson::dom::element e, std::string& out);
+  bool canon_od(simdjson::ondemand::value v, std::string& out, int depth);
+  void write_members(CanonArgs& a);
   simdjson::dom::parser parser_;
   std::string arena_;
   std::string scratch_;
@@ -53,10 +69,116 @@ class ArgCanon {
   struct Member {
     std::string_view key;  // into the parser's document
     std::uint32_t off, len;  // canonical value in scratch_
+    bool plain = false;      // the key needs no escaping
   };
+  void append_key(std::string& out, const Member& m) {
+    if (m.plain) {
+      out += '"';
+      out += m.key;
+      out += '"';
+    } else {
+      append_json_string(out, m.key);
+    }
+  }
   std::vector<Member> sort_buf_;
+  // Per nesting level below the top: members and their canonical values (reused).
+  struct Level {
+    std::vector<Member> members;
+    std::string values;
+  };
+  std::vector<Level> levels_;
 };
 
 using trajcheck::append_json_string;  // util/json_escape.hpp
+
+// Every value the direct readers look at is consumed, not merely peeked at: On-Demand
+// checks the separators and brackets after a value only when the value was consumed, and
+// skipping an unconsumed one can step over a malformed structure without an error.
+
+// Length of the string whose contents start at `p` (after its opening quote, inside a
+// document simdjson indexed: quotes paired, control characters rejected, buffer padded) when
+// it holds no escape, so its source bytes are its value; npos when it holds one.
+inline std::size_t unescaped_length(const char* p) {
+  const char* q = p;
+  for (;;) {
+    std::uint64_t w = swar::load(q);
+    std::uint64_t m = swar::equal(w, '"') | swar::equal(w, '\\');
+    if (!m) {
+      q += 8;
+      continue;
+    }
+    q += swar::first(m);
+    return *q == '"' ? static_cast<std::size_t>(q - p) : std::string_view::npos;
+  }
+}
+
+// The source text of a string value when it is canonical (detail::canonical_string_size:
+// what append_json_string would write for its value, so also valid), consumed; false
+// otherwise, leaving the value for get_string(). `no_escapes` (optional): the text holds no
+// escape at all, so what lies between the quotes is the decoded value.
+inline bool plain_string_token(simdjson::ondemand::value& v, std::string_view* quoted,
+                               bool* no_escapes = nullptr) {
+  std::string_view raw = v.raw_json_token();
+  std::size_t size = detail::canonical_string_size(raw.data());
+  if (!size) return false;
+  if (no_escapes) *no_escapes = std::memchr(raw.data() + 1, '\\', size - 2) == nullptr;
+  simdjson::ondemand::raw_json_string consumed;
+  if (v.get_raw_json_string().get(consumed)) return false;
+  *quoted = std::string_view(raw.data(), size);
+  return true;
+}
+
+// A number as simdjson's DOM reads it (which is what ArgCanon::add sees): integer syntax
+// is an int64, else a uint64; anything else a double.
+struct NumberValue {
+  enum Kind : std::uint8_t { int64, uint64, real } kind = int64;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double d = 0;
+};
+
+// A number's source text, checked as the readers check it, and its value; the value is
+// consumed. False for bad syntax and for what the DOM rejects too (integers beyond 64 bits,
+// doubles out of range). On-Demand's get_number() is not used: simdjson 3.0.1 returns 0 for
+// decimals with more than 19 significant digits there.
+inline bool number_token(simdjson::ondemand::value& v, std::string_view* text, NumberValue* n = nullptr) {
+  *text = detail::trim_ws(v.raw_json_token());
+  if (!detail::is_json_number(*text)) return false;
+  NumberValue local;
+  NumberValue& out = n ? *n : local;
+  if (text->find_first_of(".eE") != std::string_view::npos) {
+    out.kind = NumberValue::real;
+    return !v.get_double().get(out.d);
+  }
+  if ((*text)[0] == '-') {
+    out.kind = NumberValue::int64;
+    return !v.get_int64().get(out.i);
+  }
+  if (!v.get_uint64().get(out.u)) {
+    if (out.u < (std::uint64_t(1) << 63)) {
+      out.kind = NumberValue::int64;
+      out.i = static_cast<std::int64_t>(out.u);
+    } else {
+      out.kind = NumberValue::uint64;
+    }
+    return true;
+  }
+  return false;
+}
+
+// A field's key, decoded. A key without escapes is its source bytes, which spares simdjson's
+// copy into its string buffer (most keys); false on an invalid escape.
+// `plain` (optional) tells whether the key needed no decoding (its JSON text is then "key").
+inline bool field_key(simdjson::ondemand::field& f, std::string_view* key, bool* plain = nullptr) {
+  const char* raw = f.key().raw();  // after the opening quote
+  std::size_t len = unescaped_length(raw);
+  if (len != std::string_view::npos) {
+    *key = std::string_view(raw, len);
+    if (plain) *plain = true;
+    return true;
+  }
+  if (plain) *plain = false;
+  return !f.unescaped_key().get(*key);
+}
 
 }  // namespace trajcheck::metrics

@@ -234,7 +234,10 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
                   std::vector<char>* matched_a) {
   const std::size_t n = a.size(), m = b.size();
   if (!matched_a) {
-    std::vector<std::uint32_t> prev(m + 1, 0), cur(m + 1, 0);
+    // Scratch kept per thread: the explanation's swap search calls this once per position.
+    thread_local std::vector<std::uint32_t> prev, cur;
+    prev.assign(m + 1, 0);
+    cur.assign(m + 1, 0);
     for (std::size_t i = 1; i <= n; ++i) {
       for (std::size_t j = 1; j <= m; ++j)
         cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
@@ -242,7 +245,8 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
     }
     return prev[m];
   }
-  std::vector<std::uint32_t> t((n + 1) * (m + 1), 0);
+  thread_local std::vector<std::uint32_t> t;
+  t.assign((n + 1) * (m + 1), 0);
   auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return t[i * (m + 1) + j]; };
   for (std::size_t i = 1; i <= n; ++i)
     for (std::size_t j = 1; j <= m; ++j)
@@ -262,28 +266,103 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
   return at(n, m);
 }
 
+namespace {
+
+// block_lcs's DP rows (value only): rows[b * (m + 1) + i] = most of e[0, i) matched by
+// blocks [0, b). Two facts keep it cheap: a block of one call is a plain LCS row, and a
+// run is best started at an element the block can match (F(b, ·) never decreases) and
+// stops growing once it matched all the block can match.
+void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                    const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                    std::vector<std::uint32_t>& rows) {
+  const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
+  thread_local std::vector<std::uint32_t> have, used, in_e;
+  rows.assign((nb + 1) * w1, 0);
+  have.assign(name_count, 0);
+  used.assign(name_count, 0);
+  in_e.assign(name_count, 0);
+  for (std::uint32_t n : e) ++in_e[n];
+  std::size_t start = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    const std::uint32_t* prev = rows.data() + b * w1;
+    std::uint32_t* cur = rows.data() + (b + 1) * w1;
+    std::uint32_t cap = 0;  // the most this block can match: per name, min(calls, copies in e)
+    for (std::size_t j = start; j < block_end[b]; ++j)
+      if (have[a[j]]++ < in_e[a[j]]) ++cap;
+    std::copy(prev, prev + w1, cur);
+    if (cap > 0 && block_end[b] - start == 1) {
+      const std::uint32_t x = a[start];
+      for (std::size_t j = 1; j <= m; ++j) {
+        std::uint32_t v = std::max(prev[j], cur[j - 1]);
+        if (e[j - 1] == x) v = std::max(v, prev[j - 1] + 1);
+        cur[j] = v;
+      }
+    } else if (cap > 0) {
+      for (std::size_t i = 0; i < m; ++i) {
+        if (have[e[i]] == 0) continue;
+        std::uint32_t w = 0;
+        std::size_t j = i + 1;
+        for (; j <= m; ++j) {
+          std::uint32_t nm = e[j - 1];
+          if (used[nm] < have[nm]) {
+            ++used[nm];
+            ++w;
+            if (prev[i] + w > cur[j]) cur[j] = prev[i] + w;
+            if (w == cap) break;  // longer runs add nothing the prefix maximum below misses
+          }
+        }
+        for (std::size_t k = i; k < j && k < m; ++k) used[e[k]] = 0;
+      }
+      for (std::size_t j = 1; j <= m; ++j)
+        if (cur[j - 1] > cur[j]) cur[j] = cur[j - 1];
+    }
+    for (std::size_t j = start; j < block_end[b]; ++j) have[a[j]] = 0;
+    start = block_end[b];
+  }
+}
+
+std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                              const std::vector<std::uint32_t>& block_end, std::size_t name_count) {
+  thread_local std::vector<std::uint32_t> rows;
+  block_lcs_rows(e, a, block_end, name_count, rows);
+  return rows.back();
+}
+
+}  // namespace
+
 std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
                         const std::vector<std::uint32_t>& block_end, std::size_t name_count,
                         std::vector<char>* matched_e) {
+  if (!matched_e) return block_lcs_value(e, a, block_end, name_count);
   const std::size_t m = e.size(), nb = block_end.size();
   // f[b][i]: most expected steps of e[0, i) matched within blocks [0, b); a block takes a run
   // e[i, j) and matches, per name, min(copies in the run, calls in the block).
   // from/till: the run e[from, till) the block matched in the best way to reach (b + 1, j).
-  std::vector<std::uint32_t> f((nb + 1) * (m + 1), 0), from((nb + 1) * (m + 1), 0),
-      till((nb + 1) * (m + 1), 0);
+  thread_local std::vector<std::uint32_t> f, from, till, have, used;
+  f.assign((nb + 1) * (m + 1), 0);
+  from.assign((nb + 1) * (m + 1), 0);
+  till.assign((nb + 1) * (m + 1), 0);
   auto F = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return f[b * (m + 1) + i]; };
   auto From = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return from[b * (m + 1) + i]; };
   auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
-  std::vector<std::uint32_t> have(name_count, 0), used(name_count, 0);
+  have.assign(name_count, 0);
+  used.assign(name_count, 0);
+  thread_local std::vector<std::uint32_t> in_e;
+  in_e.assign(name_count, 0);
+  for (std::uint32_t n : e) ++in_e[n];
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
-    for (std::size_t j = start; j < block_end[b]; ++j) ++have[a[j]];
+    std::uint32_t cap = 0;  // the most this block can match
+    for (std::size_t j = start; j < block_end[b]; ++j)
+      if (have[a[j]]++ < in_e[a[j]]) ++cap;
     for (std::size_t j = 0; j <= m; ++j) {
       F(b + 1, j) = F(b, j);
       From(b + 1, j) = Till(b + 1, j) = static_cast<std::uint32_t>(j);
     }
-    for (std::size_t i = 0; i < m; ++i) {
-      std::fill(used.begin(), used.end(), 0);
+    // Starts that cannot beat F(b, j) at any j (an update needs a strictly larger value)
+    // are skipped; the rest run as before, so the traceback below is unchanged.
+    for (std::size_t i = 0; i < m && cap > 0; ++i) {
+      if (F(b, i) + cap <= F(b, i + 1)) continue;
       std::uint32_t w = 0;
       for (std::size_t j = i + 1; j <= m; ++j) {
         std::uint32_t nm = e[j - 1];
@@ -297,6 +376,7 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
           Till(b + 1, j) = static_cast<std::uint32_t>(j);
         }
       }
+      for (std::size_t k = i; k < m; ++k) used[e[k]] = 0;
     }
     for (std::size_t j = 1; j <= m; ++j)
       if (F(b + 1, j - 1) > F(b + 1, j)) {
@@ -325,6 +405,41 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
     }
   }
   return F(nb, m);
+}
+
+void swap_bounds(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                 const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                 std::vector<std::uint32_t>& bound) {
+  const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
+  bound.assign(m, 0);
+  if (m < 2 || nb < 2) return;
+  // Forward rows over e, and backward rows over e and the blocks reversed:
+  // back[c * w1 + t] = most of e[m - t, m) matched by the last c blocks.
+  thread_local std::vector<std::uint32_t> fwd, back, er, ar, rend;
+  block_lcs_rows(e, a, block_end, name_count, fwd);
+  er.assign(e.rbegin(), e.rend());
+  ar.assign(a.rbegin(), a.rend());
+  rend.clear();
+  const std::size_t na = a.size();
+  for (std::size_t c = nb; c-- > 0;) rend.push_back(static_cast<std::uint32_t>(na - (c == 0 ? 0 : block_end[c - 1])));
+  block_lcs_rows(er, ar, rend, name_count, back);
+  auto has = [&](std::size_t b, std::uint32_t name) {
+    for (std::size_t j = b == 0 ? 0 : block_end[b - 1]; j < block_end[b]; ++j)
+      if (a[j] == name) return true;
+    return false;
+  };
+  for (std::size_t k = 0; k + 1 < m; ++k) {
+    // The exchanged pair counts for 2 only with e[k + 1] matched in a block b before the
+    // block b' that matches e[k]; the prefix then fits in blocks [0, b] and the suffix in
+    // blocks [b', nb): at most fwd(b + 1, k) + 2 + back(nb - b', m - k - 2).
+    std::int64_t best_prefix = -1, best = 0;
+    for (std::size_t b = 0; b < nb; ++b) {
+      if (best_prefix >= 0 && has(b, e[k]))
+        best = std::max<std::int64_t>(best, best_prefix + 2 + back[(nb - b) * w1 + (m - k - 2)]);
+      if (has(b, e[k + 1])) best_prefix = std::max<std::int64_t>(best_prefix, fwd[(b + 1) * w1 + k]);
+    }
+    bound[k] = static_cast<std::uint32_t>(best);
+  }
 }
 
 const std::vector<char>& FormEvaluator::match_row(ir::Id pattern) {

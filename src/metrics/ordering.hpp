@@ -57,6 +57,13 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
                         const std::vector<std::uint32_t>& block_end, std::size_t name_count,
                         std::vector<char>* matched_e = nullptr);
 
+// For each k < |e| - 1, an upper bound on block_lcs of e with e[k] and e[k + 1] exchanged
+// when the exchange can do better than e itself, else 0: so block_lcs of the exchanged list
+// exceeds block_lcs(e) only if bound[k] does. (With one call per block, the same for lcs.)
+void swap_bounds(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                 const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                 std::vector<std::uint32_t>& bound);
+
 // The largest number of the form's atoms matched to distinct actual calls in an order the
 // form allows. `exact` is cleared when a group had to be scored in written order.
 class FormEvaluator {

@@ -1,6 +1,7 @@
 // Selection, ordering, match modes, argument agreement and the explanation of one record.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -153,6 +154,17 @@ ArgumentMode Scorer::Impl::mode_for(std::string_view tool) const {
 
 ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::vector<Call>& exp,
                                       const metrics::PathOrdering* path) {
+  // Arguments of every call in canonical form, once.
+  canon.clear();
+  aa.resize(act.size());
+  ea.resize(exp.size());
+  for (std::size_t j = 0; j < act.size(); ++j) aa[j] = canon.add(act[j].args);
+  for (std::size_t i = 0; i < exp.size(); ++i) ea[i] = canon.add(exp[i].args);
+  return score_canonical(act, exp, path);
+}
+
+ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const std::vector<Call>& exp,
+                                          const metrics::PathOrdering* path) {
   using namespace metrics;
   ScoreResult r;
   const std::size_t na = act.size(), ne = exp.size();
@@ -160,12 +172,22 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   r.expected_steps = static_cast<std::uint32_t>(ne);
 
   // Local name ids shared by both sides.
-  ids.clear();
+  // An open-addressing table over `names` (reused; a node map allocated per name and record).
   names.clear();
+  std::size_t slots = 16;
+  while (slots < 2 * (ne + na)) slots *= 2;
+  name_slots.assign(slots, 0);
   auto id_of = [&](std::string_view n) {
-    auto [it, fresh] = ids.emplace(n, static_cast<std::uint32_t>(names.size()));
-    if (fresh) names.push_back(n);
-    return it->second;
+    std::size_t mask = name_slots.size() - 1;
+    for (std::size_t h = std::hash<std::string_view>{}(n) & mask;; h = (h + 1) & mask) {
+      std::uint32_t s = name_slots[h];
+      if (s == 0) {
+        names.push_back(n);
+        name_slots[h] = static_cast<std::uint32_t>(names.size());
+        return static_cast<std::uint32_t>(names.size() - 1);
+      }
+      if (names[s - 1] == n) return s - 1;
+    }
   };
   eid.resize(ne);
   aid.resize(na);
@@ -217,12 +239,7 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     }
   }
 
-  // Arguments of actual calls, canonical; duplicates are equal (name, arguments) repeats.
-  canon.clear();
-  aa.resize(na);
-  ea.resize(ne);
-  for (std::size_t j = 0; j < na; ++j) aa[j] = canon.add(act[j].args);
-  for (std::size_t i = 0; i < ne; ++i) ea[i] = canon.add(exp[i].args);
+  // Duplicates are equal (name, canonical arguments) repeats.
   {
     order.resize(na);
     for (std::size_t j = 0; j < na; ++j) order[j] = static_cast<std::uint32_t>(j);
@@ -237,17 +254,24 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   const bool order_null = ne < opt.min_order_length;
   // Names what went wrong in the order: a swap of two adjacent expected tools that, undone,
   // matches more steps; else the expected tools called but outside the best in-order match.
-  auto note_order = [&](std::uint32_t l, auto&& order_len) {
+  // `units`: the ends of the groups actual calls are ordered in (blocks of one turn, or
+  // each call on its own), as the ordering used them.
+  auto note_order = [&](std::uint32_t l, auto&& order_len, const std::vector<std::uint32_t>& units) {
     if (l >= ne || ne > 64) return;
+    // Only exchanges whose bound exceeds l can match more (swap_bounds): that spares most
+    // LCS recomputations.
+    swap_bounds(eid, aid, units, names.size(), swap_bound);
     std::vector<std::uint32_t> sw = eid;
     for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
       if (eid[k] == eid[k + 1]) continue;
+      if (swap_bound[k] <= l) continue;
       std::swap(sw[k], sw[k + 1]);
       if (order_len(sw, nullptr) > l)
         order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
       std::swap(sw[k], sw[k + 1]);
     }
     if (order_note.empty()) {
+      order_len(eid, &matched);  // which expected steps one best in-order match uses
       std::vector<std::string> late;
       for (std::size_t i = 0; i < ne; ++i)
         if (!matched[i] && ca[eid[i]] > 0) late.emplace_back(names[eid[i]]);
@@ -262,8 +286,12 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     auto plain = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
       return lcs(e, aid, marks);
     };
-    if (path->plain_sequence && path->matched < ne && plain(eid, &matched) == path->matched)
-      note_order(path->matched, plain);
+    if (path->plain_sequence && path->matched < ne && plain(eid, nullptr) == path->matched)
+    {
+      unit_end.resize(na);
+      for (std::size_t j = 0; j < na; ++j) unit_end[j] = static_cast<std::uint32_t>(j + 1);
+      note_order(path->matched, plain, unit_end);
+    }
   } else {
     // Calls of one assistant turn were issued together: their order among themselves is not
     // the agent's choice, so ordering (like strict) lets them match in any order.
@@ -275,10 +303,14 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
     auto order_len = [&](const std::vector<std::uint32_t>& e, std::vector<char>* marks) {
       return blocks ? block_lcs(e, aid, block_end, names.size(), marks) : lcs(e, aid, marks);
     };
-    std::uint32_t l = order_len(eid, &matched);
+    std::uint32_t l = order_len(eid, nullptr);
     double o = ne == 0 ? 1.0 : double(l) / double(ne);
     if (!order_null) r.ordering = o;
-    note_order(l, order_len);
+    if (!blocks) {
+      unit_end.resize(na);
+      for (std::size_t j = 0; j < na; ++j) unit_end[j] = static_cast<std::uint32_t>(j + 1);
+    }
+    note_order(l, order_len, blocks ? block_end : unit_end);
   }
   if (r.ordering) {
     double w = opt.selection_weight + opt.ordering_weight;

@@ -47,11 +47,12 @@ struct Scorer::Impl {
   metrics::BipartiteMatcher matcher;
   metrics::FormEvaluator evaluator;
   std::vector<metrics::Call> actual, expected;
-  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::vector<std::uint32_t> name_slots;  // local name ids by hash (1-based; 0 = free)
   std::vector<char> adj;
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
   std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
+  std::vector<std::uint32_t> unit_end, swap_bound;
   std::vector<metrics::CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
   metrics::BipartiteMatcher block_matcher;
@@ -67,6 +68,11 @@ struct Scorer::Impl {
   ScoreResult score_calls(const std::vector<metrics::Call>& actual,
                           const std::vector<metrics::Call>& expected,
                           const metrics::PathOrdering* path);
+  // score_calls once `aa` and `ea` hold the canonical arguments of `actual` and `expected`
+  // (in `canon`): the score command's direct reader computes them while reading.
+  ScoreResult score_canonical(const std::vector<metrics::Call>& actual,
+                              const std::vector<metrics::Call>& expected,
+                              const metrics::PathOrdering* path);
   ArgumentMode mode_for(std::string_view tool) const;
 };
 

@@ -1,6 +1,8 @@
 // Chat transcripts: OpenAI chat messages (tool_calls, role "tool", legacy function_call) and
 // Anthropic messages (content blocks text / tool_use / tool_result) share one reader, since
 // both are lists of role-tagged messages and real logs mix their conventions.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "readers/parser_impl.hpp"
@@ -17,19 +19,6 @@ Role classify(std::string_view role) {
   if (role == "assistant" || role == "model" || role == "ai") return Role::assistant;
   if (role == "tool" || role == "function" || role == "ipython") return Role::tool;
   return Role::other;
-}
-
-// Reads a field's key and value; false (record rejected) on malformed JSON.
-template <class Fn>
-bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
-  for (auto field : o) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    if (!fn(key, f.value())) return false;
-  }
-  return true;
 }
 
 // The value of a string field looked up ahead of the in-order pass (e.g. a message's "role",
@@ -49,6 +38,142 @@ bool peek_string(ParseCtx& c, od::object& o, std::string_view key, std::string_v
   if (auto ge = v.get_string().get(*out)) return c.fail(location_of(v), json_error_message(ge));
   if (auto r = o.reset().error()) return c.fail(where, json_error_message(r));
   return true;
+}
+
+// Tool results are joined to their calls through an index instead of a scan of the earlier
+// steps, which was quadratic when many results come long after their calls. A result joins,
+// with an id, the latest tool_call step with that id and no result
+// yet; without, the first such step with the result's raw tool name (any, without a name).
+// Steps never lose a result, so entries that got one are dropped lazily and each is passed
+// over at most once.
+class CallIndex {
+ public:
+  void clear() {
+    calls_.clear();
+    prev_id_.clear();
+    next_name_.clear();
+    ids_.clear();
+    names_.clear();
+    first_any_ = 0;
+  }
+
+  // Indexes a tool_call step (call it in step order).
+  void add(const Trajectory& t, std::uint32_t step) {
+    auto k = static_cast<std::uint32_t>(calls_.size());
+    calls_.push_back(step);
+    prev_id_.push_back(kNone);
+    next_name_.push_back(kNone);
+    const Step& st = t.steps()[step];
+    if (!st.id.empty()) {
+      Entry& e = ids_.find_or_add(t.text(st.id), [&](std::uint32_t c) { return t.text(t.steps()[calls_[c]].id); }, k);
+      if (e.head != k) prev_id_[k] = e.head;  // a stack: the head is the latest call
+      e.head = k;
+    }
+    Entry& n = names_.find_or_add(t.text(st.raw_tool), [&](std::uint32_t c) { return t.text(t.steps()[calls_[c]].raw_tool); }, k);
+    if (n.tail != kNone && n.tail != k) next_name_[n.tail] = k;  // a queue: head is the first call
+    if (n.head == kNone) n.head = k;
+    n.tail = k;
+  }
+
+  // Step index of the call a result joins, or SIZE_MAX.
+  std::size_t find(const Trajectory& t, std::string_view id, std::string_view name) {
+    auto open = [&](std::uint32_t k) { return t.steps()[calls_[k]].result.empty(); };
+    if (!id.empty()) {
+      Entry* e = ids_.find(id, [&](std::uint32_t c) { return t.text(t.steps()[calls_[c]].id); });
+      if (!e) return SIZE_MAX;
+      while (e->head != kNone && !open(e->head)) e->head = prev_id_[e->head];
+      return e->head == kNone ? SIZE_MAX : calls_[e->head];
+    }
+    if (name.empty()) {
+      while (first_any_ < calls_.size() && !open(first_any_)) ++first_any_;
+      return first_any_ < calls_.size() ? calls_[first_any_] : SIZE_MAX;
+    }
+    Entry* e = names_.find(name, [&](std::uint32_t c) { return t.text(t.steps()[calls_[c]].raw_tool); });
+    if (!e) return SIZE_MAX;
+    while (e->head != kNone && !open(e->head)) e->head = next_name_[e->head];
+    return e->head == kNone ? SIZE_MAX : calls_[e->head];
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct Entry {
+    std::uint32_t key = kNone;  // a call whose text is the key
+    std::uint32_t head = kNone, tail = kNone;
+  };
+  // Open addressing from a text (read through a call index) to an Entry; memory is reused.
+  class Table {
+   public:
+    void clear() {
+      entries_.clear();
+      std::fill(slots_.begin(), slots_.end(), 0);
+    }
+    template <class TextOf>
+    Entry* find(std::string_view key, TextOf&& text_of) {
+      if (slots_.empty()) return nullptr;
+      std::size_t mask = slots_.size() - 1;
+      for (std::size_t h = hash(key) & mask;; h = (h + 1) & mask) {
+        std::uint32_t s = slots_[h];
+        if (s == 0) return nullptr;
+        if (text_of(entries_[s - 1].key) == key) return &entries_[s - 1];
+      }
+    }
+    template <class TextOf>
+    Entry& find_or_add(std::string_view key, TextOf&& text_of, std::uint32_t call) {
+      if (Entry* e = find(key, text_of)) return *e;
+      if (2 * (entries_.size() + 1) > slots_.size()) grow(text_of);
+      std::size_t mask = slots_.size() - 1, h = hash(key) & mask;
+      while (slots_[h] != 0) h = (h + 1) & mask;
+      entries_.push_back(Entry{call, kNone, kNone});
+      slots_[h] = static_cast<std::uint32_t>(entries_.size());
+      return entries_.back();
+    }
+
+   private:
+    static std::size_t hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+    template <class TextOf>
+    void grow(TextOf&& text_of) {
+      slots_.assign(std::max<std::size_t>(16, slots_.size() * 2), 0);
+      std::size_t mask = slots_.size() - 1;
+      for (std::size_t i = 0; i < entries_.size(); ++i) {
+        std::size_t h = hash(text_of(entries_[i].key)) & mask;
+        while (slots_[h] != 0) h = (h + 1) & mask;
+        slots_[h] = static_cast<std::uint32_t>(i + 1);
+      }
+    }
+    std::vector<std::uint32_t> slots_;
+    std::vector<Entry> entries_;
+  };
+
+  std::vector<std::uint32_t> calls_;  // step indices of the indexed calls
+  std::vector<std::uint32_t> prev_id_, next_name_;
+  Table ids_, names_;
+  std::uint32_t first_any_ = 0;
+};
+
+// One per thread: a chat trajectory is read start to end by one thread, without nesting.
+thread_local CallIndex t_calls;
+
+// Joins `r` to its call through the index, or keeps it as a call of its own (with a warning)
+// when there is none. Returns the step index.
+std::uint32_t join_result(ParseCtx& c, const PendingResult& r, std::uint32_t turn) {
+  auto& steps = c.t.steps();
+  std::size_t found = t_calls.find(c.t, c.t.text(r.id), c.t.text(r.name));
+  if (found == SIZE_MAX) {
+    c.warn(r.where, r.id.empty() ? std::string("tool result matches no earlier tool call; kept as a tool_call step without arguments")
+                                 : fmt::format("tool result for call '{}' matches no earlier tool call; kept as a tool_call step without arguments",
+                                               c.t.text(r.id)));
+    Step& st = c.t.add_step(StepType::tool_call);
+    st.id = r.id;
+    st.turn = turn;
+    c.set_tool(st, c.t.text(r.name));
+    found = steps.size() - 1;
+    t_calls.add(c.t, static_cast<std::uint32_t>(found));
+  }
+  Step& st = steps[found];
+  st.result = r.result;
+  st.status = r.error ? StepStatus::error : StepStatus::ok;
+  if (!r.extra.empty()) st.extra = c.merge_extra(st.extra, c.t.text(r.extra));
+  return static_cast<std::uint32_t>(found);
 }
 
 void append_text(std::string& text, std::string_view piece) {
@@ -363,10 +488,10 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
     if (has_content) own.result = c.store_text_result(c.s.merged, &pattern);
     else own.result = c.t.store("null");
     own.error |= pattern;
-    holder = c.join_result(own, index);
+    holder = join_result(c, own, index);
   } else {
     for (const PendingResult& r : s.results) {
-      std::uint32_t at = c.join_result(r, index);
+      std::uint32_t at = join_result(c, r, index);
       if (holder == SIZE_MAX) holder = at;
     }
     first = steps.size();
@@ -383,7 +508,10 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
       st.content = c.t.store(s.text);
       st.turn = index;
     }
-    for (const Step& p : s.pending) steps.push_back(p);
+    for (const Step& p : s.pending) {
+      steps.push_back(p);
+      t_calls.add(c.t, static_cast<std::uint32_t>(steps.size() - 1));
+    }
     if (steps.size() > first) holder = first;
   }
   std::string_view x = extra.finish();
@@ -394,6 +522,7 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
 }  // namespace
 
 bool read_chat_array(ParseCtx& c, od::array messages) {
+  t_calls.clear();
   std::uint32_t index = 0;
   for (auto element : messages) {
     od::value mv;

@@ -50,12 +50,7 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
     has_args = true;
     return c.set_arguments_value(st, v);
   };
-  for (auto field : o) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    od::value v = f.value();
+  bool fields_ok = for_fields(c, o, [&](std::string_view key, od::value v) {
     bool ok = true;
     if (key == "name" || key == "tool" || key == "tool_name") {
       ok = name_from(v, key);
@@ -67,17 +62,11 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
       } else {
         od::object fo;
         if (auto e = v.get_object().get(fo)) return c.fail(location_of(v), expect(e, "\"function\" must be a name or an object"));
-        for (auto ff : fo) {
-          od::field g;
-          if (auto e = std::move(ff).get(g)) return c.fail(c.here(), json_error_message(e));
-          std::string_view fkey;
-          if (auto e = g.unescaped_key().get(fkey)) return c.fail(c.here(), json_error_message(e));
-          od::value fv = g.value();
-          if (fkey == "name") ok = name_from(fv, "function.name");
-          else if (is_arguments_key(fkey)) ok = args_from(fkey, fv);
-          else ok = c.write_value(fv, extra.key(fkey));
-          if (!ok) return false;
-        }
+        ok = for_fields(c, fo, [&](std::string_view fkey, od::value fv) {
+          if (fkey == "name") return name_from(fv, "function.name");
+          if (is_arguments_key(fkey)) return args_from(fkey, fv);
+          return c.write_value(fv, extra.key(fkey));
+        });
       }
     } else if (is_arguments_key(key)) {
       ok = args_from(key, v);
@@ -94,8 +83,9 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
     } else {
       ok = c.write_value(v, extra.key(key));
     }
-    if (!ok) return false;
-  }
+    return ok;
+  });
+  if (!fields_ok) return false;
   if (!has_name) return c.fail(where, "tool list entry has no \"name\" or \"function\"");
   if (error) st.status = StepStatus::error;
   std::string_view x = extra.finish();
@@ -121,21 +111,16 @@ bool read_list_object(ParseCtx& c, od::object record) {
   ParseCtx::Wrapper w;
   w.meta = &meta;
   bool has_calls = false;
-  for (auto field : record) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    od::value v = f.value();
+  bool fields_ok = for_fields(c, record, [&](std::string_view key, od::value v) {
     if (key == "tool_calls" && !has_calls) {
       od::array a;
       if (auto e = v.get_array().get(a)) return c.fail(location_of(v), expect(e, "\"tool_calls\" must be an array"));
       has_calls = true;
-      if (!read_list_array(c, a)) return false;
-    } else if (!c.wrapper_field(w, key, v)) {
-      return false;
+      return read_list_array(c, a);
     }
-  }
+    return c.wrapper_field(w, key, v);
+  });
+  if (!fields_ok) return false;
   if (!has_calls) return c.fail(c.text.data(), "tool-list record has no \"tool_calls\" array");
   c.finish_wrapper(w);
   return true;

@@ -21,12 +21,7 @@ bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
   bool has_type = false, has_tool = false, error = false, status_ok = false;
   std::string_view raw_tool_field;
   bool has_raw_tool = false;
-  for (auto field : o) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    od::value v = f.value();
+  bool fields_ok = for_fields(c, o, [&](std::string_view key, od::value v) {
     if (key == "type") {
       std::string_view type;
       if (!c.get_string(v, &type, "step \"type\"")) return false;
@@ -90,14 +85,14 @@ bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
       if (type == od::json_type::null) {
         bool null = false;
         if (!c.is_null(v, &null)) return false;
-        continue;
+        return true;
       }
       if (type == od::json_type::boolean) {
         bool b = false;
         if (auto e = v.get_bool().get(b)) return c.fail(location_of(v), json_error_message(e));
         error |= b;
         if (b) extra.key(key) += "true";
-        continue;
+        return true;
       }
       error = true;
       if (!c.write_value(v, extra.key(key))) return false;
@@ -112,7 +107,9 @@ bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
       }
       if (!c.write_value(v, extra.key(key))) return false;
     }
-  }
+    return true;
+  });
+  if (!fields_ok) return false;
   if (!has_type) {
     if (!has_tool) return c.fail(where, "step has no \"type\" (and no \"tool\" to make it a tool_call)");
     st.type = StepType::tool_call;
@@ -145,12 +142,7 @@ bool read_native(ParseCtx& c, od::object record) {
   ParseCtx::Wrapper w;
   w.meta = &meta;
   bool has_steps = false;
-  for (auto field : record) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    od::value v = f.value();
+  bool fields_ok = for_fields(c, record, [&](std::string_view key, od::value v) {
     if (key == "steps") {
       const char* where = location_of(v);
       od::array steps;
@@ -163,10 +155,11 @@ bool read_native(ParseCtx& c, od::object record) {
         if (!read_step(c, sv, i++)) return false;
       }
       has_steps = true;
-    } else if (!c.wrapper_field(w, key, v)) {
-      return false;
+      return true;
     }
-  }
+    return c.wrapper_field(w, key, v);
+  });
+  if (!fields_ok) return false;
   if (!has_steps) return c.fail(c.text.data(), "native record has no \"steps\" array");
   c.finish_wrapper(w);
   return true;

@@ -13,18 +13,6 @@ namespace trajcheck::detail {
 namespace {
 
 template <class Fn>
-bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
-  for (auto field : o) {
-    od::field f;
-    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
-    std::string_view key;
-    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
-    if (!fn(key, f.value())) return false;
-  }
-  return true;
-}
-
-template <class Fn>
 bool for_elements(ParseCtx& c, od::value v, std::string_view what, Fn&& fn) {
   const char* where = location_of(v);
   od::array a;

@@ -151,10 +151,6 @@ class ParseCtx {
   bool matches_error_pattern(std::string_view text) const;
   // Concatenates the members of two raw JSON objects into a new arena slice.
   Slice merge_extra(Slice a, std::string_view b);
-  // Joins a result to the latest call with its id (or, without id, the first open call
-  // with its name); without a match it becomes a tool_call step of its own, with a warning.
-  // Returns the step index.
-  std::uint32_t join_result(const PendingResult& r, std::uint32_t turn);
 
   // Wrapper fields common to every object record: trace ids, context, metadata.
   struct Wrapper {
@@ -165,6 +161,20 @@ class ParseCtx {
   bool wrapper_field(Wrapper& w, std::string_view key, od::value v);
   void finish_wrapper(Wrapper& w);
 };
+
+// Calls fn(key, value) for each member of `o` in order; false (the record rejected) on
+// malformed JSON or when fn returns false.
+template <class Fn>
+bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
+  for (auto field : o) {
+    od::field f;
+    if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
+    std::string_view key;
+    if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
+    if (!fn(key, f.value())) return false;
+  }
+  return true;
+}
 
 bool read_native(ParseCtx& c, od::object record);
 bool read_chat_object(ParseCtx& c, od::object record);

@@ -210,41 +210,6 @@ Slice ParseCtx::merge_extra(Slice a, std::string_view b) {
   return t.store(s.merged);
 }
 
-std::uint32_t ParseCtx::join_result(const PendingResult& r, std::uint32_t turn) {
-  auto& steps = t.steps();
-  std::size_t found = steps.size();
-  if (!r.id.empty()) {
-    std::string_view id = t.text(r.id);
-    for (std::size_t i = steps.size(); i-- > 0;)
-      if (steps[i].type == StepType::tool_call && steps[i].result.empty() && t.text(steps[i].id) == id) {
-        found = i;
-        break;
-      }
-  } else {
-    std::string_view name = t.text(r.name);
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      if (steps[i].type == StepType::tool_call && steps[i].result.empty() &&
-          (name.empty() || t.text(steps[i].raw_tool) == name)) {
-        found = i;
-        break;
-      }
-  }
-  if (found == steps.size()) {
-    warn(r.where, r.id.empty() ? std::string("tool result matches no earlier tool call; kept as a tool_call step without arguments")
-                               : fmt::format("tool result for call '{}' matches no earlier tool call; kept as a tool_call step without arguments",
-                                             t.text(r.id)));
-    Step& st = t.add_step(StepType::tool_call);
-    st.id = r.id;
-    st.turn = turn;
-    set_tool(st, t.text(r.name));
-  }
-  Step& st = steps[found];
-  st.result = r.result;
-  st.status = r.error ? StepStatus::error : StepStatus::ok;
-  if (!r.extra.empty()) st.extra = merge_extra(st.extra, t.text(r.extra));
-  return static_cast<std::uint32_t>(found);
-}
-
 bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, od::value v) {
   if (key == "context") return store_value(v, &context);
   if (key == "metadata") {

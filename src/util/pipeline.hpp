@@ -13,6 +13,7 @@
 // everything runs on the calling thread.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -42,8 +43,33 @@ void write_all(std::FILE* f, const std::string& s);
 // large enough to amortize locking.
 constexpr std::size_t kBatchRecords = 256;
 constexpr std::size_t kBatchBytes = 1 << 20;
-// Capacity a record slot may keep beyond four times the record it holds.
-constexpr std::size_t kKeepRecordBytes = 64 << 10;
+// Buffer capacity a batch may keep beyond what its records need (see bound_kept_memory).
+constexpr std::size_t kBatchSpareBytes = 2 << 20;
+
+namespace detail {
+// Each record slot keeps the capacity of the largest record it ever held; left alone, the
+// memory kept by the batches would creep up with the length of the input (the largest of
+// more and more records). Past kBatchSpareBytes of spare capacity, slots are trimmed to
+// what they hold, so memory depends on the records in flight, not on the input's history.
+inline void bound_kept_memory(Batch& b) {
+  std::size_t spare = 0;
+  for (const RawRecord& r : b.records) spare += r.text.capacity() - std::min(r.text.capacity(), r.text.size() + kRecordPadding);
+  if (spare <= kBatchSpareBytes) return;
+  for (std::size_t i = 0; i < b.records.size(); ++i) {
+    std::string& text = b.records[i].text;
+    if (i >= b.used) {
+      std::string().swap(text);
+    } else if (text.capacity() > text.size() + kRecordPadding) {
+      std::string tight;
+      tight.reserve(text.size() + kRecordPadding);
+      tight.append(text);
+      text.swap(tight);
+    }
+  }
+  if (b.out.capacity() > kBatchSpareBytes) std::string().swap(b.out);
+  if (b.err.capacity() > kBatchSpareBytes) std::string().swap(b.err);
+}
+}  // namespace detail
 
 template <class Worker>
 std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
@@ -55,19 +81,11 @@ std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
     std::size_t bytes = 0;
     while (b.used < kBatchRecords && bytes < kBatchBytes) {
       if (b.used == b.records.size()) b.records.emplace_back();
-      RawRecord& rec = b.records[b.used];
-      if (!source.next(rec)) break;
-      // A slot keeps the capacity of the largest record it ever held; left alone, the memory
-      // kept would creep up with the length of the input. Bound it by what the slot holds now.
-      if (rec.text.capacity() > kKeepRecordBytes && rec.text.capacity() > 4 * rec.text.size()) {
-        std::string tight;
-        tight.reserve(rec.text.size() + kRecordPadding);
-        tight.append(rec.text);
-        rec.text.swap(tight);
-      }
-      bytes += rec.text.size();
+      if (!source.next(b.records[b.used])) break;
+      bytes += b.records[b.used].text.size();
       ++b.used;
     }
+    detail::bound_kept_memory(b);
     return b.used > 0;
   };
   std::vector<Worker> workers;

@@ -22,22 +22,45 @@ const trajcheck::TraceParser& parser(trajcheck::InputFormat f) {
   return parsers[static_cast<int>(f)];
 }
 
+// Everything a parse produced, to compare the two ways a record reaches the parser.
+std::string outcome_text(const trajcheck::ParseOutcome& o, const std::string& normalized) {
+  std::string r = normalized;
+  for (const auto& e : o.errors) {
+    r += '\n';
+    r += std::to_string(e.where.line) + ":" + std::to_string(e.where.column) + " " + e.message;
+  }
+  return r;
+}
+
 void parse_record(std::string_view text, std::uint64_t line) {
   static trajcheck::ToolTable tools;
   static trajcheck::Trajectory t(&tools);
-  trajcheck::RawRecord rec;
-  rec.text.assign(text);
-  rec.origin = trajcheck::RecordOrigin{"fuzz", line, 1, line};
+  // The same record copied by the parser (no spare capacity) and parsed in place (spare
+  // capacity as RecordSource leaves it, filled with bytes that must not matter).
+  trajcheck::RawRecord copied, in_place;
+  copied.text.assign(text);
+  copied.text.shrink_to_fit();
+  in_place.text.reserve(text.size() + trajcheck::kRecordPadding);
+  in_place.text.assign(text);
+  in_place.text.append(trajcheck::kRecordPadding, '"');
+  in_place.text.resize(text.size());
+  copied.origin = in_place.origin = trajcheck::RecordOrigin{"fuzz", line, 1, line};
   std::string out;
   for (int f = 0; f < 6; ++f) {
-    trajcheck::ParseOutcome o =
-        parser(static_cast<trajcheck::InputFormat>(f)).parse(rec, t, [&](trajcheck::Trajectory& tr) {
-          out.clear();
-          trajcheck::write_normalized_json(tr, out);
-        });
-    // Positions must stay inside the record.
-    for (const auto& e : o.errors)
-      if (e.where.line < line) __builtin_trap();
+    std::string results[2];
+    for (int k = 0; k < 2; ++k) {
+      out.clear();
+      trajcheck::ParseOutcome o = parser(static_cast<trajcheck::InputFormat>(f))
+                                      .parse(k == 0 ? copied : in_place, t, [&](trajcheck::Trajectory& tr) {
+                                        trajcheck::write_normalized_json(tr, out);
+                                        out += '\n';
+                                      });
+      // Positions must stay inside the record.
+      for (const auto& e : o.errors)
+        if (e.where.line < line) __builtin_trap();
+      results[k] = outcome_text(o, out);
+    }
+    if (copied.text.capacity() < text.size() + trajcheck::kRecordPadding && results[0] != results[1]) __builtin_trap();
   }
 }
 

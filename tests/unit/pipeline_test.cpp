@@ -95,3 +95,25 @@ TEST_CASE("pipeline: no input, no output") {
   CHECK(r.out.empty());
   fs::remove(p);
 }
+
+TEST_CASE("pipeline: a batch's kept buffers depend on the records it holds, not on its history") {
+  trajcheck::detail::Batch b;
+  b.records.resize(256);
+  // History: every slot once held a 60 KB record (15 MB of capacity kept).
+  for (auto& r : b.records) r.text.assign(60'000, 'x');
+  // Now the batch holds 100 small records.
+  for (auto& r : b.records) r.text.assign(1'000, 'y');
+  b.used = 100;
+  trajcheck::detail::bound_kept_memory(b);
+  std::size_t kept = 0;
+  for (const auto& r : b.records) kept += r.text.capacity();
+  CHECK(kept <= 100 * (1'000 + trajcheck::kRecordPadding) + trajcheck::kBatchSpareBytes);
+  for (std::size_t i = 0; i < b.used; ++i) {
+    CHECK(b.records[i].text == std::string(1'000, 'y'));  // contents survive the trim
+    CHECK(b.records[i].text.capacity() >= 1'000 + trajcheck::kRecordPadding);  // still parsed in place
+  }
+  // Under the bound nothing is touched (no reallocation in the steady state).
+  const char* before = b.records[0].text.data();
+  trajcheck::detail::bound_kept_memory(b);
+  CHECK(b.records[0].text.data() == before);
+}

@@ -1,0 +1,505 @@
+// Tool calls of a score record's side read in place from its On-Demand document, with the
+// acceptance rules of the chat reader (readers/chat_reader.cpp) and TraceParser; every case
+// this file does not reproduce exactly is handed back to them (return false).
+#include "metrics/chat_calls.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "readers/json_util.hpp"
+
+namespace trajcheck::metrics {
+
+namespace od = simdjson::ondemand;
+using detail::is_json_number;
+using detail::trim_ws;
+
+namespace {
+
+// Deeper values are left to the general reader (its own limit is kMaxJsonDepth).
+constexpr int kMaxDepth = 64;
+
+// Accepts exactly what detail::write_value accepts (and possibly less), writing nothing.
+bool validate(od::value v, int depth) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  switch (type) {
+    case od::json_type::object: {
+      if (depth >= kMaxDepth) return false;
+      od::object o;
+      if (v.get_object().get(o)) return false;
+      for (auto fr : o) {
+        od::field f;
+        if (std::move(fr).get(f)) return false;
+        if (!detail::canonical_string_size(f.key().raw() - 1)) {
+          std::string_view key;
+          if (!field_key(f, &key)) return false;
+        }
+        if (!validate(f.value(), depth + 1)) return false;
+      }
+      return true;
+    }
+    case od::json_type::array: {
+      if (depth >= kMaxDepth) return false;
+      od::array a;
+      if (v.get_array().get(a)) return false;
+      for (auto element : a) {
+        od::value ev;
+        if (element.get(ev)) return false;
+        if (!validate(ev, depth + 1)) return false;
+      }
+      return true;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      if (plain_string_token(v, &s)) return true;
+      return !v.get_string().get(s);
+    }
+    case od::json_type::number: {
+      std::string_view text;
+      return number_token(v, &text);
+    }
+    case od::json_type::boolean: {
+      bool b;
+      return !v.get_bool().get(b);
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      return !v.is_null().get(is_null) && is_null;
+    }
+  }
+  return false;
+}
+
+// A string's decoded text: its source bytes when it needs no decoding (no copy), else
+// simdjson's unescaped copy. The caller has checked that `v` is a string.
+bool string_text(od::value& v, std::string_view* out) {
+  // Peek first: a canonical string with escapes must still be decoded by get_string.
+  std::string_view raw = v.raw_json_token();
+  std::size_t len = unescaped_length(raw.data() + 1);
+  if (len != std::string_view::npos) {
+    simdjson::ondemand::raw_json_string consumed;
+    if (v.get_raw_json_string().get(consumed)) return false;
+    *out = raw.substr(1, len);
+    return true;
+  }
+  return !v.get_string().get(*out);
+}
+
+bool get_string(od::value v, std::string_view* out) {
+  od::json_type type;
+  if (v.type().get(type) || type != od::json_type::string) return false;
+  return string_text(v, out);
+}
+
+// ParseCtx::get_id: a string (decoded) or a number (its text); false for anything else.
+bool get_id(od::value v, std::string_view* out) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  if (type == od::json_type::string) return string_text(v, out);
+  if (type == od::json_type::number) {
+    return number_token(v, out);
+  }
+  return false;
+}
+
+bool is_null(od::value v, bool* null) {
+  od::json_type type;
+  if (v.type().get(type)) return false;
+  *null = false;
+  if (type != od::json_type::null) return true;
+  return !v.is_null().get(*null) && *null;
+}
+
+enum class Role { system, user, assistant, tool, other };
+
+Role classify(std::string_view role) {
+  if (role == "system" || role == "developer") return Role::system;
+  if (role == "user" || role == "human") return Role::user;
+  if (role == "assistant" || role == "model" || role == "ai") return Role::assistant;
+  if (role == "tool" || role == "function" || role == "ipython") return Role::tool;
+  return Role::other;
+}
+
+std::size_t hash_id(std::string_view s) { return std::hash<std::string_view>{}(s); }
+
+}  // namespace
+
+ChatCallReader::ChatCallReader(const NormalizeOptions& options) {
+  enabled_ = options.format == InputFormat::auto_detect || options.format == InputFormat::openai;
+  case_sensitive_ = options.case_sensitive;
+  for (const auto& [observed, canonical] : options.aliases)
+    aliases_[normalize_tool_name(observed, case_sensitive_)] = normalize_tool_name(canonical, case_sensitive_);
+}
+
+void ChatCallReader::begin_record(ArgCanon& canon) {
+  canon.clear();
+  // Interned names are kept between records; a pathological input with ever new names
+  // must not grow memory without bound.
+  if (names_.size() > (1u << 16)) {
+    names_.clear();
+    slots_.clear();
+  }
+}
+
+std::string_view ChatCallReader::intern(std::string_view raw) {
+  // ParseCtx::set_tool: trim, fold ASCII case, apply aliases.
+  auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
+  while (!raw.empty() && space(raw.front())) raw.remove_prefix(1);
+  while (!raw.empty() && space(raw.back())) raw.remove_suffix(1);
+  std::string_view name = raw;
+  if (!case_sensitive_ && std::any_of(raw.begin(), raw.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; })) {
+    fold_.assign(raw);
+    for (char& ch : fold_)
+      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+    name = fold_;
+  }
+  if (!aliases_.empty()) {
+    auto it = aliases_.find(name);
+    if (it != aliases_.end()) name = it->second;
+  }
+  // Open addressing over the stored names (a deque: its strings never move).
+  if (2 * (names_.size() + 1) > slots_.size()) {
+    slots_.assign(std::max<std::size_t>(256, slots_.size() * 2), 0);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      std::size_t h = std::hash<std::string_view>{}(names_[i]) & mask;
+      while (slots_[h] != 0) h = (h + 1) & mask;
+      slots_[h] = static_cast<std::uint32_t>(i + 1);
+    }
+  }
+  std::size_t mask = slots_.size() - 1;
+  for (std::size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
+    std::uint32_t s = slots_[h];
+    if (s == 0) {
+      names_.emplace_back(name);
+      slots_[h] = static_cast<std::uint32_t>(names_.size());
+      return names_.back();
+    }
+    if (names_[s - 1] == name) return names_[s - 1];
+  }
+}
+
+std::uint32_t ChatCallReader::store_id(std::string_view text) {
+  auto off = static_cast<std::uint32_t>(ids_.size());
+  ids_.append(text);
+  return off;
+}
+
+// Open addressing over call ids: each slot holds the latest call with that id, and calls
+// chain to the previous call with the same id, so joining a result costs O(1) whatever the
+// distance to its call (the chat reader's backward scan is quadratic in the worst case).
+void ChatCallReader::index_call(std::uint32_t k) {
+  if (table_.size() < 2 * (open_.size() + 1)) {
+    std::size_t n = 16;
+    while (n < 4 * (open_.size() + 1)) n *= 2;
+    table_.assign(n, 0);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      // Re-insert: only the latest call of each id occupies a slot.
+      std::string_view id(ids_.data() + open_[i].id_off, open_[i].id_len);
+      if (id.empty()) continue;
+      std::size_t mask = table_.size() - 1, h = hash_id(id) & mask;
+      for (;; h = (h + 1) & mask) {
+        std::uint32_t s = table_[h];
+        if (s == 0) {
+          table_[h] = i + 1;
+          break;
+        }
+        const OpenCall& o = open_[s - 1];
+        if (std::string_view(ids_.data() + o.id_off, o.id_len) == id) {
+          table_[h] = i + 1;
+          break;
+        }
+      }
+    }
+  }
+  OpenCall& c = open_[k];
+  std::string_view id(ids_.data() + c.id_off, c.id_len);
+  if (id.empty()) return;
+  std::size_t mask = table_.size() - 1, h = hash_id(id) & mask;
+  for (;; h = (h + 1) & mask) {
+    std::uint32_t s = table_[h];
+    if (s == 0) {
+      table_[h] = k + 1;
+      return;
+    }
+    const OpenCall& o = open_[s - 1];
+    if (std::string_view(ids_.data() + o.id_off, o.id_len) == id) {
+      c.prev_same_id = s;
+      table_[h] = k + 1;
+      return;
+    }
+  }
+}
+
+std::uint32_t ChatCallReader::find_open(std::string_view id) const {
+  if (table_.empty()) return 0;
+  std::size_t mask = table_.size() - 1, h = hash_id(id) & mask;
+  for (;; h = (h + 1) & mask) {
+    std::uint32_t s = table_[h];
+    if (s == 0) return 0;
+    const OpenCall& o = open_[s - 1];
+    if (std::string_view(ids_.data() + o.id_off, o.id_len) != id) continue;
+    for (; s != 0; s = open_[s - 1].prev_same_id)
+      if (open_[s - 1].open) return s;
+    return 0;
+  }
+}
+
+bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call>& calls,
+                               std::vector<CanonArgs>& args) {
+  if (!enabled_) return false;
+  open_.clear();
+  ids_.clear();
+  std::fill(table_.begin(), table_.end(), 0);
+  first_call_ = static_cast<std::uint32_t>(calls.size());
+  od::json_type type;
+  if (side.type().get(type)) return false;
+  if (type == od::json_type::array) {
+    od::array a;
+    if (side.get_array().get(a)) return false;
+    return read_messages(a, canon, calls, args);
+  }
+  if (type != od::json_type::object || enabled_ == false) return false;
+  // {"messages": [...], …}: TraceParser's shape detection picks chat when there is a
+  // "messages" or "traj" key and no "steps"; every other member must be valid JSON.
+  od::object o;
+  if (side.get_object().get(o)) return false;
+  bool has_messages = false;
+  for (auto fr : o) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (!field_key(f, &key)) return false;
+    if (key == "steps" || key == "resourceSpans") return false;
+    if (key == "messages" || key == "traj") {
+      if (has_messages) return false;
+      has_messages = true;
+      od::array a;
+      if (f.value().get_array().get(a)) return false;
+      if (!read_messages(a, canon, calls, args)) return false;
+      continue;
+    }
+    if (!validate(f.value(), 1)) return false;
+  }
+  return has_messages;
+}
+
+bool ChatCallReader::read_messages(od::array messages, ArgCanon& canon, std::vector<Call>& calls,
+                                   std::vector<CanonArgs>& args) {
+  std::uint32_t index = 0;
+  for (auto element : messages) {
+    od::value mv;
+    if (element.get(mv)) return false;
+    if (!read_message(mv, index, index == 0, canon, calls, args)) return false;
+    ++index;
+  }
+  // An empty list is a trajectory for the actual side but a tool list for the expected one.
+  return index > 0;
+}
+
+bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first, ArgCanon& canon,
+                                  std::vector<Call>& calls, std::vector<CanonArgs>& args) {
+  od::object m;
+  if (mv.get_object().get(m)) return false;
+  pending_.clear();
+  std::string_view role_name, result_name;
+  std::uint32_t result_id_off = 0, result_id_len = 0;
+  bool has_role = false, bad_tool_field = false, has_name = false;
+  for (auto fr : m) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (!field_key(f, &key)) return false;
+    od::value v = f.value();
+    if (key == "role") {
+      if (has_role || !get_string(v, &role_name)) return false;
+      has_role = true;
+      // TraceParser takes a first element with "messages" or "traj" for something else.
+    } else if (first && (key == "messages" || key == "traj")) {
+      return false;
+    } else if (key == "content") {
+      od::json_type type;
+      if (v.type().get(type)) return false;
+      if (type == od::json_type::string) {
+        std::string_view text;
+        // Message text is only validated; simdjson's vectorized copy beats a byte scan here.
+        if (v.get_string().get(text)) return false;
+      } else if (type == od::json_type::null) {
+        bool null = false;
+        if (!is_null(v, &null) || !null) return false;
+      } else {
+        return false;  // content blocks (Anthropic) or a wrong type: the chat reader decides
+      }
+    } else if (key == "tool_calls") {
+      bool null = false;
+      if (!is_null(v, &null)) return false;
+      if (null) continue;
+      od::array a;
+      if (v.get_array().get(a)) return false;
+      for (auto element : a) {
+        od::value cv;
+        if (element.get(cv)) return false;
+        if (!read_call(cv, canon)) return false;
+      }
+    } else if (key == "function_call") {
+      return false;
+    } else if (key == "tool_call_id") {
+      // Read as an id only by role "tool" messages, as an extra field otherwise; the role
+      // may come later, so both readings must hold.
+      od::json_type type;
+      if (v.type().get(type)) return false;
+      if (type == od::json_type::string || type == od::json_type::number) {
+        std::string_view id;
+        if (!get_id(v, &id)) return false;
+        result_id_off = store_id(id);  // last one wins, as in the chat reader
+        result_id_len = static_cast<std::uint32_t>(id.size());
+      } else {
+        if (!validate(v, 1)) return false;
+        bad_tool_field = true;
+      }
+    } else if (key == "name") {
+      od::json_type type;
+      if (v.type().get(type)) return false;
+      if (type == od::json_type::string) {
+        if (!string_text(v, &result_name)) return false;
+        has_name = true;
+      } else {
+        if (!validate(v, 1)) return false;
+        bad_tool_field = true;
+      }
+    } else if (key == "is_error") {
+      od::json_type type;
+      if (v.type().get(type)) return false;
+      if (type == od::json_type::boolean) {
+        bool b;
+        if (v.get_bool().get(b)) return false;
+      } else {
+        if (!validate(v, 1)) return false;
+        bad_tool_field = true;
+      }
+    } else {
+      if (!validate(v, 1)) return false;
+    }
+  }
+  if (!has_role || role_name.empty()) return false;
+  Role role = classify(role_name);
+  if (role == Role::system) return true;
+  if (role == Role::tool) {
+    if (bad_tool_field) return false;
+    // As the chat reader joins results (chat_reader.cpp, CallIndex): the latest open call
+    // with this id; without an id, the first open call with this raw name (any open call
+    // when no name is given).
+    std::uint32_t found = 0;
+    if (result_id_len > 0) {
+      found = find_open(std::string_view(ids_.data() + result_id_off, result_id_len));
+    } else {
+      for (std::uint32_t k = 0; k < open_.size() && !found; ++k) {
+        const OpenCall& o = open_[k];
+        if (o.open && (!has_name || result_name.empty() ||
+                       std::string_view(ids_.data() + o.raw_off, o.raw_len) == result_name))
+          found = k + 1;
+      }
+    }
+    if (!found) return false;  // the reader keeps it as a call of its own, with a warning
+    open_[found - 1].open = false;
+    return true;
+  }
+  for (const Pending& p : pending_) {
+    Call c;
+    c.name = p.name;
+    c.turn = index;
+    c.has_args = p.has_args;
+    calls.push_back(c);
+    args.push_back(p.args);
+    OpenCall o;
+    o.id_off = p.id_off;
+    o.id_len = p.id_len;
+    o.raw_off = p.raw_off;
+    o.raw_len = p.raw_len;
+    open_.push_back(o);
+    index_call(static_cast<std::uint32_t>(open_.size() - 1));
+  }
+  return true;
+}
+
+bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
+  od::object o;
+  if (cv.get_object().get(o)) return false;
+  Pending p;
+  bool has_id = false, has_function = false, has_name = false, args_text = false, args_value = false;
+  std::string_view text;
+  for (auto fr : o) {
+    od::field f;
+    if (std::move(fr).get(f)) return false;
+    std::string_view key;
+    if (!field_key(f, &key)) return false;
+    od::value v = f.value();
+    if (key == "id") {
+      std::string_view id;
+      if (has_id || !get_id(v, &id)) return false;
+      has_id = true;
+      p.id_off = store_id(id);
+      p.id_len = static_cast<std::uint32_t>(id.size());
+    } else if (key == "type") {
+      std::string_view type;
+      if (!get_string(v, &type)) return false;
+    } else if (key == "function") {
+      od::object fo;
+      if (has_function || v.get_object().get(fo)) return false;
+      has_function = true;
+      for (auto ffr : fo) {
+        od::field ff;
+        if (std::move(ffr).get(ff)) return false;
+        std::string_view fkey;
+        if (!field_key(ff, &fkey)) return false;
+        od::value fv = ff.value();
+        if (fkey == "name") {
+          std::string_view raw;
+          if (has_name || !get_string(fv, &raw)) return false;
+          has_name = true;
+          p.raw_off = store_id(raw);
+          p.raw_len = static_cast<std::uint32_t>(raw.size());
+          p.name = intern(raw);
+        } else if (fkey == "arguments") {
+          if (args_text || args_value) return false;
+          od::json_type type;
+          if (fv.type().get(type)) return false;
+          if (type == od::json_type::string) {
+            if (fv.get_string().get(text)) return false;
+            args_text = true;
+          } else if (type == od::json_type::object) {
+            od::object ao;
+            if (fv.get_object().get(ao) || !canon.add_object(ao, &p.args)) return false;
+            args_value = true;
+          } else {
+            return false;
+          }
+        } else if (!validate(fv, 2)) {
+          return false;
+        }
+      }
+    } else {
+      bool null = false;
+      if (!is_null(v, &null)) return false;
+      if (!null && !validate(v, 1)) return false;
+    }
+  }
+  if (!has_name) return false;
+  p.has_args = args_text || args_value;
+  if (args_text) {
+    // ParseCtx::set_arguments_text: blank text is {}; other text must be a JSON object here.
+    std::string_view trimmed = trim_ws(text);
+    if (trimmed.empty()) {
+      if (!canon.add_object_text({}, inner_, padded_, &p.args)) return false;
+    } else if (!canon.add_object_text(trimmed, inner_, padded_, &p.args)) {
+      return false;
+    }
+  } else if (!args_value) {
+    p.args = canon.add({});
+  }
+  pending_.push_back(p);
+  return true;
+}
+
+}  // namespace trajcheck::metrics

@@ -1,0 +1,89 @@
+// The score command's direct reader: the tool calls of one side of a score record, read
+// straight from the record's own simdjson On-Demand document (no copy of the side, no second
+// parse, no minified arguments), with each call's canonical arguments computed once.
+//
+// It covers the common shape only — an array of OpenAI chat messages, or {"messages": […]} —
+// and is exact or silent: on anything else (another format, Anthropic content blocks, a
+// malformed value, anything the trace readers would warn about) it returns false, and the
+// caller reads the record with TraceParser as before. When it returns true, the calls, their
+// turns and canonical arguments are those Scorer would collect from TraceParser's trajectory
+// (tests/unit/metrics_fast_reader_test.cpp compares the two on generated and mutated records).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "metrics/json_canon.hpp"
+#include "metrics/scorer_impl.hpp"
+#include "trajcheck/reader.hpp"
+
+namespace trajcheck::metrics {
+
+class ChatCallReader {
+ public:
+  explicit ChatCallReader(const NormalizeOptions& options);
+
+  // False when the options need the general reader for every record (a forced input format
+  // other than openai).
+  bool enabled() const { return enabled_; }
+
+  // Forgets the previous record (call before reading its sides).
+  void begin_record(ArgCanon& canon);
+  // Appends the tool calls of `side` to `calls` and their canonical arguments to `args`
+  // (text in `canon`). False: read this record with TraceParser instead.
+  bool read_side(simdjson::ondemand::value side, ArgCanon& canon, std::vector<Call>& calls,
+                 std::vector<CanonArgs>& args);
+
+ private:
+  struct OpenCall {
+    std::uint32_t id_off = 0, id_len = 0;    // decoded call id, in ids_
+    std::uint32_t raw_off = 0, raw_len = 0;  // tool name as written, in ids_
+    std::uint32_t prev_same_id = 0;          // 1-based index of the previous call with this id
+    bool open = true;                        // no result joined yet
+  };
+  struct Pending {
+    std::string_view name;  // normalized, interned
+    std::uint32_t raw_off = 0, raw_len = 0, id_off = 0, id_len = 0;
+    bool has_args = false;
+    CanonArgs args;
+  };
+
+  bool read_messages(simdjson::ondemand::array messages, ArgCanon& canon, std::vector<Call>& calls,
+                     std::vector<CanonArgs>& args);
+  bool read_message(simdjson::ondemand::value message, std::uint32_t index, bool first,
+                    ArgCanon& canon, std::vector<Call>& calls, std::vector<CanonArgs>& args);
+  bool read_call(simdjson::ondemand::value call, ArgCanon& canon);
+  std::string_view intern(std::string_view raw);
+  void index_call(std::uint32_t k);
+  std::uint32_t find_open(std::string_view id) const;  // 1-based, 0 when none
+  std::uint32_t store_id(std::string_view text);
+
+  bool enabled_ = true;
+  bool case_sensitive_ = false;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::string, Hash, std::equal_to<>> aliases_;
+  // Normalized tool names (views stay valid: a deque's elements do not move) and a hash
+  // index over them (1-based; 0 = free).
+  std::deque<std::string> names_;
+  std::vector<std::uint32_t> slots_;
+  std::string fold_;
+  simdjson::ondemand::parser inner_;  // arguments given as JSON text
+  std::string padded_;
+  // Per side: calls so far (for joining tool results), their ids and a hash index by id.
+  std::vector<OpenCall> open_;
+  std::string ids_;
+  std::vector<std::uint32_t> table_;  // open addressing: 1-based index of the latest call
+  std::vector<Pending> pending_;
+  std::uint32_t first_call_ = 0;  // index in `calls` of this side's first call
+};
+
+}  // namespace trajcheck::metrics
