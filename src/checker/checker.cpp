@@ -402,9 +402,24 @@ struct Checker::Impl {
           if (eval.match(st.a)) e.a.push_back(i);
           if (eval.match(st.b)) e.b.push_back(i);
           break;
-        case K::immediately_precedes: case K::immediately_followed_by:
+        case K::immediately_precedes: {  // b: B's whose logged predecessor is no A; c: B's
+          const bool ma = eval.match(st.a), mb = eval.match(st.b);
+          if (mb) {
+            e.c.push_back(i);
+            if (e.bits.empty() || (e.bits.back() & 1) == 0) e.b.push_back(i);
+          }
           e.a.push_back(i);
+          e.bits.push_back(static_cast<std::uint8_t>(ma | (mb << 1)));
           break;
+        }
+        case K::immediately_followed_by: {  // b: A's whose logged successor is no B; c: A's
+          const bool ma = eval.match(st.a), mb = eval.match(st.b);
+          if (!e.bits.empty() && (e.bits.back() & 1) != 0 && !mb) e.b.push_back(e.a.back());
+          if (ma) e.c.push_back(i);
+          e.a.push_back(i);
+          e.bits.push_back(static_cast<std::uint8_t>(ma | (mb << 1)));
+          break;
+        }
         case K::starts_with: case K::ends_with:
           e.a.push_back(i);
           if (eval.match(st.a)) e.b.push_back(i);
@@ -412,8 +427,15 @@ struct Checker::Impl {
         case K::only:
           if (eval.is_tool_call() && !eval.match(st.a)) e.a.push_back(i);
           break;
-        case K::in_a_row:
-          if (eval.is_tool_call()) e.a.push_back(i);
+        case K::in_a_row:  // a: tool calls; b: those not matching P; c: matches past N in the log's run
+          if (!eval.is_tool_call()) break;
+          e.a.push_back(i);
+          if (eval.match(st.a)) {
+            if (++e.run > st.hi) e.c.push_back(i);
+          } else {
+            e.run = 0;
+            e.b.push_back(i);
+          }
           break;
         case K::expect: case K::expect_exactly: {
           if (closes || !eval.is_tool_call()) break;

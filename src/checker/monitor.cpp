@@ -190,9 +190,23 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
       if (!seen_a_) buf_.insert(buf_.end(), b0, any_a ? std::upper_bound(b0, b1, *a0) : b1);
       if (any_a) seen_a_ = true;
       break;
-    case K::immediately_precedes:  // a: every step; both sides bind: the previous step is no A
-      if (any_a) flag_ = false;
+    case K::immediately_precedes: {  // a: every step (bits: A, B); b: B's after a non-A; c: B's
+      if (!any_a) break;
+      // Only the first step's predecessor is the slice's own; later ones are logged steps.
+      const std::uint32_t s1 = *a0;
+      if ((ev.bits[a0 - ev.a.data()] & 2) != 0) {
+        activated_ = true;
+        if (!flag_) buf_.push_back(s1);
+      }
+      if (b0 != b1 && *b0 == s1) ++b0;
+      buf_.insert(buf_.end(), b0, b1);
+      if (!activated_) {
+        auto [c0, c1] = events(ev.c, from, to);
+        activated_ = c0 != c1;
+      }
+      flag_ = (ev.bits[a1 - 1 - ev.a.data()] & 1) != 0;
       break;
+    }
     case K::followed_by:
       if (any_a) activated_ = true;
       if (any_b) {  // the last B answers every A before it; an A at that step is pending
@@ -202,12 +216,20 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
         nb_from_ = from;
       }
       break;
-    case K::immediately_followed_by:  // a: every step; both sides bind
-      if (any_a) {
-        if (pending_ != kNoId) buf_.push_back(pending_);  // its next step was not a B
-        pending_ = kNoId;
+    case K::immediately_followed_by: {  // a: every step (bits: A, B); b: A's before a non-B; c: A's
+      if (!any_a) break;
+      // The slice's pending A is answered by the first step; later A's by logged successors.
+      const std::uint32_t sk = *(a1 - 1);
+      if (pending_ != kNoId && (ev.bits[a0 - ev.a.data()] & 2) == 0) buf_.push_back(pending_);
+      if (b0 != b1 && *(b1 - 1) == sk) --b1;  // sk's successor is not in the range
+      buf_.insert(buf_.end(), b0, b1);
+      if (!activated_) {
+        auto [c0, c1] = events(ev.c, from, to);
+        activated_ = c0 != c1;
       }
+      pending_ = (ev.bits[a1 - 1 - ev.a.data()] & 1) != 0 ? sk : kNoId;
       break;
+    }
     case K::requires_:
       if (first_a_ == kNoId && any_a) first_a_ = *a0;
       if (any_b) seen_b_ = true;
@@ -240,9 +262,22 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
         flag_ = std::binary_search(ev.b.begin(), ev.b.end(), last_);
       }
       break;
-    case K::in_a_row:  // a: the tool calls; P binds, so each breaks the run
-      if (any_a) count_ = 0;
+    case K::in_a_row: {  // a: tool calls; b: those not matching P; c: matches past N in the log's run
+      if (!any_a) break;
+      // The slice's count runs on only up to the first non-match; after it the runs are the log's.
+      const std::uint32_t* brk = any_b ? std::lower_bound(a0, a1, *b0) : a1;
+      const auto head = static_cast<std::uint64_t>(brk - a0);
+      const std::uint64_t skip = count_ >= s.hi ? 0 : std::min<std::uint64_t>(head, s.hi - count_);
+      buf_.insert(buf_.end(), a0 + skip, brk);
+      if (!any_b) {
+        count_ += head;
+        break;
+      }
+      auto [c0, c1] = events(ev.c, *b0, to);
+      buf_.insert(buf_.end(), c0, c1);
+      count_ = static_cast<std::uint64_t>(a1 - (std::lower_bound(brk, a1, *(b1 - 1)) + 1));
       break;
+    }
     case K::expect:
     case K::expect_exactly: {
       // The state of its class now (a segment opened at `from`: the class started there).

@@ -37,10 +37,19 @@ inline const std::uint32_t* lower_bound_from_back(const std::uint32_t* b, const 
 class ExpectClasses;
 struct NbEvents {
   std::vector<std::uint32_t> a, b;
+  // Adjacency and `in a row` (shared prefix data: a slice's own state matters only up to
+  // the first step of its range): `c` a third sorted list, `bits` one entry per element of
+  // `a` (bit 0: matches A, bit 1: matches B), `run` the matching run at the log's end.
+  std::vector<std::uint32_t> c;
+  std::vector<std::uint8_t> bits;
+  std::uint64_t run = 0;
   ExpectClasses* classes = nullptr;  // `expect`: the automaton states of untouched slices
   void clear() {
     a.clear();
     b.clear();
+    c.clear();
+    bits.clear();
+    run = 0;
   }
 };
 

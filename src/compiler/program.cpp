@@ -452,12 +452,9 @@ struct Builder {
         case K::no_duplicate: case K::retries:
           e = a ? NbEffect::none : NbEffect::eager;
           break;
-        case K::immediately_precedes: case K::immediately_followed_by:
-          if (!(a && b)) e = NbEffect::eager;  // a free side: adjacency per pair of steps
-          break;
-        case K::in_a_row:
-          if (!a) e = NbEffect::eager;
-          break;
+        // Adjacency and runs: only the first step of a missed range depends on the slice
+        // (its flag / pending A / count); the rest is prefix data over the shared log.
+        case K::immediately_precedes: case K::immediately_followed_by: case K::in_a_row:
         case K::starts_with: case K::ends_with: case K::only: break;
         // PATH atoms never bind (E102): steps binding nothing may be letters, which the
         // Checker applies once per distinct automaton state (ExpectClasses).
