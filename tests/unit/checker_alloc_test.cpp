@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "compiler/program.hpp"
 #include "reference/builders.hpp"
 
 // Counting allocations replaces the global operator new/delete, which AddressSanitizer also
@@ -63,6 +64,14 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   fe.path = b.node(ir::PathExpr::Kind::seq,
                    {b.atom(b.tool("login")), b.node(ir::PathExpr::Kind::star, {b.atom(b.tool("commit"))})});
   flow.statements.push_back(fe);
+  // Adjacency with a free side and `in a row` with a free alternative: lazy too (prefix data
+  // over the log of steps binding nothing, which reuses its capacity).
+  b.rule(IrBuilder::st(K::immediately_precedes, b.or_(b.tool("login"), b.tool("commit")), write_o));
+  b.rule(IrBuilder::st(K::immediately_followed_by, write_o, b.type(StepType::assistant_message)),
+         ir::ScopeKind::after, b.tool("login"));
+  auto row = IrBuilder::st(K::in_a_row, b.or_(write_o, b.tool("commit")));
+  row.hi = 1000000;
+  b.rule(row);
   auto make = [](TraceBuilder& t, int n) {
     t.t.clear();
     t.context(R"({"user":"u"})");
@@ -77,7 +86,11 @@ TEST_CASE("no per-step allocation once the checker is warm") {
       t.call("commit");
     }
   };
-  Checker checker(b.compile());
+  auto program = b.compile();
+  const auto& specs = static_cast<const detail::ProgramImpl&>(*program).specs;
+  REQUIRE(specs.size() == 14);
+  for (std::size_t r = 7; r < 14; ++r) CHECK(specs[r].lazy);  // the parametric rules
+  Checker checker(program);
   std::vector<RuleResult> out;
   TraceBuilder small, large;
   make(small, 10);
@@ -91,7 +104,10 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   long large_allocs = g_allocs.load() - before;
   CHECK(out[0].status == VerdictStatus::satisfied);
   CHECK(out[6].status == VerdictStatus::satisfied);
-  REQUIRE(out.size() == 11);
+  REQUIRE(out.size() == 14);
+  CHECK(out[11].status == VerdictStatus::satisfied);
+  CHECK(out[12].status == VerdictStatus::satisfied);
+  CHECK(out[13].status == VerdictStatus::satisfied);
   CHECK(out[10].status == VerdictStatus::satisfied);
   CHECK(out[7].status == VerdictStatus::satisfied);
   CHECK(out[8].status == VerdictStatus::satisfied);
