@@ -1,6 +1,7 @@
 // Parametric-rule scaling (LANGUAGE.md §5): one in-memory trace of N steps binding V distinct
 // values, interleaved with steps binding nothing, checked at 10/25/50/100% of its length by
-// two rule sets (global statements; scopes, `only` and free alternatives). Time per step
+// three rule sets (global statements; scopes, `only` and free alternatives; adjacency and
+// runs with a free side). Time per step
 // must stay flat (cost linear in steps, not steps × bindings).
 #include <sys/resource.h>
 
@@ -86,6 +87,32 @@ rule refunds_in_login_sessions:
 rule lookup_after_refund_before_wipe:
     before wipe_db:
         refund_order where arguments.order_id == $o is never followed by order_get where arguments.order_id == $o
+)";
+
+// Adjacency with a free side and `in a row` with a free alternative, global and scoped:
+// before, each step binding nothing was fed to every live slice of these rules.
+constexpr const char* kFreeRules = R"(workflow "param-scaling-free"
+
+rule login_right_before_refund:
+    login | search immediately precedes refund_order where arguments.order_id == $o
+
+rule refund_right_before_notify:
+    refund_order where arguments.order_id == $o immediately followed by notify | order_get where arguments.order_id == $o
+
+rule search_right_before_lookup_in_session:
+    between login and notify:
+        search immediately precedes order_get where arguments.order_id == $o
+
+rule cancel_right_before_search_until_notify:
+    after login until notify:
+        cancel_order where arguments.order_id == $o immediately followed by search
+
+rule refunds_or_logins_in_a_row:
+    refund_order where arguments.order_id == $o | login at most 6 in a row
+
+rule lookups_or_logins_in_a_row_after_login:
+    after login:
+        order_get where arguments.order_id == $o | login at most 6 in a row
 )";
 
 long peak_rss_kib() {
@@ -177,7 +204,7 @@ int run(const char* name, const char* rules, std::uint64_t n, std::uint64_t valu
 
 }  // namespace
 
-// bench_param_scaling [steps] [values] [global|scoped|all]
+// bench_param_scaling [steps] [values] [global|scoped|free|all]
 int main(int argc, char** argv) {
   std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
   std::uint64_t values = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
@@ -185,5 +212,6 @@ int main(int argc, char** argv) {
   int rc = 0;
   if (set == "global" || set == "all") rc |= run("param-scaling", kRules, n, values);
   if (set == "scoped" || set == "all") rc |= run("param-scaling-scoped", kScopedRules, n, values);
+  if (set == "free" || set == "all") rc |= run("param-scaling-free", kFreeRules, n, values);
   return rc;
 }
