@@ -1,12 +1,12 @@
 # Command transcripts (lint, fmt, explain and check options): one ctest test per folder
-# tests/golden/check/cli-<case>/ holding a `cmd` file (see golden/check/run_transcript.cmake).
+# tests/golden/check/cli-<case>/ holding a `cmd` file (see golden/run_golden.cmake, MODE=transcript).
 file(GLOB TRAJCHECK_CLI_CASES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/golden/check/cli-*/cmd")
 foreach(cmd ${TRAJCHECK_CLI_CASES})
   get_filename_component(case_dir ${cmd} DIRECTORY)
   get_filename_component(case ${case_dir} NAME)
   string(REGEX REPLACE "^cli-" "" name ${case})
   add_test(NAME cli.${name}
-           COMMAND ${CMAKE_COMMAND} -DTRAJCHECK=$<TARGET_FILE:trajcheck_cli> -DCASE_DIR=${case_dir}
+           COMMAND ${CMAKE_COMMAND} -DMODE=transcript -DBIN=$<TARGET_FILE:trajcheck_cli> -DCASE_DIR=${case_dir}
                    -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/cli-work/${case}
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/golden/check/run_transcript.cmake)
+                   -P ${TRAJCHECK_GOLDEN_RUNNER})
 endforeach()

@@ -1,7 +1,6 @@
 # Tests of `trajcheck eval`, `compare` and `case new`: golden reports of the example suite and
 # of tests/data/eval (every gate kind, control flow, abstention, stale and unmatched cases),
 # diagnostics of a bad suite, and the html reports opened in a real (headless) browser.
-set(EVAL_GOLDEN_RUNNER ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/run_golden.cmake)
 set(EVAL_EXAMPLE ${PROJECT_SOURCE_DIR}/examples/eval)
 set(EVAL_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/eval)
 
@@ -10,7 +9,7 @@ function(trajcheck_eval_golden name workdir expected)
   add_test(NAME eval.golden.${name}
            COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${workdir}
                    -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/${expected} "-DARGS=${args}"
-                   -P ${EVAL_GOLDEN_RUNNER})
+                   -DMODE=command -P ${TRAJCHECK_GOLDEN_RUNNER})
 endfunction()
 
 # The example suite: candidate A passes the release gates, candidate B (a regression) does not.

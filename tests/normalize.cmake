@@ -4,7 +4,7 @@ foreach(case_dir ${normalize_cases})
   if(IS_DIRECTORY "${case_dir}")
     get_filename_component(case_name "${case_dir}" NAME)
     add_test(NAME golden.normalize.${case_name}
-             COMMAND ${CMAKE_COMMAND} -DTRAJCHECK=$<TARGET_FILE:trajcheck_cli> -DCASE_DIR=${case_dir}
-                     -P ${CMAKE_CURRENT_SOURCE_DIR}/golden/normalize/run_case.cmake)
+             COMMAND ${CMAKE_COMMAND} -DMODE=normalize -DBIN=$<TARGET_FILE:trajcheck_cli> -DCASE_DIR=${case_dir}
+                     -P ${TRAJCHECK_GOLDEN_RUNNER})
   endif()
 endforeach()

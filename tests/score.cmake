@@ -1,5 +1,4 @@
 # Golden CLI tests of `trajcheck score` (tests/data/score inputs, tests/golden/score expectations).
-set(SCORE_GOLDEN_RUNNER ${CMAKE_CURRENT_SOURCE_DIR}/golden/score/run_golden.cmake)
 set(SCORE_DATA ${CMAKE_CURRENT_SOURCE_DIR}/data/score)
 
 function(trajcheck_score_golden name expected)
@@ -8,7 +7,7 @@ function(trajcheck_score_golden name expected)
   add_test(NAME score.golden.${name}
            COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DWORKDIR=${SCORE_DATA}
                    -DEXPECTED=${CMAKE_CURRENT_SOURCE_DIR}/golden/score/${expected} "-DARGS=${args}"
-                   -P ${SCORE_GOLDEN_RUNNER})
+                   -DMODE=command -P ${TRAJCHECK_GOLDEN_RUNNER})
 endfunction()
 
 trajcheck_score_golden(jsonl records.jsonl.expected score --format jsonl -j 1 records.jsonl)

@@ -79,6 +79,12 @@ class Program {
   virtual ~Program() = default;
   virtual const std::vector<RuleInfo>& rules() const = 0;
   virtual const std::string& workflow() const = 0;
+  // The file's `alias OBSERVED = CANONICAL` lines, observed -> canonical, both normalized
+  // like trace tool names, in file order. A checker applies them itself; a caller that parses
+  // traces for several programs puts them in NormalizeOptions::aliases (as `check` does).
+  virtual const std::vector<std::pair<std::string, std::string>>& tool_aliases() const = 0;
+  // The file says `case sensitive`: tool names are compared as written, not case-folded.
+  virtual bool case_sensitive_names() const = 0;
   // Stage dumps for `trajcheck explain`.
   virtual std::string dump_ast() const = 0;
   virtual std::string dump_ir() const = 0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "catalog/schema_regex.hpp"
 #include "trajcheck/catalog.hpp"
 #include "trajcheck/reader.hpp"
 
@@ -60,6 +61,24 @@ struct CatalogBuilder {
   }
   SourceRange fallback;
 
+  // A pattern RE2 rejects, located by its text after `from` (a `pattern` member's value or a
+  // patternProperties key); `miss` when the text is written differently from nlohmann's dump.
+  SourceRange locate_pattern(const detail::SchemaPatternProblem& p, std::size_t from, SourceRange miss) const {
+    if (!p.is_key) {
+      SourceRange r = locate_member("pattern", nlohmann::json(p.pattern), from);
+      return r.begin == fallback.begin && r.end == fallback.end ? miss : r;
+    }
+    const std::string& t = source.text();
+    std::string k = nlohmann::json(p.pattern).dump();
+    for (std::size_t pos = t.find(k, from); pos != std::string::npos; pos = t.find(k, pos + 1)) {
+      std::size_t i = pos + k.size();
+      while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+      if (i < t.size() && t[i] == ':')
+        return {static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + k.size())};
+    }
+    return miss;
+  }
+
   void init(bool case_sensitive) {
     c.path_ = source.name();
     c.case_sensitive_ = case_sensitive;
@@ -105,6 +124,7 @@ struct CatalogBuilder {
         error("E302", fallback, fmt::format("tools[{}] has no `name` string", i));
         continue;
       }
+      const std::size_t tool_start = cursor;  // the previous tool's name: this tool's text is after it
       CatalogTool tool;
       tool.raw_name = name->get<std::string>();
       tool.name = normalize_tool_name(tool.raw_name, c.case_sensitive_);
@@ -129,6 +149,17 @@ struct CatalogBuilder {
         if (!args->is_object() && !args->is_boolean()) {
           error("E305", tool.range,
                 fmt::format("tool '{}': `arguments` must be a JSON Schema (an object or a boolean)", tool.raw_name));
+          continue;
+        }
+        // RE2 is the regex engine (linear time); a pattern it cannot run is reported where it
+        // is written, each one, instead of the one-line compile error.
+        if (auto problems = detail::schema_pattern_problems(*args); !problems.empty()) {
+          for (const detail::SchemaPatternProblem& p : problems)
+            error("E305", locate_pattern(p, tool_start, tool.range),
+                  fmt::format("tool '{}': {} \"{}\" (arguments{}) is not supported by RE2, trajcheck's regex "
+                              "engine (no lookaround, backreferences or \\u escapes): {}",
+                              tool.raw_name, p.is_key ? "patternProperties pattern" : "pattern", p.pattern,
+                              p.pointer, p.reason));
           continue;
         }
         std::string why;

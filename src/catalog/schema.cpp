@@ -1,9 +1,12 @@
 // JSON Schema validation of tool arguments: valijson over nlohmann (catalogs are small
-// config files). Exceptions are valijson's only failure channel; they stop here.
+// config files), regexes by RE2. Exceptions are valijson's only failure channel; they stop here.
 #include "catalog/valijson.hpp"
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/schema_regex.hpp"
 #include "trajcheck/catalog.hpp"
 
 namespace trajcheck {
@@ -43,7 +46,8 @@ class ValijsonValidator final : public SchemaValidator {
   }
 
   bool validate_json(const nlohmann::json& doc, std::vector<ArgumentError>* errors) const {
-    // A Validator caches std::regex objects: one per call keeps the schema shareable.
+    // A Validator has per-validation state (an std::regex cache that the RE2 specializations
+    // in valijson.hpp leave empty): one per call keeps the schema shareable.
     valijson::Validator validator;
     valijson::adapters::NlohmannJsonAdapter target(doc);
     valijson::ValidationResults results;
@@ -81,6 +85,18 @@ std::shared_ptr<const SchemaValidator> SchemaValidator::compile(std::string_view
   nlohmann::json doc = nlohmann::json::parse(schema_json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     if (error) *error = "the schema is not valid JSON";
+    return nullptr;
+  }
+  // Every pattern is compiled now (into the shared RE2 cache), so that one RE2 cannot run
+  // (ECMA-262 lookaround, backreferences, …) is a load error, not a call that never validates.
+  if (auto problems = detail::schema_pattern_problems(doc); !problems.empty()) {
+    if (error) {
+      error->clear();
+      for (const detail::SchemaPatternProblem& p : problems)
+        *error += fmt::format("{}{} \"{}\" at {} is not supported by RE2: {}", error->empty() ? "" : "; ",
+                              p.is_key ? "patternProperties pattern" : "pattern", p.pattern,
+                              p.pointer, p.reason);
+    }
     return nullptr;
   }
   auto v = std::make_shared<ValijsonValidator>();

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "util/json_escape.hpp"
+
 namespace trajcheck::detail {
 
 StepEval::StepEval(const ProgramImpl& program)
@@ -34,20 +36,9 @@ std::string binding_json(std::string_view key) {
   std::string_view rest = key.substr(1);
   if (key[0] == 'n') return std::string(rest);
   if (key[0] == 'b') return rest == "1" ? "true" : "false";
-  std::string out = "\"";
-  for (char c : rest) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<int>(c));
-        else out += c;
-    }
-  }
-  return out + "\"";
+  std::string out;
+  append_json_string(out, rest);
+  return out;
 }
 
 bool StepEval::binds(std::uint32_t b) {

@@ -15,7 +15,6 @@
 #include "cli/command.hpp"
 #include "cli/input.hpp"
 #include "cli/report_check.hpp"
-#include "language/frontend.hpp"
 #include "trajcheck/catalog.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/rules.hpp"
@@ -189,7 +188,7 @@ int run_check(const CheckArgs& a) {
       compiled = false;
       continue;
     }
-    CompileResult r = compile(*src, copts);
+    CompileResult r = compile(std::move(*src), copts);
     bool has_warnings = !r.diagnostics.empty();
     if (!r.ok() || (has_warnings && !a.input.quiet))
       fmt::print(stderr, "{}", format_diagnostics(r.source, r.diagnostics, cur_errcolor));
@@ -198,9 +197,8 @@ int run_check(const CheckArgs& a) {
       continue;
     }
     // The rules file's aliases rename observed tool names before any rule sees them.
-    language::FrontendResult fe = language::parse_rules(*src);
-    for (auto& al : fe.module.aliases) file_aliases.push_back(al);
-    all_case_sensitive = all_case_sensitive && fe.module.case_sensitive;
+    for (const auto& al : r.program->tool_aliases()) file_aliases.push_back(al);
+    all_case_sensitive = all_case_sensitive && r.program->case_sensitive_names();
     catalog.add(path, r.program);
   }
   if (!compiled) {

@@ -75,6 +75,8 @@ class ProgramImpl final : public Program {
  public:
   const std::vector<RuleInfo>& rules() const override { return infos; }
   const std::string& workflow() const override { return workflow_name; }
+  const std::vector<std::pair<std::string, std::string>>& tool_aliases() const override { return aliases; }
+  bool case_sensitive_names() const override { return case_sensitive; }
   std::string dump_ast() const override { return ast_dump; }
   std::string dump_ir() const override { return ir_dump; }
   std::string dump_automaton() const override;

@@ -8,6 +8,7 @@
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
+#include "language/control.hpp"
 #include "language/grammar.hpp"
 #include "language/parser.hpp"
 
@@ -35,55 +36,12 @@ Diagnostic make_warning(const char* code, SourceRange range, std::string message
 
 namespace {
 
-// ---- PEGTL control: error messages at must<> points and the nesting limit -------------
-
-struct Errors {
+// must<> messages of the rule grammar, for the shared control (language/control.hpp).
+struct Messages {
   template <typename Rule>
   static constexpr const char* message = g::error_message<Rule>;
-  // Only must<> raises; a failing rule elsewhere just backtracks.
-  template <typename Rule>
-  static constexpr bool raise_on_failure = false;
 };
-
-template <typename Rule> inline constexpr bool is_nesting = false;
-template <> inline constexpr bool is_nesting<g::pattern_paren> = true;
-template <> inline constexpr bool is_nesting<g::pattern_not> = true;
-template <> inline constexpr bool is_nesting<g::pattern_failed> = true;
-template <> inline constexpr bool is_nesting<g::cond_paren> = true;
-template <> inline constexpr bool is_nesting<g::cond_negation> = true;
-template <> inline constexpr bool is_nesting<g::path_group> = true;
-template <> inline constexpr bool is_nesting<g::path_all> = true;
-template <> inline constexpr bool is_nesting<g::path_not> = true;
-template <> inline constexpr bool is_nesting<g::path_failed> = true;
-
-// The current line's nesting depth; one parse runs on one thread at a time.
-thread_local std::uint32_t t_depth = 0;
-thread_local std::uint32_t t_max_depth = 256;
-
-struct NestingTooDeep {
-  const char* at;
-};
-
-template <typename Rule>
-struct Control : pegtl::must_if<Errors>::control<Rule> {
-  using Base = typename pegtl::must_if<Errors>::template control<Rule>;
-
-  // Checked before recursing, so 100 000 parentheses give a diagnostic, not a stack overflow.
-  template <pegtl::apply_mode A, pegtl::rewind_mode M, template <typename...> class Action,
-            template <typename...> class Ctrl, typename ParseInput, typename... States>
-  static bool match(ParseInput& in, States&&... st) {
-    if constexpr (is_nesting<Rule>) {
-      if (t_depth >= t_max_depth) throw NestingTooDeep{in.current()};
-      ++t_depth;
-      struct Guard {
-        ~Guard() { --t_depth; }
-      } guard;
-      return Base::template match<A, M, Action, Ctrl>(in, st...);
-    } else {
-      return Base::template match<A, M, Action, Ctrl>(in, st...);
-    }
-  }
-};
+using Control = language::Control<Messages>;
 
 template <typename Rule>
 using Selector = pegtl::parse_tree::selector<
@@ -745,11 +703,10 @@ template <typename Rule, typename Fill>
 bool parse_with(const Source& source, std::uint32_t b, std::uint32_t e, std::uint32_t max_nesting,
                 std::vector<Diagnostic>& diags, Fill&& fill) {
   const char* base = source.text().data();
-  t_depth = 0;
-  t_max_depth = max_nesting;
+  start_nesting(max_nesting);
   try {
     pegtl::memory_input<> in(base + b, base + e, source.name());
-    auto root = pegtl::parse_tree::parse<Rule, Selector, pegtl::nothing, Control>(in);
+    auto root = pegtl::parse_tree::parse<Rule, Selector, pegtl::nothing, Control::type>(in);
     if (!root) {
       diags.push_back(make_error("E001", {b, e}, "syntax error"));
       return false;

@@ -9,6 +9,7 @@
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
+#include "language/control.hpp"
 #include "suite/suite.hpp"
 #include "suite/suite_grammar.hpp"
 
@@ -57,44 +58,14 @@ Diagnostic error(const char* code, SourceRange r, std::string message) {
   return d;
 }
 
-struct Errors {
+// must<> messages of the suite grammar (the rule grammar's, plus its own), for the shared
+// control (language/control.hpp).
+struct Messages {
   template <typename Rule>
   static constexpr const char* message = g::error_message<Rule>;
-  template <typename Rule>
-  static constexpr bool raise_on_failure = false;
 };
-
-template <typename Rule> inline constexpr bool is_nesting = false;
-template <> inline constexpr bool is_nesting<lg::pattern_paren> = true;
-template <> inline constexpr bool is_nesting<lg::pattern_not> = true;
-template <> inline constexpr bool is_nesting<lg::pattern_failed> = true;
-template <> inline constexpr bool is_nesting<lg::cond_paren> = true;
-template <> inline constexpr bool is_nesting<lg::cond_negation> = true;
-
+using ParseControl = language::Control<Messages>;
 constexpr std::uint32_t kMaxNesting = 256;
-thread_local std::uint32_t t_depth = 0;
-struct TooDeep {
-  const char* at;
-};
-
-template <typename Rule>
-struct ParseControl : pegtl::must_if<Errors>::control<Rule> {
-  using Base = typename pegtl::must_if<Errors>::template control<Rule>;
-  template <pegtl::apply_mode A, pegtl::rewind_mode M, template <typename...> class Action,
-            template <typename...> class Ctrl, typename ParseInput, typename... States>
-  static bool match(ParseInput& in, States&&... st) {
-    if constexpr (is_nesting<Rule>) {
-      if (t_depth >= kMaxNesting) throw TooDeep{in.current()};
-      ++t_depth;
-      struct Guard {
-        ~Guard() { --t_depth; }
-      } guard;
-      return Base::template match<A, M, Action, Ctrl>(in, st...);
-    } else {
-      return Base::template match<A, M, Action, Ctrl>(in, st...);
-    }
-  }
-};
 
 template <typename Rule>
 using Selector = pegtl::parse_tree::selector<
@@ -153,10 +124,10 @@ class LineParser {
   }
 
   void parse_line(std::uint32_t b, std::uint32_t e) {
-    t_depth = 0;
+    language::start_nesting(kMaxNesting);
     try {
       pegtl::memory_input<> in(base_ + b, base_ + e, src_.name());
-      auto root = pegtl::parse_tree::parse<g::line, Selector, pegtl::nothing, ParseControl>(in);
+      auto root = pegtl::parse_tree::parse<g::line, Selector, pegtl::nothing, ParseControl::type>(in);
       if (!root) {
         diags_.push_back(error("S001", {b, e}, "syntax error"));
         return;
@@ -168,7 +139,7 @@ class LineParser {
       const std::string& t = src_.text();
       while (end < e && end - off < 40 && t[end] != ' ' && t[end] != '\t') ++end;
       diags_.push_back(error("S001", {off, end}, std::string(err.message())));
-    } catch (const TooDeep& err) {
+    } catch (const language::NestingTooDeep& err) {
       auto off = static_cast<std::uint32_t>(err.at - base_);
       diags_.push_back(error("S001", {off, off + 1},
                              fmt::format("nesting is deeper than {} levels", kMaxNesting)));
