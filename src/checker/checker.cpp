@@ -169,6 +169,7 @@ struct Parametric {
   // Slice of each value id of the trace (ValueIds), kNoId when the value has none here.
   std::vector<std::uint32_t> slice_of;
   std::vector<std::string_view> step_keys;
+  bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
 
   // The slice of value `vid` (text `key`), created from bottom at step `i` the first time;
   // kNoId when the value is new and `limit` slices exist already.
@@ -314,8 +315,14 @@ struct Checker::Impl {
         if (program->specs[r].lazy) {
           pm.logs.resize(program->specs[r].statements.size());
           pm.classes.resize(pm.logs.size());
-          for (std::size_t k = 0; k < pm.logs.size(); ++k)
-            if (is_lazy_expect(program->specs[r].statements[k])) pm.logs[k].classes = &pm.classes[k];
+          for (std::size_t k = 0; k < pm.logs.size(); ++k) {
+            const detail::StatementSpec& st = program->specs[r].statements[k];
+            if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
+            if (st.nb == detail::NbEffect::lazy && st.kind == ir::StatementKind::no_duplicate) {
+              pm.bottom.monitors[k].share(&pm.logs[k]);
+              pm.has_no_duplicate = true;
+            }
+          }
           pm.bottom.nb = &pm.logs;  // copied into every slice
           pm.bottom.seg_log = &pm.segments;
         }
@@ -355,6 +362,9 @@ struct Checker::Impl {
         eval.set_binding(sl.key);
         step(sl.state);
         sl.seen_upto = i + 1;
+        if (p.has_no_duplicate)  // a key new to the slice and the log waits for a free step
+          for (std::size_t k = 0; k < p.logs.size(); ++k)
+            if (sl.state.monitors[k].take_new_key()) p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j);
         if (spec.lazy && sl.state.open)  // untouched from here on: its expect state joins a class
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (p.logs[k].classes != nullptr && !sl.state.monitors[k].done())
@@ -444,7 +454,24 @@ struct Checker::Impl {
           if (letter) e.classes->letter(eval);
           break;
         }
-        case K::no_duplicate: case K::retries:
+        case K::no_duplicate: {
+          // Scopes of one segment from step 0 only: while bottom is open, so is every slice
+          // not closed by its own R, and their segments hold the same steps binding nothing.
+          if (!p.bottom.open || !eval.is_tool_call() || !eval.match(st.a)) break;
+          StatementMonitor& bm = p.bottom.monitors[k];
+          std::string_view key = bm.key_of(eval);
+          if (!e.keys.insert(key)) {  // repeats an earlier step binding nothing: in every slice
+            e.a.push_back(i);
+            bm.add_witness(i);  // slices created later copy it
+            break;
+          }
+          e.waiters.take(key, [&](std::uint32_t j) {
+            RuleState& rs = p.slices[j].state;
+            if (rs.open) rs.monitors[k].add_witness(i);
+          });
+          break;
+        }
+        case K::retries:
           break;  // never lazy
       }
     }

@@ -29,6 +29,7 @@ void StatementMonitor::begin() {
   for (std::uint32_t t : touched_) chains_[t] = {false, 0};
   touched_.clear();
   keys_.clear();
+  new_key_ = false;
   started_ = false;
   node_ = kNoId;
 }
@@ -113,9 +114,17 @@ void StatementMonitor::step(StepEval& ev) {
       if (ev.is_tool_call() && !ev.match(s.a)) buf_.push_back(i);
       break;
     case K::no_duplicate:
+      // Lazy: bottom's steps (binding nothing) are the log's (Checker::log_non_binding); a
+      // slice's own step repeats a key of its own or of an earlier step binding nothing.
+      if (shared_ != nullptr && !ev.has_binding()) break;
       if (ev.is_tool_call() && ev.match(s.a)) {
         canonical_arguments(ev);
-        if (!keys_.insert(scratch_)) buf_.push_back(i);
+        bool fresh = keys_.insert(scratch_);
+        if (fresh && shared_ != nullptr) {
+          fresh = !shared_->keys.contains(scratch_);
+          new_key_ = fresh;
+        }
+        if (!fresh) buf_.push_back(i);
       }
       break;
     case K::in_a_row:
@@ -295,7 +304,9 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
       }
       break;
     }
-    case K::no_duplicate:
+    case K::no_duplicate:  // a: the steps repeating an earlier step binding nothing
+      buf_.insert(buf_.end(), a0, a1);
+      break;
     case K::retries:
       break;  // never lazy (program.cpp classify_non_binding)
   }

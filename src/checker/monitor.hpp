@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,6 +36,65 @@ inline const std::uint32_t* lower_bound_from_back(const std::uint32_t* b, const 
   return b;
 }
 
+// Lazy `no duplicate` (a free alternative beside the binder): the slices whose own steps
+// produced a (tool, arguments) key that no step binding nothing has had yet. The first step
+// binding nothing with that key repeats it in each of them, so it is handed to exactly those
+// slices once (cost: the witnesses), and the waiters are forgotten. A chained hash multimap
+// over pooled storage: no allocation per step once warm.
+class KeyWaiters {
+ public:
+  void clear() {
+    entries_.clear();
+    arena_.clear();
+    std::fill(heads_.begin(), heads_.end(), kNoId);
+  }
+  void add(std::string_view key, std::uint32_t slice) {
+    if (entries_.size() >= heads_.size()) rehash();
+    const std::uint64_t h = std::hash<std::string_view>{}(key);
+    std::uint32_t& head = heads_[h & (heads_.size() - 1)];
+    entries_.push_back({h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), slice,
+                        head});
+    head = static_cast<std::uint32_t>(entries_.size() - 1);
+    arena_.append(key);
+  }
+  // Calls f(slice) for each slice waiting on `key`, and unlinks them.
+  template <class F>
+  void take(std::string_view key, F&& f) {
+    if (heads_.empty()) return;
+    const std::uint64_t h = std::hash<std::string_view>{}(key);
+    std::uint32_t* link = &heads_[h & (heads_.size() - 1)];
+    while (*link != kNoId) {
+      Entry& e = entries_[*link];
+      if (e.hash == h && std::string_view(arena_).substr(e.off, e.len) == key) {
+        f(e.slice);
+        e.slice = kNoId;  // dead: left out of later rehashes
+        *link = e.next;
+      } else {
+        link = &e.next;
+      }
+    }
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t hash;
+    std::uint32_t off, len, slice, next;
+  };
+  void rehash() {
+    heads_.assign(std::max<std::size_t>(16, heads_.size() * 2), kNoId);
+    const std::size_t mask = heads_.size() - 1;
+    for (std::size_t n = 0; n < entries_.size(); ++n) {
+      Entry& e = entries_[n];
+      if (e.slice == kNoId) continue;
+      e.next = heads_[e.hash & mask];
+      heads_[e.hash & mask] = static_cast<std::uint32_t>(n);
+    }
+  }
+  std::vector<Entry> entries_;
+  std::string arena_;
+  std::vector<std::uint32_t> heads_;
+};
+
 class ExpectClasses;
 struct NbEvents {
   std::vector<std::uint32_t> a, b;
@@ -44,7 +105,13 @@ struct NbEvents {
   std::vector<std::uint8_t> bits;
   std::uint64_t run = 0;
   ExpectClasses* classes = nullptr;  // `expect`: the automaton states of untouched slices
+  // `no duplicate`: the keys of the steps binding nothing so far (`a`: those repeating an
+  // earlier one, witnesses in every slice), and the slices waiting on their own keys.
+  KeySet keys;
+  KeyWaiters waiters;
   void clear() {
+    keys.clear();
+    waiters.clear();
     a.clear();
     b.clear();
     c.clear();
@@ -113,6 +180,19 @@ class StatementMonitor {
   void join_class(ExpectClasses& classes) { node_ = classes.join(started_, cur_.data()); }
   // The segment's verdict; a violated segment appends its witnesses to `witnesses`.
   VerdictStatus finish(std::vector<std::uint32_t>& witnesses);
+  // Lazy `no duplicate`: the rule's log of steps binding nothing (set on bottom, copied
+  // into every slice); bottom then leaves those steps to the log.
+  void share(const NbEvents* log) { shared_ = log; }
+  // The canonical (tool, arguments) key of the current step (valid until the next call).
+  std::string_view key_of(StepEval& ev) {
+    canonical_arguments(ev);
+    return scratch_;
+  }
+  // A step binding nothing that repeats a key of this slice's segment.
+  void add_witness(std::uint32_t i) { buf_.push_back(i); }
+  // The last step put a key new to this segment and to the log (last_key()); clears the flag.
+  bool take_new_key() { return std::exchange(new_key_, false); }
+  std::string_view last_key() const { return scratch_; }
   // Nothing a later step does can change this segment's verdict or witnesses.
   bool done() const { return done_; }
   const StatementSpec& spec() const { return *spec_; }
@@ -137,6 +217,8 @@ class StatementMonitor {
   std::vector<std::uint32_t> touched_;
   // no duplicate: canonical (tool, arguments) keys seen in this segment.
   KeySet keys_;
+  const NbEvents* shared_ = nullptr;
+  bool new_key_ = false;
   std::string scratch_;
   std::vector<std::pair<std::string_view, simdjson::dom::element>> members_;
   // expect: current and next position sets; `started_` false means "at the start state".

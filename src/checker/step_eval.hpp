@@ -45,6 +45,7 @@ class StepEval {
     has_binding_ = true;
   }
   void clear_binding() { has_binding_ = false; }
+  bool has_binding() const { return has_binding_; }
   const Step& step() const { return *step_; }
   std::uint32_t index() const { return index_; }
   bool is_tool_call() const { return step_->type == StepType::tool_call; }

@@ -449,7 +449,15 @@ struct Builder {
         case K::requires_: case K::never_followed_by: case K::excludes:
           if (a && b) e = NbEffect::none;
           break;
-        case K::no_duplicate: case K::retries:
+        // no duplicate with a free alternative, in a scope of one segment from step 0 (so
+        // every open slice shares bottom's segment): the free steps' keys are logged once per
+        // rule, and a slice's own keys wait for the first free step with that key (KeyWaiters).
+        // Other scopes and `retries` (per-tool chains) stay eager.
+        case K::no_duplicate:
+          if (a) e = NbEffect::none;
+          else if (spec.scope != ir::ScopeKind::global && spec.scope != ir::ScopeKind::before) e = NbEffect::eager;
+          break;
+        case K::retries:
           e = a ? NbEffect::none : NbEffect::eager;
           break;
         // Adjacency and runs: only the first step of a missed range depends on the slice

@@ -108,16 +108,23 @@ struct Gen {
   bool big_groups = false;   // all-of groups of 5–8 elements, nested ones
   int extra_expect = 0;      // percent of rules given an extra `expect` statement
   int free_alt = 15;         // percent of binders given a free alternative (`| tool`)
+  int status_binder = 0;     // percent of binders also testing `status` (a call binds or not by its outcome)
+  int force_kind = -1;       // every statement of this kind (ir::StatementKind), when >= 0
 
   ir::Id binder() {
     ir::Id bind = b.cmp_var(chance(80) ? "arguments.id" : "arguments.tags[0]", "o");
     ir::Id c = chance(30) ? b.cand(cond(0), bind) : bind;
+    if (status_binder > 0 && chance(status_binder)) {
+      ir::Id failed = b.cmp("status", ir::CompareOp::eq, lit_str("error"));
+      c = b.cand(chance(50) ? failed : b.cnot(failed), c);
+    }
     ir::Id w = b.where(chance(70) ? tool_pattern() : b.type(StepType::approval), c);
     return chance(free_alt) ? b.or_(w, tool_pattern()) : w;
   }
 
   ir::Statement statement() {
     auto kind = big_groups ? (chance(50) ? K::expect : K::expect_exactly) : static_cast<K>(pick(18));
+    if (force_kind >= 0) kind = static_cast<K>(force_kind);
     ir::Statement s = IrBuilder::st(kind, pattern(2));
     switch (kind) {
       case K::precedes: case K::immediately_precedes: case K::followed_by:
@@ -227,6 +234,8 @@ struct DiffStats {
   // Lazy statements whose steps binding nothing matter through a free side / alternative:
   // `immediately …` (shared adjacency prefix data) and `in a row` (the log's runs).
   int lazy_free_adjacent = 0, lazy_free_row = 0;
+  // `no duplicate` with a free alternative (global / before: the log's keys and waiters).
+  int lazy_free_nodup = 0;
   int by_status[3] = {0, 0, 0};
 };
 
@@ -259,6 +268,7 @@ DiffStats run_differential(Gen& g, int modules) {
         st.lazy_free_adjacent += spec.lazy && free_side &&
                                  (sts.kind == K::immediately_precedes || sts.kind == K::immediately_followed_by);
         st.lazy_free_row += spec.lazy && free_side && sts.kind == K::in_a_row;
+        st.lazy_free_nodup += spec.lazy && free_side && sts.kind == K::no_duplicate;
       }
     }
     Checker checker(program);
@@ -340,6 +350,8 @@ TEST_CASE("lazy parametric slices agree with the reference") {
   CHECK(st.parametric_entries > 1000);
   CHECK(st.lazy_free_adjacent > modules / 20);
   CHECK(st.lazy_free_row > modules / 50);
+  CHECK(st.lazy_free_nodup > modules / 50);
+  MESSAGE("free-alternative no duplicate " << st.lazy_free_nodup);
   MESSAGE("lazy rules " << st.lazy_rules << ", lazy expect " << st.lazy_expect << ", free-side adjacency "
                         << st.lazy_free_adjacent << ", free-alternative in a row " << st.lazy_free_row << ", traces "
                         << st.traces << ", violated bindings " << st.parametric_entries);
@@ -367,9 +379,34 @@ TEST_CASE("lazy scoped parametric slices agree with the reference") {
   CHECK(st.parametric_entries > 1000);
   CHECK(st.lazy_free_adjacent > modules / 20);
   CHECK(st.lazy_free_row > modules / 50);
+  CHECK(st.lazy_free_nodup > modules / 200);
+  MESSAGE("free-alternative no duplicate " << st.lazy_free_nodup);
   MESSAGE("lazy scoped rules " << st.lazy_scoped << ", lazy expect " << st.lazy_expect << ", free-side adjacency "
                                << st.lazy_free_adjacent << ", free-alternative in a row " << st.lazy_free_row
                                << ", traces " << st.traces << ", violated bindings " << st.parametric_entries);
+}
+
+// §5 lazy `no duplicate` with a free alternative: a call of the same tool and arguments may
+// bind a value or nothing depending on its outcome (`status` in the binder), so a slice's own
+// key is repeated by a step binding nothing (KeyWaiters) and the other way round, in global
+// and `before` rules (lazy) beside the other scopes (eager).
+TEST_CASE("lazy no duplicate with a free alternative agrees with the reference") {
+  std::uint64_t seed = 5151;
+  int modules = 1500;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 4;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  Gen g(seed);
+  g.force_kind = static_cast<int>(K::no_duplicate);
+  g.param_percent = 90;
+  g.max_len = 24;
+  g.free_alt = 60;
+  g.status_binder = 50;
+  DiffStats st = run_differential(g, modules);
+  CHECK(st.mismatches == 0);
+  CHECK(st.lazy_free_nodup > modules / 4);
+  CHECK(st.parametric_entries > 500);
+  MESSAGE("free-alternative no duplicate " << st.lazy_free_nodup << ", traces " << st.traces
+                                           << ", violated bindings " << st.parametric_entries);
 }
 
 // §4a all-of, built by subsets of elements done: large and nested groups against the
