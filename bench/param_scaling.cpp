@@ -89,8 +89,8 @@ rule lookup_after_refund_before_wipe:
         refund_order where arguments.order_id == $o is never followed by order_get where arguments.order_id == $o
 )";
 
-// Adjacency with a free side and `in a row` with a free alternative, global and scoped:
-// before, each step binding nothing was fed to every live slice of these rules.
+// Adjacency with a free side, `in a row` and `no duplicate` with a free alternative, global
+// and scoped: before, each step binding nothing was fed to every live slice of these rules.
 constexpr const char* kFreeRules = R"(workflow "param-scaling-free"
 
 rule login_right_before_refund:
@@ -113,6 +113,13 @@ rule refunds_or_logins_in_a_row:
 rule lookups_or_logins_in_a_row_after_login:
     after login:
         order_get where arguments.order_id == $o | login at most 6 in a row
+
+rule no_duplicate_lookups_or_searches:
+    no duplicate (order_get where arguments.order_id == $o | search)
+
+rule no_duplicate_refunds_or_searches_before_wipe:
+    before wipe_db:
+        no duplicate (refund_order where arguments.order_id == $o | search)
 )";
 
 long peak_rss_kib() {
@@ -162,6 +169,9 @@ std::uint64_t build(Trajectory& t, ToolTable& tools, std::uint64_t n, std::uint6
       distinct += !bound[v];
       bound[v] = true;
       args = "{\"order_id\":\"#W" + std::to_string(v) + "\"}";
+      s.arguments = t.store(args);
+    } else if (which == 4) {  // a query of its own: `no duplicate … | search` sees few repeats
+      args = "{\"q\":\"s" + std::to_string(k) + "\"}";
       s.arguments = t.store(args);
     } else {
       s.arguments = t.store("{}");
