@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "readers/chat_roles.hpp"
 #include "readers/json_util.hpp"
 
 namespace trajcheck::metrics {
@@ -111,15 +112,7 @@ bool is_null(od::value v, bool* null) {
   return !v.is_null().get(*null) && *null;
 }
 
-enum class Role { system, user, assistant, tool, other };
-
-Role classify(std::string_view role) {
-  if (role == "system" || role == "developer") return Role::system;
-  if (role == "user" || role == "human") return Role::user;
-  if (role == "assistant" || role == "model" || role == "ai") return Role::assistant;
-  if (role == "tool" || role == "function" || role == "ipython") return Role::tool;
-  return Role::other;
-}
+using Role = detail::ChatRole;
 
 std::size_t hash_id(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
@@ -383,7 +376,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     }
   }
   if (!has_role || role_name.empty()) return false;
-  Role role = classify(role_name);
+  Role role = detail::classify_chat_role(role_name);
   if (role == Role::system) return true;
   if (role == Role::tool) {
     if (bad_tool_field) return false;

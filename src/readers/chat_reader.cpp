@@ -5,21 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "readers/chat_roles.hpp"
 #include "readers/parser_impl.hpp"
 
 namespace trajcheck::detail {
 
 namespace {
 
-enum class Role { system, user, assistant, tool, other };
-
-Role classify(std::string_view role) {
-  if (role == "system" || role == "developer") return Role::system;
-  if (role == "user" || role == "human") return Role::user;
-  if (role == "assistant" || role == "model" || role == "ai") return Role::assistant;
-  if (role == "tool" || role == "function" || role == "ipython") return Role::tool;
-  return Role::other;
-}
+using Role = ChatRole;
 
 // The value of a string field looked up ahead of the in-order pass (e.g. a message's "role",
 // which decides how its other fields are read). Empty view when absent.
@@ -405,7 +398,7 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
   std::string_view role_name;
   if (!peek_string(c, m, "role", &role_name, where)) return false;
   if (role_name.empty()) return c.fail(where, "message has no \"role\"");
-  Role role = classify(role_name);
+  Role role = classify_chat_role(role_name);
   Scratch& s = c.s;
   s.text.clear();
   s.blocks.clear();
