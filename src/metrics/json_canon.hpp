@@ -99,17 +99,8 @@ using trajcheck::append_json_string;  // util/json_escape.hpp
 // document simdjson indexed: quotes paired, control characters rejected, buffer padded) when
 // it holds no escape, so its source bytes are its value; npos when it holds one.
 inline std::size_t unescaped_length(const char* p) {
-  const char* q = p;
-  for (;;) {
-    std::uint64_t w = swar::load(q);
-    std::uint64_t m = swar::equal(w, '"') | swar::equal(w, '\\');
-    if (!m) {
-      q += 8;
-      continue;
-    }
-    q += swar::first(m);
-    return *q == '"' ? static_cast<std::size_t>(q - p) : std::string_view::npos;
-  }
+  const char* q = swar::find_quote_or_backslash(p);
+  return *q == '"' ? static_cast<std::size_t>(q - p) : std::string_view::npos;
 }
 
 // The source text of a string value when it is canonical (detail::canonical_string_size:

@@ -104,18 +104,10 @@ bool canonical_escape(const char* q) {
 std::size_t canonical_string_size(const char* p) {
   // The closing quote exists (simdjson's stage 1 paired every quote and rejected control
   // characters) and the buffer is padded, so whole words may be read up to it.
-  const char* q = p + 1;
-  for (;;) {
-    std::uint64_t w = swar::load(q);
-    std::uint64_t m = swar::equal(w, '"') | swar::equal(w, '\\');
-    if (!m) {
-      q += 8;
-      continue;
-    }
-    q += swar::first(m);
+  for (const char* q = p + 1;; q += 2) {
+    q = swar::find_quote_or_backslash(q);
     if (*q == '"') return static_cast<std::size_t>(q - p) + 1;
     if (!canonical_escape(q)) return 0;
-    q += 2;
   }
 }
 

@@ -32,4 +32,17 @@ inline unsigned first(std::uint64_t mask) {
   return static_cast<unsigned>(__builtin_ctzll(mask)) / 8;
 }
 
+// The first '"' or '\\' at or after `p`: the scan of a JSON string's contents, serving both
+// "does this string need decoding" (metrics) and "is its source canonical" (readers). One of
+// the two bytes must come before the end of the buffer, and whole words are read past it, so
+// the buffer must be padded (simdjson's documents are; stage 1 has also rejected control
+// characters there, so they need no stop).
+inline const char* find_quote_or_backslash(const char* p) {
+  for (;; p += 8) {
+    std::uint64_t w = load(p);
+    std::uint64_t m = equal(w, '"') | equal(w, '\\');
+    if (m) return p + first(m);
+  }
+}
+
 }  // namespace trajcheck::swar
