@@ -310,24 +310,52 @@ struct ScoreWorker {
     }
   }
 
-  // Sets the record's id (JSON text and plain text) from the best id field, else file:line.
-  void set_id(const RawRecord& rec, int id_rank, bool id_is_string, std::string_view id_number) {
-    st->id.clear();
-    if (id_rank > 0 && id_is_string) {
-      metrics::append_json_string(st->id, st->plain_id);
-    } else if (id_rank > 0) {
-      st->id.assign(id_number);
-      st->plain_id = st->id;
-    } else {
-      st->plain_id = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
-      metrics::append_json_string(st->id, st->plain_id);
-    }
-  }
+  // The record's id so far: the best of its id fields (id > case_id > trace_id), as a
+  // string (decoded, in State::plain_id) or a number (its source text).
+  struct RecordId {
+    int rank = 0;  // 0: none yet
+    bool is_string = false;
+    std::string_view number;
+  };
 
   static std::string_view trim_number(std::string_view n) {
     while (!n.empty() && (n.back() == ' ' || n.back() == '\n' || n.back() == '\t' || n.back() == '\r'))
       n.remove_suffix(1);
     return n;
+  }
+
+  // Takes `v` as the id when `key` names a better id field than `id` holds; values of other
+  // types are passed over. Both record readers go through here, so they pick the same id.
+  simdjson::error_code read_id(std::string_view key, simdjson::ondemand::value& v,
+                               simdjson::ondemand::json_type type, RecordId& id) {
+    int rank = key == "id" ? 3 : key == "case_id" ? 2 : key == "trace_id" ? 1 : 0;
+    if (rank <= id.rank) return simdjson::SUCCESS;
+    if (type == simdjson::ondemand::json_type::string) {
+      std::string_view text;
+      if (auto e = v.get_string().get(text)) return e;
+      st->plain_id.assign(text);  // the view dies with the next string read
+      id.is_string = true;
+      id.rank = rank;
+    } else if (type == simdjson::ondemand::json_type::number) {
+      id.number = trim_number(v.raw_json_token());
+      id.is_string = false;
+      id.rank = rank;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // Sets the record's id (JSON text and plain text) from `id`, else file:line.
+  void set_id(const RawRecord& rec, const RecordId& id) {
+    st->id.clear();
+    if (id.rank > 0 && id.is_string) {
+      metrics::append_json_string(st->id, st->plain_id);
+    } else if (id.rank > 0) {
+      st->id.assign(id.number);
+      st->plain_id = st->id;
+    } else {
+      st->plain_id = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
+      metrics::append_json_string(st->id, st->plain_id);
+    }
   }
 
   // The common record — both sides OpenAI chat messages — in one pass over the record's
@@ -353,9 +381,9 @@ struct ScoreWorker {
     impl.expected.clear();
     impl.aa.clear();
     impl.ea.clear();
-    bool have_actual = false, have_expected = false, id_is_string = false;
-    int id_rank = 0;
-    std::string_view key, id_number;
+    bool have_actual = false, have_expected = false;
+    RecordId id;
+    std::string_view key;
     for (auto fr : obj) {
       simdjson::ondemand::field field;
       if (std::move(fr).get(field) || !metrics::field_key(field, &key)) return false;
@@ -373,24 +401,11 @@ struct ScoreWorker {
         continue;
       }
       simdjson::ondemand::json_type type;
-      if (v.type().get(type)) return false;
-      int rank = key == "id" ? 3 : key == "case_id" ? 2 : key == "trace_id" ? 1 : 0;
-      if (rank <= id_rank) continue;
-      if (type == simdjson::ondemand::json_type::string) {
-        std::string_view text;
-        if (v.get_string().get(text)) return false;
-        st->plain_id.assign(text);
-        id_is_string = true;
-        id_rank = rank;
-      } else if (type == simdjson::ondemand::json_type::number) {
-        id_number = trim_number(v.raw_json_token());
-        id_is_string = false;
-        id_rank = rank;
-      }
+      if (v.type().get(type) || read_id(key, v, type, id)) return false;
     }
     if (!have_actual || !have_expected) return false;
     ++counts.records;
-    set_id(rec, id_rank, id_is_string, id_number);
+    set_id(rec, id);
     emit(impl.score_canonical(impl.actual, impl.expected, nullptr), out);
     return true;
   }
@@ -423,10 +438,10 @@ struct ScoreWorker {
         return reject(rec.origin, "a score record is an object with \"actual\" and \"expected\"", out, err);
       return bad_json(e);
     }
-    std::string_view actual, expected, path, id_text, id_number, key;
-    bool expected_is_path = false, expected_is_array = false, id_is_string = false;
+    std::string_view actual, expected, path, key;
+    bool expected_is_path = false, expected_is_array = false;
     std::size_t path_off = 0;
-    int id_rank = 0;  // id > case_id > trace_id
+    RecordId id;
     for (auto field : obj) {
       if (auto e = field.unescaped_key().get(key)) return bad_json(e);
       simdjson::ondemand::value v;
@@ -435,7 +450,6 @@ struct ScoreWorker {
       if (auto e = v.type().get(type)) return bad_json(e);
       bool is_actual = key == "actual" || key == "outputs";
       bool is_expected = key == "expected" || key == "reference_outputs";
-      int rank = key == "id" ? 3 : key == "case_id" ? 2 : key == "trace_id" ? 1 : 0;
       std::string_view raw;
       simdjson::error_code e = simdjson::SUCCESS;
       if (is_actual || is_expected) {
@@ -463,24 +477,15 @@ struct ScoreWorker {
           expected_is_array = type == simdjson::ondemand::json_type::array;
           if (type != simdjson::ondemand::json_type::string) expected_is_path = false;
         }
-      } else if (rank > id_rank) {
-        if (type == simdjson::ondemand::json_type::string) {
-          if (auto e2 = v.get_string().get(id_text)) return bad_json(e2);
-          st->plain_id.assign(id_text);  // the view dies with the next string read
-          id_is_string = true;
-          id_rank = rank;
-        } else if (type == simdjson::ondemand::json_type::number) {
-          id_number = trim_number(v.raw_json_token());
-          id_is_string = false;
-          id_rank = rank;
-        }
+      } else if (auto e2 = read_id(key, v, type, id)) {
+        return bad_json(e2);
       }
     }
     if (actual.empty()) return reject(rec.origin, "record has no \"actual\" (or \"outputs\")", out, err);
     if (expected.empty() && !expected_is_path)
       return reject(rec.origin, "record has no \"expected\" (or \"reference_outputs\")", out, err);
 
-    set_id(rec, id_rank, id_is_string, id_number);
+    set_id(rec, id);
 
     if (!parse_side(actual, false, rec, st->actual, out, err)) return;
     ScoreResult r;
