@@ -127,6 +127,11 @@ ChatCallReader::ChatCallReader(const NormalizeOptions& options) {
 
 void ChatCallReader::begin_record(ArgCanon& canon) {
   canon.clear();
+  // The memo's keys and values point into this record and this arena.
+  if (!memo_.empty()) {
+    memo_.clear();
+    std::fill(memo_slots_.begin(), memo_slots_.end(), 0);
+  }
   // Interned names are kept between records; a pathological input with ever new names
   // must not grow memory without bound.
   if (names_.size() > (1u << 16)) {
@@ -171,6 +176,33 @@ std::string_view ChatCallReader::intern(std::string_view raw) {
     }
     if (names_[s - 1] == name) return names_[s - 1];
   }
+}
+
+const CanonArgs* ChatCallReader::find_memo(std::string_view raw, std::size_t hash) const {
+  if (memo_slots_.empty()) return nullptr;
+  std::size_t mask = memo_slots_.size() - 1;
+  for (std::size_t h = hash & mask;; h = (h + 1) & mask) {
+    std::uint32_t s = memo_slots_[h];
+    if (s == 0) return nullptr;
+    if (memo_[s - 1].raw == raw) return &memo_[s - 1].args;
+  }
+}
+
+void ChatCallReader::add_memo(std::string_view raw, std::size_t hash, const CanonArgs& args) {
+  memo_.push_back({raw, args});
+  if (memo_slots_.size() < 2 * memo_.size()) {
+    memo_slots_.assign(std::max<std::size_t>(64, memo_slots_.size() * 2), 0);
+    std::size_t mask = memo_slots_.size() - 1;
+    for (std::size_t i = 0; i < memo_.size(); ++i) {
+      std::size_t h = std::hash<std::string_view>{}(memo_[i].raw) & mask;
+      while (memo_slots_[h] != 0) h = (h + 1) & mask;
+      memo_slots_[h] = static_cast<std::uint32_t>(i + 1);
+    }
+    return;
+  }
+  std::size_t mask = memo_slots_.size() - 1, h = hash & mask;
+  while (memo_slots_[h] != 0) h = (h + 1) & mask;
+  memo_slots_[h] = static_cast<std::uint32_t>(memo_.size());
 }
 
 std::uint32_t ChatCallReader::store_id(std::string_view text) {
@@ -421,7 +453,9 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
   if (cv.get_object().get(o)) return false;
   Pending p;
   bool has_id = false, has_function = false, has_name = false, args_text = false, args_value = false;
-  std::string_view text;
+  bool args_memo = false;
+  std::string_view text, args_raw;
+  std::size_t args_hash = 0;
   for (auto fr : o) {
     od::field f;
     if (std::move(fr).get(f)) return false;
@@ -459,8 +493,18 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
           od::json_type type;
           if (fv.type().get(type)) return false;
           if (type == od::json_type::string) {
-            if (fv.get_string().get(text)) return false;
+            args_raw = fv.raw_json_token();
+            args_hash = std::hash<std::string_view>{}(args_raw);
             args_text = true;
+            if (const CanonArgs* seen = find_memo(args_raw, args_hash)) {
+              // The same bytes decoded and parsed before: consume the value, take the result.
+              simdjson::ondemand::raw_json_string consumed;
+              if (fv.get_raw_json_string().get(consumed)) return false;
+              p.args = *seen;
+              args_memo = true;
+            } else if (fv.get_string().get(text)) {
+              return false;
+            }
           } else if (type == od::json_type::object) {
             od::object ao;
             if (fv.get_object().get(ao) || !canon.add_object(ao, &p.args)) return false;
@@ -481,12 +525,11 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
   if (!has_name) return false;
   p.has_args = args_text || args_value;
   if (args_text) {
-    // ParseCtx::set_arguments_text: blank text is {}; other text must be a JSON object here.
-    std::string_view trimmed = trim_ws(text);
-    if (trimmed.empty()) {
-      if (!canon.add_object_text({}, inner_, padded_, &p.args)) return false;
-    } else if (!canon.add_object_text(trimmed, inner_, padded_, &p.args)) {
-      return false;
+    if (!args_memo) {
+      // ParseCtx::set_arguments_text: blank text is {}; other text must be a JSON object here.
+      std::string_view trimmed = trim_ws(text);
+      if (!canon.add_object_text(trimmed, inner_, padded_, &p.args)) return false;
+      add_memo(args_raw, args_hash, p.args);
     }
   } else if (!args_value) {
     p.args = canon.add({});

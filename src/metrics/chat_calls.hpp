@@ -84,6 +84,20 @@ class ChatCallReader {
   std::vector<std::uint32_t> table_;  // open addressing: 1-based index of the latest call
   std::vector<Pending> pending_;
   std::uint32_t first_call_ = 0;  // index in `calls` of this side's first call
+
+  // Arguments given as text, canonicalized once per record and source text: the expected
+  // side mostly repeats the actual side's calls, and a side repeats calls, byte for byte.
+  // Canonicalizing is a function of those bytes (their decoding, validation and parse), so
+  // a repeat takes the first result. Keys are views into the record; only successes are
+  // stored (a failure sends the whole record to the general reader).
+  struct Memo {
+    std::string_view raw;  // the string token as written, quotes and escapes included
+    CanonArgs args;
+  };
+  const CanonArgs* find_memo(std::string_view raw, std::size_t hash) const;
+  void add_memo(std::string_view raw, std::size_t hash, const CanonArgs& args);
+  std::vector<Memo> memo_;
+  std::vector<std::uint32_t> memo_slots_;  // open addressing: 1-based index into memo_
 };
 
 }  // namespace trajcheck::metrics
