@@ -234,16 +234,29 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
                   std::vector<char>* matched_a) {
   const std::size_t n = a.size(), m = b.size();
   if (!matched_a) {
+    // A common prefix and suffix are in some LCS (matching equal first elements is always
+    // optimal), so the DP runs on what lies between: sequences compared here mostly agree.
+    std::size_t lo = 0, hi_a = n, hi_b = m;
+    while (lo < n && lo < m && a[lo] == b[lo]) ++lo;
+    while (hi_a > lo && hi_b > lo && a[hi_a - 1] == b[hi_b - 1]) {
+      --hi_a;
+      --hi_b;
+    }
+    const auto trimmed = static_cast<std::uint32_t>(lo + (n - hi_a));
+    if (hi_a == lo || hi_b == lo) return trimmed;
     // Scratch kept per thread: the explanation's swap search calls this once per position.
     thread_local std::vector<std::uint32_t> prev, cur;
-    prev.assign(m + 1, 0);
-    cur.assign(m + 1, 0);
-    for (std::size_t i = 1; i <= n; ++i) {
-      for (std::size_t j = 1; j <= m; ++j)
-        cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+    const std::size_t mb = hi_b - lo;
+    prev.assign(mb + 1, 0);
+    cur.assign(mb + 1, 0);
+    const std::uint32_t* bb = b.data() + lo;
+    for (std::size_t i = lo; i < hi_a; ++i) {
+      const std::uint32_t x = a[i];
+      for (std::size_t j = 1; j <= mb; ++j)
+        cur[j] = x == bb[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
       std::swap(prev, cur);
     }
-    return prev[m];
+    return trimmed + prev[mb];
   }
   thread_local std::vector<std::uint32_t> t;
   t.assign((n + 1) * (m + 1), 0);
@@ -276,12 +289,16 @@ void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::
                     const std::vector<std::uint32_t>& block_end, std::size_t name_count,
                     std::vector<std::uint32_t>& rows) {
   const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
-  thread_local std::vector<std::uint32_t> have, used, in_e;
+  thread_local std::vector<std::uint32_t> have, used, in_e, last_in_e;
   rows.assign((nb + 1) * w1, 0);
   have.assign(name_count, 0);
   used.assign(name_count, 0);
   in_e.assign(name_count, 0);
-  for (std::uint32_t n : e) ++in_e[n];
+  last_in_e.assign(name_count, 0);  // 1 + the last index of each name in e
+  for (std::size_t k = 0; k < m; ++k) {
+    ++in_e[e[k]];
+    last_in_e[e[k]] = static_cast<std::uint32_t>(k + 1);
+  }
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     const std::uint32_t* prev = rows.data() + b * w1;
@@ -298,6 +315,8 @@ void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::
         cur[j] = v;
       }
     } else if (cap > 0) {
+      std::size_t last = 0;  // no element past this one names a call of the block
+      for (std::size_t j = start; j < block_end[b]; ++j) last = std::max<std::size_t>(last, last_in_e[a[j]]);
       for (std::size_t i = 0; i < m; ++i) {
         if (have[e[i]] == 0) continue;
         std::uint32_t w = 0;
@@ -310,6 +329,7 @@ void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::
             if (prev[i] + w > cur[j]) cur[j] = prev[i] + w;
             if (w == cap) break;  // longer runs add nothing the prefix maximum below misses
           }
+          if (j >= last) break;  // likewise: nothing left to match
         }
         for (std::size_t k = i; k < j && k < m; ++k) used[e[k]] = 0;
       }
@@ -321,11 +341,56 @@ void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::
   }
 }
 
+// block_lcs's value. A leading block whose calls are, as a multiset, the next elements of
+// e is matched to them in some optimal solution (moving it onto them loses at most what it
+// gains: any other solution matches no more than |block| of those positions with this block
+// and the later blocks together), and likewise a trailing block at the end of e; so the DP
+// runs only on what lies between, which for the lists compared here is mostly short.
 std::uint32_t block_lcs_value(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
                               const std::vector<std::uint32_t>& block_end, std::size_t name_count) {
-  thread_local std::vector<std::uint32_t> rows;
-  block_lcs_rows(e, a, block_end, name_count, rows);
-  return rows.back();
+  thread_local std::vector<std::uint32_t> rows, count, te, ta, tend;
+  const std::size_t m = e.size(), nb = block_end.size();
+  auto begin_of = [&](std::size_t b) -> std::size_t { return b == 0 ? 0 : block_end[b - 1]; };
+  if (count.size() < name_count) count.assign(name_count, 0);  // kept all zero between uses
+  // Whether block b's calls are the multiset e[at, at + size of b).
+  auto same = [&](std::size_t b, std::size_t at) {
+    const std::size_t from = begin_of(b), to = block_end[b];
+    if (to - from == 1) return a[from] == e[at];
+    for (std::size_t j = from; j < to; ++j) ++count[a[j]];
+    bool ok = true;
+    for (std::size_t i = at; i < at + (to - from); ++i) {
+      if (count[e[i]] == 0) {
+        ok = false;
+        break;
+      }
+      --count[e[i]];
+    }
+    for (std::size_t j = from; j < to; ++j) count[a[j]] = 0;
+    return ok;
+  };
+  std::size_t eb = 0, ee = m, bb = 0, be = nb;
+  while (bb < be && block_end[bb] - begin_of(bb) <= ee - eb && same(bb, eb)) {
+    eb += block_end[bb] - begin_of(bb);
+    ++bb;
+  }
+  while (be > bb && block_end[be - 1] - begin_of(be - 1) <= ee - eb &&
+         same(be - 1, ee - (block_end[be - 1] - begin_of(be - 1)))) {
+    ee -= block_end[be - 1] - begin_of(be - 1);
+    --be;
+  }
+  const auto trimmed = static_cast<std::uint32_t>(eb + (m - ee));
+  if (bb == be || eb == ee) return trimmed;
+  if (bb == 0 && be == nb) {
+    block_lcs_rows(e, a, block_end, name_count, rows);
+    return rows.back();
+  }
+  te.assign(e.begin() + static_cast<std::ptrdiff_t>(eb), e.begin() + static_cast<std::ptrdiff_t>(ee));
+  const std::size_t a0 = begin_of(bb);
+  ta.assign(a.begin() + static_cast<std::ptrdiff_t>(a0), a.begin() + static_cast<std::ptrdiff_t>(block_end[be - 1]));
+  tend.clear();
+  for (std::size_t b = bb; b < be; ++b) tend.push_back(static_cast<std::uint32_t>(block_end[b] - a0));
+  block_lcs_rows(te, ta, tend, name_count, rows);
+  return trimmed + rows.back();
 }
 
 }  // namespace
@@ -347,9 +412,17 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
   auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
   have.assign(name_count, 0);
   used.assign(name_count, 0);
-  thread_local std::vector<std::uint32_t> in_e;
+  thread_local std::vector<std::uint32_t> in_e, last_in_e, sweep_head, sweep_next, sweep_value;
+  constexpr std::uint32_t kNoRun = 0xffffffffu;
   in_e.assign(name_count, 0);
-  for (std::uint32_t n : e) ++in_e[n];
+  last_in_e.assign(name_count, 0);  // 1 + the last index of each name in e (0: absent)
+  for (std::size_t k = 0; k < m; ++k) {
+    ++in_e[e[k]];
+    last_in_e[e[k]] = static_cast<std::uint32_t>(k + 1);
+  }
+  sweep_head.assign(m + 2, kNoRun);
+  sweep_next.assign(m, kNoRun);
+  sweep_value.assign(m, 0);
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     std::uint32_t cap = 0;  // the most this block can match
@@ -360,11 +433,19 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
       From(b + 1, j) = Till(b + 1, j) = static_cast<std::uint32_t>(j);
     }
     // Starts that cannot beat F(b, j) at any j (an update needs a strictly larger value)
-    // are skipped; the rest run as before, so the traceback below is unchanged.
+    // are skipped. A run stops growing once no later element can add to it (the block has
+    // matched all it can, or no name of the block occurs past `stop`); its candidate from
+    // there on is constant, so it is applied by the sweep below instead of position by
+    // position. Each position keeps the best candidate and, among equal ones, the first
+    // start (or its own value when that is as good), exactly as a full scan would.
+    std::size_t last = 0;  // past the last element of e that names a call of this block
+    for (std::size_t j = start; j < block_end[b]; ++j) last = std::max<std::size_t>(last, last_in_e[a[j]]);
+    std::fill(sweep_head.begin(), sweep_head.end(), kNoRun);
     for (std::size_t i = 0; i < m && cap > 0; ++i) {
       if (F(b, i) + cap <= F(b, i + 1)) continue;
       std::uint32_t w = 0;
-      for (std::size_t j = i + 1; j <= m; ++j) {
+      std::size_t j = i + 1;
+      for (; j <= m; ++j) {
         std::uint32_t nm = e[j - 1];
         if (used[nm] < have[nm]) {
           ++used[nm];
@@ -375,8 +456,34 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
           From(b + 1, j) = static_cast<std::uint32_t>(i);
           Till(b + 1, j) = static_cast<std::uint32_t>(j);
         }
+        if (w == cap || j >= last) break;
       }
-      for (std::size_t k = i; k < m; ++k) used[e[k]] = 0;
+      for (std::size_t k = i; k < j && k < m; ++k) used[e[k]] = 0;
+      if (j < m) {  // positions j + 1 .. m get F(b, i) + w from start i
+        sweep_value[i] = F(b, i) + w;
+        sweep_next[i] = sweep_head[j + 1];
+        sweep_head[j + 1] = static_cast<std::uint32_t>(i);
+      }
+    }
+    {
+      std::uint32_t best_value = 0, best_start = kNoRun;
+      for (std::size_t j = 1; j <= m; ++j) {
+        for (std::uint32_t i = sweep_head[j]; i != kNoRun; i = sweep_next[i])
+          if (best_start == kNoRun || sweep_value[i] > best_value ||
+              (sweep_value[i] == best_value && i < best_start)) {
+            best_value = sweep_value[i];
+            best_start = i;
+          }
+        if (best_start == kNoRun) continue;
+        // From == j marks the position's own value, which wins ties.
+        const bool own = From(b + 1, j) == j;
+        if (best_value > F(b + 1, j) ||
+            (best_value == F(b + 1, j) && !own && best_start < From(b + 1, j))) {
+          F(b + 1, j) = best_value;
+          From(b + 1, j) = best_start;
+          Till(b + 1, j) = static_cast<std::uint32_t>(j);
+        }
+      }
     }
     for (std::size_t j = 1; j <= m; ++j)
       if (F(b + 1, j - 1) > F(b + 1, j)) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -359,16 +360,29 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   // Arguments: pair calls by name (as many pairs as possible, exact agreements first).
   if (!path) {
     std::uint32_t pairs = 0, exact = 0;
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      std::vector<std::uint32_t>& es = group_e;
-      std::vector<std::uint32_t>& as = group_a;
-      es.clear();
-      as.clear();
-      for (std::size_t i = 0; i < ne; ++i)
-        if (eid[i] == k && exp[i].has_args) es.push_back(std::uint32_t(i));
+    // The calls of each name, in order: one counting sort per side instead of a scan of
+    // both sides per name.
+    const std::size_t nn = names.size();
+    group_start_e.assign(nn + 1, 0);
+    group_start_a.assign(nn + 1, 0);
+    for (std::size_t i = 0; i < ne; ++i)
+      if (exp[i].has_args) ++group_start_e[eid[i] + 1];
+    for (std::size_t j = 0; j < na; ++j) ++group_start_a[aid[j] + 1];
+    for (std::size_t k = 0; k < nn; ++k) {
+      group_start_e[k + 1] += group_start_e[k];
+      group_start_a[k + 1] += group_start_a[k];
+    }
+    group_e.resize(group_start_e[nn]);
+    group_a.resize(na);
+    fill_e.assign(group_start_e.begin(), group_start_e.end() - 1);
+    fill_a.assign(group_start_a.begin(), group_start_a.end() - 1);
+    for (std::size_t i = 0; i < ne; ++i)
+      if (exp[i].has_args) group_e[fill_e[eid[i]]++] = static_cast<std::uint32_t>(i);
+    for (std::size_t j = 0; j < na; ++j) group_a[fill_a[aid[j]]++] = static_cast<std::uint32_t>(j);
+    for (std::size_t k = 0; k < nn; ++k) {
+      const std::span<const std::uint32_t> es(group_e.data() + group_start_e[k], group_start_e[k + 1] - group_start_e[k]);
       if (es.empty()) continue;
-      for (std::size_t j = 0; j < na; ++j)
-        if (aid[j] == k) as.push_back(std::uint32_t(j));
+      const std::span<const std::uint32_t> as(group_a.data() + group_start_a[k], group_start_a[k + 1] - group_start_a[k]);
       std::size_t p = std::min(es.size(), as.size());
       pairs += std::uint32_t(p);
       // Equality is an equivalence, so pairing equal texts first is optimal.

@@ -389,3 +389,118 @@ TEST_CASE("PATH: alternatives, groups and repetition on the brief's examples") {
   std::vector<std::string> rev(names.rbegin(), names.rend());
   CHECK(*run(big, rev).ordering == 1.0);
 }
+
+namespace {
+
+// The turn-block LCS DP as first written (a full scan of every run, no trimming): the
+// reference for the value and for the exact elements one best match marks, since the
+// explanation names the unmarked ones and must not change with the faster versions.
+std::uint32_t reference_block_lcs(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
+                                  const std::vector<std::uint32_t>& block_end, std::size_t name_count,
+                                  std::vector<char>& matched_e) {
+  const std::size_t m = e.size(), nb = block_end.size();
+  std::vector<std::uint32_t> f((nb + 1) * (m + 1)), from(f.size()), till(f.size());
+  auto F = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return f[b * (m + 1) + i]; };
+  auto From = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return from[b * (m + 1) + i]; };
+  auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
+  std::vector<std::uint32_t> have(name_count), used(name_count), in_e(name_count);
+  for (std::uint32_t n : e) ++in_e[n];
+  std::size_t start = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    std::uint32_t cap = 0;
+    for (std::size_t j = start; j < block_end[b]; ++j)
+      if (have[a[j]]++ < in_e[a[j]]) ++cap;
+    for (std::size_t j = 0; j <= m; ++j) {
+      F(b + 1, j) = F(b, j);
+      From(b + 1, j) = Till(b + 1, j) = static_cast<std::uint32_t>(j);
+    }
+    for (std::size_t i = 0; i < m && cap > 0; ++i) {
+      if (F(b, i) + cap <= F(b, i + 1)) continue;
+      std::uint32_t w = 0;
+      for (std::size_t j = i + 1; j <= m; ++j) {
+        std::uint32_t nm = e[j - 1];
+        if (used[nm] < have[nm]) {
+          ++used[nm];
+          ++w;
+        }
+        if (F(b, i) + w > F(b + 1, j)) {
+          F(b + 1, j) = F(b, i) + w;
+          From(b + 1, j) = static_cast<std::uint32_t>(i);
+          Till(b + 1, j) = static_cast<std::uint32_t>(j);
+        }
+      }
+      for (std::size_t k = i; k < m; ++k) used[e[k]] = 0;
+    }
+    for (std::size_t j = 1; j <= m; ++j)
+      if (F(b + 1, j - 1) > F(b + 1, j)) {
+        F(b + 1, j) = F(b + 1, j - 1);
+        From(b + 1, j) = From(b + 1, j - 1);
+        Till(b + 1, j) = Till(b + 1, j - 1);
+      }
+    for (std::size_t j = start; j < block_end[b]; ++j) --have[a[j]];
+    start = block_end[b];
+  }
+  matched_e.assign(m, 0);
+  std::size_t j = m;
+  for (std::size_t b = nb; b > 0 && j > 0; --b) {
+    std::size_t i = From(b, j), end = Till(b, j);
+    std::size_t bstart = b >= 2 ? block_end[b - 2] : 0;
+    for (std::size_t k = bstart; k < block_end[b - 1]; ++k) ++have[a[k]];
+    for (std::size_t k = i; k < end; ++k)
+      if (have[e[k]] > 0) {
+        --have[e[k]];
+        matched_e[k] = 1;
+      }
+    for (std::size_t k = bstart; k < block_end[b - 1]; ++k) have[a[k]] = 0;
+    j = i;
+  }
+  return F(nb, m);
+}
+
+}  // namespace
+
+TEST_CASE("property: fast LCS paths (trimmed ends, early-stopped runs) equal the full DP, marks included") {
+  std::mt19937 rng(2026);
+  int trimmed_cases = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    // Mostly near-equal lists (one is the other with a few swaps, drops and inserts), as in
+    // scored records; sometimes unrelated ones.
+    const std::uint32_t names = 2 + rng() % 6;
+    std::vector<std::uint32_t> e(rng() % 30);
+    for (auto& x : e) x = rng() % names;
+    std::vector<std::uint32_t> a = e;
+    if (rng() % 5 == 0) {
+      a.resize(rng() % 30);
+      for (auto& x : a) x = rng() % names;
+    } else {
+      for (int k = static_cast<int>(rng() % 4); k > 0 && !a.empty(); --k) {
+        std::size_t at = rng() % a.size();
+        switch (rng() % 3) {
+          case 0: if (at + 1 < a.size()) std::swap(a[at], a[at + 1]); break;
+          case 1: a.erase(a.begin() + static_cast<std::ptrdiff_t>(at)); break;
+          default: a.insert(a.begin() + static_cast<std::ptrdiff_t>(at), rng() % names);
+        }
+      }
+    }
+    std::vector<std::uint32_t> ends;
+    for (std::size_t j = 1; j <= a.size(); ++j)
+      if (j == a.size() || rng() % 3) ends.push_back(static_cast<std::uint32_t>(j));
+    std::vector<std::uint32_t> singles;
+    for (std::size_t j = 1; j <= a.size(); ++j) singles.push_back(static_cast<std::uint32_t>(j));
+    std::vector<char> ref_marks, marks, plain_marks;
+    const std::uint32_t ref = reference_block_lcs(e, a, ends, names, ref_marks);
+    INFO("iteration " << iter);
+    CHECK(metrics::block_lcs(e, a, ends, names) == ref);
+    CHECK(metrics::block_lcs(e, a, ends, names, &marks) == ref);
+    CHECK(marks == ref_marks);
+    // One call per block: the plain LCS.
+    const std::uint32_t ref1 = reference_block_lcs(e, a, singles, names, ref_marks);
+    CHECK(metrics::lcs(e, a) == ref1);
+    CHECK(metrics::lcs(e, a, &plain_marks) == ref1);
+    CHECK(metrics::block_lcs(e, a, singles, names) == ref1);
+    CHECK(metrics::block_lcs(e, a, singles, names, &marks) == ref1);
+    CHECK(marks == ref_marks);
+    if (!e.empty() && !a.empty() && e.front() == a.front()) ++trimmed_cases;
+  }
+  CHECK(trimmed_cases > 5000);  // the trimming is exercised
+}
