@@ -406,7 +406,10 @@ struct ScoreWorker {
     if (!have_actual || !have_expected) return false;
     ++counts.records;
     set_id(rec, id);
-    emit(impl.score_canonical(impl.actual, impl.expected, nullptr), out);
+    impl.names_interned = true;  // the direct reader interns every name
+    ScoreResult r = impl.score_canonical(impl.actual, impl.expected, nullptr);
+    impl.names_interned = false;
+    emit(r, out);
     return true;
   }
 

@@ -289,16 +289,12 @@ void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::
                     const std::vector<std::uint32_t>& block_end, std::size_t name_count,
                     std::vector<std::uint32_t>& rows) {
   const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
-  thread_local std::vector<std::uint32_t> have, used, in_e, last_in_e;
+  thread_local std::vector<std::uint32_t> have, used, in_e, hits;
   rows.assign((nb + 1) * w1, 0);
   have.assign(name_count, 0);
   used.assign(name_count, 0);
   in_e.assign(name_count, 0);
-  last_in_e.assign(name_count, 0);  // 1 + the last index of each name in e
-  for (std::size_t k = 0; k < m; ++k) {
-    ++in_e[e[k]];
-    last_in_e[e[k]] = static_cast<std::uint32_t>(k + 1);
-  }
+  for (std::uint32_t n : e) ++in_e[n];
   std::size_t start = 0;
   for (std::size_t b = 0; b < nb; ++b) {
     const std::uint32_t* prev = rows.data() + b * w1;
@@ -315,23 +311,25 @@ void block_lcs_rows(const std::vector<std::uint32_t>& e, const std::vector<std::
         cur[j] = v;
       }
     } else if (cap > 0) {
-      std::size_t last = 0;  // no element past this one names a call of the block
-      for (std::size_t j = start; j < block_end[b]; ++j) last = std::max<std::size_t>(last, last_in_e[a[j]]);
-      for (std::size_t i = 0; i < m; ++i) {
-        if (have[e[i]] == 0) continue;
+      // Only elements naming a call of the block can add to a run, and a run's value at
+      // other positions is its value at the last such element, which the prefix maximum
+      // below carries forward: so runs step over those elements only.
+      hits.clear();
+      for (std::size_t k = 0; k < m; ++k)
+        if (have[e[k]] != 0) hits.push_back(static_cast<std::uint32_t>(k));
+      for (std::size_t h = 0; h < hits.size(); ++h) {
+        const std::uint32_t i = hits[h];
         std::uint32_t w = 0;
-        std::size_t j = i + 1;
-        for (; j <= m; ++j) {
-          std::uint32_t nm = e[j - 1];
+        for (std::size_t g = h; g < hits.size(); ++g) {
+          std::uint32_t nm = e[hits[g]];
           if (used[nm] < have[nm]) {
             ++used[nm];
             ++w;
-            if (prev[i] + w > cur[j]) cur[j] = prev[i] + w;
+            if (prev[i] + w > cur[hits[g] + 1]) cur[hits[g] + 1] = prev[i] + w;
             if (w == cap) break;  // longer runs add nothing the prefix maximum below misses
           }
-          if (j >= last) break;  // likewise: nothing left to match
         }
-        for (std::size_t k = i; k < j && k < m; ++k) used[e[k]] = 0;
+        for (std::size_t j = start; j < block_end[b]; ++j) used[a[j]] = 0;
       }
       for (std::size_t j = 1; j <= m; ++j)
         if (cur[j - 1] > cur[j]) cur[j] = cur[j - 1];

@@ -178,16 +178,20 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   std::size_t slots = 16;
   while (slots < 2 * (ne + na)) slots *= 2;
   name_slots.assign(slots, 0);
+  // Interned names (one copy per distinct name) are told apart by address alone.
+  const bool by_address = names_interned;
   auto id_of = [&](std::string_view n) {
     std::size_t mask = name_slots.size() - 1;
-    for (std::size_t h = std::hash<std::string_view>{}(n) & mask;; h = (h + 1) & mask) {
+    std::size_t hash = by_address ? (reinterpret_cast<std::uintptr_t>(n.data()) * 0x9E3779B97F4A7C15ull) >> 20
+                                  : std::hash<std::string_view>{}(n);
+    for (std::size_t h = hash & mask;; h = (h + 1) & mask) {
       std::uint32_t s = name_slots[h];
       if (s == 0) {
         names.push_back(n);
         name_slots[h] = static_cast<std::uint32_t>(names.size());
         return static_cast<std::uint32_t>(names.size() - 1);
       }
-      if (names[s - 1] == n) return s - 1;
+      if (by_address ? names[s - 1].data() == n.data() : names[s - 1] == n) return s - 1;
     }
   };
   eid.resize(ne);
@@ -244,10 +248,18 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   {
     order.resize(na);
     for (std::size_t j = 0; j < na; ++j) order[j] = static_cast<std::uint32_t>(j);
-    auto key = [&](std::uint32_t j) { return std::make_pair(aid[j], canon.whole(aa[j])); };
-    std::sort(order.begin(), order.end(), [&](auto x, auto y) { return key(x) < key(y); });
+    // Any order that keeps equal keys together will do: lengths first spare most text
+    // comparisons.
+    auto before = [&](std::uint32_t x, std::uint32_t y) {
+      if (aid[x] != aid[y]) return aid[x] < aid[y];
+      std::string_view ax = canon.whole(aa[x]), ay = canon.whole(aa[y]);
+      if (ax.size() != ay.size()) return ax.size() < ay.size();
+      return ax < ay;
+    };
+    std::sort(order.begin(), order.end(), before);
     for (std::size_t k = 1; k < na; ++k)
-      if (key(order[k]) == key(order[k - 1])) ++r.duplicates;
+      if (aid[order[k]] == aid[order[k - 1]] && canon.whole(aa[order[k]]) == canon.whole(aa[order[k - 1]]))
+        ++r.duplicates;
   }
 
   // Ordering.

@@ -71,6 +71,9 @@ struct Scorer::Impl {
                           const metrics::PathOrdering* path);
   // score_calls once `aa` and `ea` hold the canonical arguments of `actual` and `expected`
   // (in `canon`): the score command's direct reader computes them while reading.
+  // Set while every call's name is a view of one interned copy per distinct name (the
+  // direct reader's), so that equal names have equal addresses.
+  bool names_interned = false;
   ScoreResult score_canonical(const std::vector<metrics::Call>& actual,
                               const std::vector<metrics::Call>& expected,
                               const metrics::PathOrdering* path);
