@@ -410,7 +410,7 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
   auto Till = [&](std::size_t b, std::size_t i) -> std::uint32_t& { return till[b * (m + 1) + i]; };
   have.assign(name_count, 0);
   used.assign(name_count, 0);
-  thread_local std::vector<std::uint32_t> in_e, last_in_e, sweep_head, sweep_next, sweep_value;
+  thread_local std::vector<std::uint32_t> in_e, last_in_e, sweep_head, sweep_next, sweep_value, next_hit;
   constexpr std::uint32_t kNoRun = 0xffffffffu;
   in_e.assign(name_count, 0);
   last_in_e.assign(name_count, 0);  // 1 + the last index of each name in e (0: absent)
@@ -419,6 +419,7 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
     last_in_e[e[k]] = static_cast<std::uint32_t>(k + 1);
   }
   sweep_head.assign(m + 2, kNoRun);
+  next_hit.assign(m + 1, 0);
   sweep_next.assign(m, kNoRun);
   sweep_value.assign(m, 0);
   std::size_t start = 0;
@@ -439,10 +440,16 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
     std::size_t last = 0;  // past the last element of e that names a call of this block
     for (std::size_t j = start; j < block_end[b]; ++j) last = std::max<std::size_t>(last, last_in_e[a[j]]);
     std::fill(sweep_head.begin(), sweep_head.end(), kNoRun);
+    // Up to the first element the block can match a run adds nothing (F(b, i) never beats
+    // F(b + 1, j) >= F(b, j) >= F(b, i)), so each run starts there.
+    next_hit[m] = static_cast<std::uint32_t>(m);
+    for (std::size_t k = m; k-- > 0;) next_hit[k] = have[e[k]] != 0 ? static_cast<std::uint32_t>(k) : next_hit[k + 1];
     for (std::size_t i = 0; i < m && cap > 0; ++i) {
       if (F(b, i) + cap <= F(b, i + 1)) continue;
+      const std::size_t first = next_hit[i];
+      if (first == m) continue;
       std::uint32_t w = 0;
-      std::size_t j = i + 1;
+      std::size_t j = first + 1;
       for (; j <= m; ++j) {
         std::uint32_t nm = e[j - 1];
         if (used[nm] < have[nm]) {
@@ -456,7 +463,7 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
         }
         if (w == cap || j >= last) break;
       }
-      for (std::size_t k = i; k < j && k < m; ++k) used[e[k]] = 0;
+      for (std::size_t k = first; k < j && k < m; ++k) used[e[k]] = 0;
       if (j < m) {  // positions j + 1 .. m get F(b, i) + w from start i
         sweep_value[i] = F(b, i) + w;
         sweep_next[i] = sweep_head[j + 1];
