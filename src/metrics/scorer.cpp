@@ -334,15 +334,28 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   }
 
   // Match modes: maximum matching over compatible (expected, actual) pairs.
+  // The actual calls of each name, in order (one counting sort): without a PATH only calls
+  // of the same name can pair, so each expected call looks at those alone.
+  const std::size_t nn = names.size();
+  group_start_a.assign(nn + 1, 0);
+  for (std::size_t j = 0; j < na; ++j) ++group_start_a[aid[j] + 1];
+  for (std::size_t k = 0; k < nn; ++k) group_start_a[k + 1] += group_start_a[k];
+  group_a.resize(na);
+  fill_a.assign(group_start_a.begin(), group_start_a.end() - 1);
+  for (std::size_t j = 0; j < na; ++j) group_a[fill_a[aid[j]]++] = static_cast<std::uint32_t>(j);
   adj.assign(ne * na, 0);
   for (std::size_t i = 0; i < ne; ++i) {
     // An expected call that carries no arguments (a list of names, a PATH) constrains names only.
     ArgumentMode mode = path || !exp[i].has_args ? ArgumentMode::ignore : mode_for(exp[i].name);
-    for (std::size_t j = 0; j < na; ++j) {
-      bool ok = path ? pattern_matches_name(*path->module, exp[i].pattern, act[j].name)
-                     : eid[i] == aid[j];
-      if (ok) ok = args_agree(canon, ea[i], aa[j], mode);
-      adj[i * na + j] = ok ? 1 : 0;
+    if (path) {
+      for (std::size_t j = 0; j < na; ++j)
+        adj[i * na + j] = pattern_matches_name(*path->module, exp[i].pattern, act[j].name) &&
+                          args_agree(canon, ea[i], aa[j], mode);
+    } else {
+      for (std::uint32_t g = group_start_a[eid[i]]; g < group_start_a[eid[i] + 1]; ++g) {
+        const std::uint32_t j = group_a[g];
+        adj[i * na + j] = args_agree(canon, ea[i], aa[j], mode);
+      }
     }
   }
   int m = matcher.solve(static_cast<int>(ne), static_cast<int>(na), adj);
@@ -372,25 +385,16 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   // Arguments: pair calls by name (as many pairs as possible, exact agreements first).
   if (!path) {
     std::uint32_t pairs = 0, exact = 0;
-    // The calls of each name, in order: one counting sort per side instead of a scan of
-    // both sides per name.
-    const std::size_t nn = names.size();
+    // The expected calls with arguments of each name, in order (the actual ones are
+    // grouped above): one counting sort instead of a scan of both sides per name.
     group_start_e.assign(nn + 1, 0);
-    group_start_a.assign(nn + 1, 0);
     for (std::size_t i = 0; i < ne; ++i)
       if (exp[i].has_args) ++group_start_e[eid[i] + 1];
-    for (std::size_t j = 0; j < na; ++j) ++group_start_a[aid[j] + 1];
-    for (std::size_t k = 0; k < nn; ++k) {
-      group_start_e[k + 1] += group_start_e[k];
-      group_start_a[k + 1] += group_start_a[k];
-    }
+    for (std::size_t k = 0; k < nn; ++k) group_start_e[k + 1] += group_start_e[k];
     group_e.resize(group_start_e[nn]);
-    group_a.resize(na);
     fill_e.assign(group_start_e.begin(), group_start_e.end() - 1);
-    fill_a.assign(group_start_a.begin(), group_start_a.end() - 1);
     for (std::size_t i = 0; i < ne; ++i)
       if (exp[i].has_args) group_e[fill_e[eid[i]]++] = static_cast<std::uint32_t>(i);
-    for (std::size_t j = 0; j < na; ++j) group_a[fill_a[aid[j]]++] = static_cast<std::uint32_t>(j);
     for (std::size_t k = 0; k < nn; ++k) {
       const std::span<const std::uint32_t> es(group_e.data() + group_start_e[k], group_start_e[k + 1] - group_start_e[k]);
       if (es.empty()) continue;
