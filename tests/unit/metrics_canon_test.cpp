@@ -62,3 +62,22 @@ TEST_CASE("members are found by key; non-objects and bad JSON are opaque") {
   // Earlier slices stay valid after later additions.
   CHECK(c.whole(a) == R"({"a":"x","z":[1]})");
 }
+
+TEST_CASE("the shared string scan stops at the first quote or backslash, whatever its offset") {
+  // Every position of the stop byte within and across eight-byte words, with bytes that
+  // differ from the stop bytes by one (a SWAR borrow must not mark them).
+  for (char stop : {'"', '\\'}) {
+    for (std::size_t at = 0; at < 24; ++at) {
+      std::string buf(at, '!');  // '!' is '"' - 1
+      for (std::size_t i = 0; i < at; ++i)
+        if (i % 3 == 1) buf[i] = ']';  // '\\' + 1
+      buf += stop;
+      buf += "\"\\\"";
+      buf.append(16, ' ');  // padding: whole words are read
+      INFO("stop " << stop << " at " << at);
+      CHECK(trajcheck::swar::find_quote_or_backslash(buf.data()) == buf.data() + at);
+      std::size_t len = trajcheck::metrics::unescaped_length(buf.data());
+      CHECK(len == (stop == '"' ? at : std::string::npos));
+    }
+  }
+}
