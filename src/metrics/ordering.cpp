@@ -522,6 +522,7 @@ std::uint32_t block_lcs(const std::vector<std::uint32_t>& e, const std::vector<s
 void swap_bounds(const std::vector<std::uint32_t>& e, const std::vector<std::uint32_t>& a,
                  const std::vector<std::uint32_t>& block_end, std::size_t name_count,
                  std::vector<std::uint32_t>& bound) {
+  constexpr std::uint32_t kNoBlock = 0xffffffffu;
   const std::size_t m = e.size(), nb = block_end.size(), w1 = m + 1;
   bound.assign(m, 0);
   if (m < 2 || nb < 2) return;
@@ -535,20 +536,50 @@ void swap_bounds(const std::vector<std::uint32_t>& e, const std::vector<std::uin
   const std::size_t na = a.size();
   for (std::size_t c = nb; c-- > 0;) rend.push_back(static_cast<std::uint32_t>(na - (c == 0 ? 0 : block_end[c - 1])));
   block_lcs_rows(er, ar, rend, name_count, back);
-  auto has = [&](std::size_t b, std::uint32_t name) {
-    for (std::size_t j = b == 0 ? 0 : block_end[b - 1]; j < block_end[b]; ++j)
-      if (a[j] == name) return true;
-    return false;
-  };
+  // The blocks holding a call of each name, ascending (CSR by name): a pair's bound looks
+  // at the blocks of its two names only.
+  thread_local std::vector<std::uint32_t> name_start, name_blocks, fill;
+  name_start.assign(name_count + 1, 0);
+  fill.assign(name_count, kNoBlock);  // last block recorded per name
+  for (std::size_t b = 0, j = 0; b < nb; ++b)
+    for (; j < block_end[b]; ++j)
+      if (fill[a[j]] != b) {
+        fill[a[j]] = static_cast<std::uint32_t>(b);
+        ++name_start[a[j] + 1];
+      }
+  for (std::size_t n = 0; n < name_count; ++n) name_start[n + 1] += name_start[n];
+  name_blocks.resize(name_start[name_count]);
+  std::fill(fill.begin(), fill.end(), kNoBlock);
+  {
+    thread_local std::vector<std::uint32_t> next;
+    next.assign(name_start.begin(), name_start.end() - 1);
+    for (std::size_t b = 0, j = 0; b < nb; ++b)
+      for (; j < block_end[b]; ++j)
+        if (fill[a[j]] != b) {
+          fill[a[j]] = static_cast<std::uint32_t>(b);
+          name_blocks[next[a[j]]++] = static_cast<std::uint32_t>(b);
+        }
+  }
   for (std::size_t k = 0; k + 1 < m; ++k) {
     // The exchanged pair counts for 2 only with e[k + 1] matched in a block b before the
     // block b' that matches e[k]; the prefix then fits in blocks [0, b] and the suffix in
     // blocks [b', nb): at most fwd(b + 1, k) + 2 + back(nb - b', m - k - 2).
+    // Blocks in ascending order; within one block, e[k]'s test comes before e[k + 1]'s update.
     std::int64_t best_prefix = -1, best = 0;
-    for (std::size_t b = 0; b < nb; ++b) {
-      if (best_prefix >= 0 && has(b, e[k]))
-        best = std::max<std::int64_t>(best, best_prefix + 2 + back[(nb - b) * w1 + (m - k - 2)]);
-      if (has(b, e[k + 1])) best_prefix = std::max<std::int64_t>(best_prefix, fwd[(b + 1) * w1 + k]);
+    const std::uint32_t x = e[k], y = e[k + 1];
+    std::uint32_t px = name_start[x], ex = name_start[x + 1], py = name_start[y], ey = name_start[y + 1];
+    while (px < ex || py < ey) {
+      const std::uint32_t bx = px < ex ? name_blocks[px] : kNoBlock;
+      const std::uint32_t by = py < ey ? name_blocks[py] : kNoBlock;
+      const std::uint32_t b = std::min(bx, by);
+      if (bx == b) {
+        if (best_prefix >= 0) best = std::max<std::int64_t>(best, best_prefix + 2 + back[(nb - b) * w1 + (m - k - 2)]);
+        ++px;
+      }
+      if (by == b) {
+        best_prefix = std::max<std::int64_t>(best_prefix, fwd[(b + 1) * w1 + k]);
+        ++py;
+      }
     }
     bound[k] = static_cast<std::uint32_t>(best);
   }

@@ -504,3 +504,32 @@ TEST_CASE("property: fast LCS paths (trimmed ends, early-stopped runs) equal the
   }
   CHECK(trimmed_cases > 5000);  // the trimming is exercised
 }
+
+TEST_CASE("property: swap bounds never fall below an exchange that beats the list") {
+  std::mt19937 rng(31337);
+  int beaten = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    const std::uint32_t names = 2 + rng() % 5;
+    std::vector<std::uint32_t> e(rng() % 14), a(rng() % 14);
+    for (auto& x : e) x = rng() % names;
+    for (auto& x : a) x = rng() % names;
+    std::vector<std::uint32_t> ends;
+    for (std::size_t j = 1; j <= a.size(); ++j)
+      if (j == a.size() || rng() % 3) ends.push_back(static_cast<std::uint32_t>(j));
+    std::vector<std::uint32_t> bound;
+    metrics::swap_bounds(e, a, ends, names, bound);
+    REQUIRE(bound.size() == e.size());
+    const std::uint32_t l = metrics::block_lcs(e, a, ends, names);
+    for (std::size_t k = 0; k + 1 < e.size(); ++k) {
+      std::vector<std::uint32_t> sw = e;
+      std::swap(sw[k], sw[k + 1]);
+      const std::uint32_t ls = metrics::block_lcs(sw, a, ends, names);
+      INFO("iteration " << iter << " k " << k);
+      if (ls > l) {
+        ++beaten;
+        CHECK(bound[k] >= ls);
+      }
+    }
+  }
+  CHECK(beaten > 100);
+}
