@@ -114,7 +114,29 @@ bool is_null(od::value v, bool* null) {
 
 using Role = detail::ChatRole;
 
-std::size_t hash_id(std::string_view s) { return std::hash<std::string_view>{}(s); }
+// A hash for the short texts hashed per call (names, ids, argument texts), eight bytes at a
+// time; only ever compared with itself (the open-addressing tables of this file).
+std::size_t hash_text(std::string_view s) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (s.size() * 0xff51afd7ed558ccdull);
+  const char* p = s.data();
+  std::size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  if (n > 0) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  }
+  h ^= h >> 33;  // the tables use the low bits
+  h *= 0xff51afd7ed558ccdull;
+  return static_cast<std::size_t>(h ^ (h >> 33));
+}
+
+std::size_t hash_id(std::string_view s) { return hash_text(s); }
 
 }  // namespace
 
@@ -161,13 +183,13 @@ std::string_view ChatCallReader::intern(std::string_view raw) {
     slots_.assign(std::max<std::size_t>(256, slots_.size() * 2), 0);
     std::size_t mask = slots_.size() - 1;
     for (std::size_t i = 0; i < names_.size(); ++i) {
-      std::size_t h = std::hash<std::string_view>{}(names_[i]) & mask;
+      std::size_t h = hash_text(names_[i]) & mask;
       while (slots_[h] != 0) h = (h + 1) & mask;
       slots_[h] = static_cast<std::uint32_t>(i + 1);
     }
   }
   std::size_t mask = slots_.size() - 1;
-  for (std::size_t h = std::hash<std::string_view>{}(name) & mask;; h = (h + 1) & mask) {
+  for (std::size_t h = hash_text(name) & mask;; h = (h + 1) & mask) {
     std::uint32_t s = slots_[h];
     if (s == 0) {
       names_.emplace_back(name);
@@ -194,7 +216,7 @@ void ChatCallReader::add_memo(std::string_view raw, std::size_t hash, const Cano
     memo_slots_.assign(std::max<std::size_t>(64, memo_slots_.size() * 2), 0);
     std::size_t mask = memo_slots_.size() - 1;
     for (std::size_t i = 0; i < memo_.size(); ++i) {
-      std::size_t h = std::hash<std::string_view>{}(memo_[i].raw) & mask;
+      std::size_t h = hash_text(memo_[i].raw) & mask;
       while (memo_slots_[h] != 0) h = (h + 1) & mask;
       memo_slots_[h] = static_cast<std::uint32_t>(i + 1);
     }
@@ -501,7 +523,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
           if (fv.type().get(type)) return false;
           if (type == od::json_type::string) {
             args_raw = fv.raw_json_token();
-            args_hash = std::hash<std::string_view>{}(args_raw);
+            args_hash = hash_text(args_raw);
             args_text = true;
             if (const CanonArgs* seen = find_memo(args_raw, args_hash)) {
               // The same bytes decoded and parsed before: consume the value, take the result.

@@ -271,11 +271,22 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   // each call on its own), as the ordering used them.
   auto note_order = [&](std::uint32_t l, auto&& order_len, const std::vector<std::uint32_t>& units) {
     if (l >= ne || ne > 64) return;
+    // No order of the expected names matches more than their multiset intersection with
+    // the actual ones: when l reaches it no exchange can help, and when besides no name is
+    // expected more often than it is called, every called expected step is in every best
+    // match, so none is late either (the search and the marking would find nothing).
+    std::uint32_t reach = 0;
+    bool none_short = true;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      reach += std::min(ce[k], ca[k]);
+      if (ca[k] > 0 && ce[k] > ca[k]) none_short = false;
+    }
+    if (l == reach && none_short) return;
     // Only exchanges whose bound exceeds l can match more (swap_bounds): that spares most
     // LCS recomputations.
-    swap_bounds(eid, aid, units, names.size(), swap_bound);
+    if (l < reach) swap_bounds(eid, aid, units, names.size(), swap_bound);
     std::vector<std::uint32_t> sw = eid;
-    for (std::size_t k = 0; k + 1 < ne && order_note.empty(); ++k) {
+    for (std::size_t k = 0; k + 1 < ne && order_note.empty() && l < reach; ++k) {
       if (eid[k] == eid[k + 1]) continue;
       if (swap_bound[k] <= l) continue;
       std::swap(sw[k], sw[k + 1]);
