@@ -227,12 +227,6 @@ void ChatCallReader::add_memo(std::string_view raw, std::size_t hash, const Cano
   memo_slots_[h] = static_cast<std::uint32_t>(memo_.size());
 }
 
-std::uint32_t ChatCallReader::store_id(std::string_view text) {
-  auto off = static_cast<std::uint32_t>(ids_.size());
-  ids_.append(text);
-  return off;
-}
-
 // Open addressing over call ids: each slot holds the latest call with that id, and calls
 // chain to the previous call with the same id, so joining a result costs O(1) whatever the
 // distance to its call (the chat reader's backward scan is quadratic in the worst case).
@@ -243,7 +237,7 @@ void ChatCallReader::index_call(std::uint32_t k) {
     table_.assign(n, 0);
     for (std::uint32_t i = 0; i < k; ++i) {
       // Re-insert: only the latest call of each id occupies a slot.
-      std::string_view id(ids_.data() + open_[i].id_off, open_[i].id_len);
+      std::string_view id = open_[i].id;
       if (id.empty()) continue;
       std::size_t mask = table_.size() - 1, h = hash_id(id) & mask;
       for (;; h = (h + 1) & mask) {
@@ -253,7 +247,7 @@ void ChatCallReader::index_call(std::uint32_t k) {
           break;
         }
         const OpenCall& o = open_[s - 1];
-        if (std::string_view(ids_.data() + o.id_off, o.id_len) == id) {
+        if (o.id == id) {
           table_[h] = i + 1;
           break;
         }
@@ -261,7 +255,7 @@ void ChatCallReader::index_call(std::uint32_t k) {
     }
   }
   OpenCall& c = open_[k];
-  std::string_view id(ids_.data() + c.id_off, c.id_len);
+  std::string_view id = c.id;
   if (id.empty()) return;
   std::size_t mask = table_.size() - 1, h = hash_id(id) & mask;
   for (;; h = (h + 1) & mask) {
@@ -271,7 +265,7 @@ void ChatCallReader::index_call(std::uint32_t k) {
       return;
     }
     const OpenCall& o = open_[s - 1];
-    if (std::string_view(ids_.data() + o.id_off, o.id_len) == id) {
+    if (o.id == id) {
       c.prev_same_id = s;
       table_[h] = k + 1;
       return;
@@ -286,7 +280,7 @@ std::uint32_t ChatCallReader::find_open(std::string_view id) const {
     std::uint32_t s = table_[h];
     if (s == 0) return 0;
     const OpenCall& o = open_[s - 1];
-    if (std::string_view(ids_.data() + o.id_off, o.id_len) != id) continue;
+    if (o.id != id) continue;
     for (; s != 0; s = open_[s - 1].prev_same_id)
       if (open_[s - 1].open) return s;
     return 0;
@@ -297,7 +291,6 @@ bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call
                                std::vector<CanonArgs>& args) {
   if (!enabled_) return false;
   open_.clear();
-  ids_.clear();
   std::fill(table_.begin(), table_.end(), 0);
   first_call_ = static_cast<std::uint32_t>(calls.size());
   od::json_type type;
@@ -351,7 +344,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
   if (mv.get_object().get(m)) return false;
   pending_.clear();
   std::string_view role_name, result_name;
-  std::uint32_t result_id_off = 0, result_id_len = 0;
+  std::string_view result_id;
   bool has_role = false, bad_tool_field = false, has_name = false;
   for (auto fr : m) {
     od::field f;
@@ -406,8 +399,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
       if (type == od::json_type::string || type == od::json_type::number) {
         std::string_view id;
         if (!get_id(v, &id)) return false;
-        result_id_off = store_id(id);  // last one wins, as in the chat reader
-        result_id_len = static_cast<std::uint32_t>(id.size());
+        result_id = id;  // last one wins, as in the chat reader
       } else {
         if (!validate(v, 1)) return false;
         bad_tool_field = true;
@@ -445,13 +437,13 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     // with this id; without an id, the first open call with this raw name (any open call
     // when no name is given).
     std::uint32_t found = 0;
-    if (result_id_len > 0) {
-      found = find_open(std::string_view(ids_.data() + result_id_off, result_id_len));
+    if (!result_id.empty()) {
+      found = find_open(result_id);
     } else {
       for (std::uint32_t k = 0; k < open_.size() && !found; ++k) {
         const OpenCall& o = open_[k];
         if (o.open && (!has_name || result_name.empty() ||
-                       std::string_view(ids_.data() + o.raw_off, o.raw_len) == result_name))
+                       o.raw == result_name))
           found = k + 1;
       }
     }
@@ -467,10 +459,8 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     calls.push_back(c);
     args.push_back(p.args);
     OpenCall o;
-    o.id_off = p.id_off;
-    o.id_len = p.id_len;
-    o.raw_off = p.raw_off;
-    o.raw_len = p.raw_len;
+    o.id = p.id;
+    o.raw = p.raw;
     open_.push_back(o);
     index_call(static_cast<std::uint32_t>(open_.size() - 1));
   }
@@ -495,8 +485,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
       std::string_view id;
       if (has_id || !get_id(v, &id)) return false;
       has_id = true;
-      p.id_off = store_id(id);
-      p.id_len = static_cast<std::uint32_t>(id.size());
+      p.id = id;
     } else if (key == "type") {
       std::string_view type;
       if (!get_string(v, &type)) return false;
@@ -514,8 +503,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
           std::string_view raw;
           if (has_name || !get_string(fv, &raw)) return false;
           has_name = true;
-          p.raw_off = store_id(raw);
-          p.raw_len = static_cast<std::uint32_t>(raw.size());
+          p.raw = raw;
           p.name = intern(raw);
         } else if (fkey == "arguments") {
           if (args_text || args_value) return false;

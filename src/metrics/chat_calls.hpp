@@ -42,14 +42,16 @@ class ChatCallReader {
 
  private:
   struct OpenCall {
-    std::uint32_t id_off = 0, id_len = 0;    // decoded call id, in ids_
-    std::uint32_t raw_off = 0, raw_len = 0;  // tool name as written, in ids_
+    // Views into the record's document (its source, or simdjson's buffer of decoded
+    // strings), which outlive the record's reading.
+    std::string_view id;   // decoded call id
+    std::string_view raw;  // tool name as written
     std::uint32_t prev_same_id = 0;          // 1-based index of the previous call with this id
     bool open = true;                        // no result joined yet
   };
   struct Pending {
     std::string_view name;  // normalized, interned
-    std::uint32_t raw_off = 0, raw_len = 0, id_off = 0, id_len = 0;
+    std::string_view raw, id;  // as in OpenCall
     bool has_args = false;
     CanonArgs args;
   };
@@ -62,7 +64,6 @@ class ChatCallReader {
   std::string_view intern(std::string_view raw);
   void index_call(std::uint32_t k);
   std::uint32_t find_open(std::string_view id) const;  // 1-based, 0 when none
-  std::uint32_t store_id(std::string_view text);
 
   bool enabled_ = true;
   bool case_sensitive_ = false;
@@ -80,7 +81,6 @@ class ChatCallReader {
   std::string padded_;
   // Per side: calls so far (for joining tool results), their ids and a hash index by id.
   std::vector<OpenCall> open_;
-  std::string ids_;
   std::vector<std::uint32_t> table_;  // open addressing: 1-based index of the latest call
   std::vector<Pending> pending_;
   std::uint32_t first_call_ = 0;  // index in `calls` of this side's first call
