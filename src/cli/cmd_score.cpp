@@ -112,10 +112,20 @@ void append_record_json(std::string& out, std::string_view id_json, const ScoreR
   append_string_list(out, r.missing);
   out += ",\"extra\":";
   append_string_list(out, r.extra);
-  fmt::format_to(std::back_inserter(out), ",\"duplicates\":{}", r.duplicates);
-  fmt::format_to(std::back_inserter(out),
-                 ",\"match\":{{\"strict\":{},\"unordered\":{},\"subset\":{},\"superset\":{}}}",
-                 r.match.strict, r.match.unordered, r.match.subset, r.match.superset);
+  // Appended piece by piece: the same text as fmt's "{}" of these, without parsing a
+  // format string per record.
+  out += ",\"duplicates\":";
+  fmt::format_int duplicates(r.duplicates);
+  out.append(duplicates.data(), duplicates.size());
+  auto flag = [&](const char* key, bool b) {
+    out += key;
+    out += b ? "true" : "false";
+  };
+  flag(",\"match\":{\"strict\":", r.match.strict);
+  flag(",\"unordered\":", r.match.unordered);
+  flag(",\"subset\":", r.match.subset);
+  flag(",\"superset\":", r.match.superset);
+  out += '}';
   out += ",\"arguments\":";
   if (r.arguments) append_number(out, *r.arguments);
   else out += "null";
