@@ -383,6 +383,11 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
         std::size_t e = s + 1;
         while (e < na && act[e].turn == act[s].turn) ++e;
         std::size_t len = e - s;
+        if (len == 1) {  // a call on its own: its own pair decides
+          ok = adj[s * na + s] != 0;
+          s = e;
+          continue;
+        }
         block_adj.assign(len * len, 0);
         for (std::size_t i = 0; i < len; ++i)
           for (std::size_t j = 0; j < len; ++j) block_adj[i * len + j] = adj[(s + i) * na + s + j];
