@@ -273,7 +273,16 @@ void ChatCallReader::index_call(std::uint32_t k) {
   }
 }
 
-std::uint32_t ChatCallReader::find_open(std::string_view id) const {
+std::uint32_t ChatCallReader::find_open(std::string_view id) {
+  // Results mostly follow their calls closely: the latest calls are looked at first, newest
+  // first, so the first open one with this id is the latest open one (as the index finds).
+  // Only when none of them has it are the calls indexed (from where the index stopped).
+  constexpr std::size_t kRecent = 16;
+  const std::size_t n = open_.size();
+  for (std::size_t k = n; k > 0 && k + kRecent > n; --k)
+    if (open_[k - 1].open && open_[k - 1].id == id) return static_cast<std::uint32_t>(k);
+  if (n <= kRecent) return 0;  // every call was looked at
+  for (; indexed_ < n; ++indexed_) index_call(indexed_);
   if (table_.empty()) return 0;
   std::size_t mask = table_.size() - 1, h = hash_id(id) & mask;
   for (;; h = (h + 1) & mask) {
@@ -291,7 +300,8 @@ bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call
                                std::vector<CanonArgs>& args) {
   if (!enabled_) return false;
   open_.clear();
-  std::fill(table_.begin(), table_.end(), 0);
+  if (indexed_ > 0) std::fill(table_.begin(), table_.end(), 0);
+  indexed_ = 0;
   first_call_ = static_cast<std::uint32_t>(calls.size());
   od::json_type type;
   if (side.type().get(type)) return false;
@@ -462,7 +472,6 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     o.id = p.id;
     o.raw = p.raw;
     open_.push_back(o);
-    index_call(static_cast<std::uint32_t>(open_.size() - 1));
   }
   return true;
 }

@@ -63,7 +63,7 @@ class ChatCallReader {
   bool read_call(simdjson::ondemand::value call, ArgCanon& canon);
   std::string_view intern(std::string_view raw);
   void index_call(std::uint32_t k);
-  std::uint32_t find_open(std::string_view id) const;  // 1-based, 0 when none
+  std::uint32_t find_open(std::string_view id);  // 1-based, 0 when none
 
   bool enabled_ = true;
   bool case_sensitive_ = false;
@@ -82,6 +82,7 @@ class ChatCallReader {
   // Per side: calls so far (for joining tool results), their ids and a hash index by id.
   std::vector<OpenCall> open_;
   std::vector<std::uint32_t> table_;  // open addressing: 1-based index of the latest call
+  std::uint32_t indexed_ = 0;         // calls [0, indexed_) are in table_ (built on demand)
   std::vector<Pending> pending_;
   std::uint32_t first_call_ = 0;  // index in `calls` of this side's first call
 
