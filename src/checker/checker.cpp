@@ -46,7 +46,7 @@ struct RuleState {
   void begin_segment(std::uint32_t at) {
     open = true;
     seg_start = at;
-    for (StatementMonitor& m : monitors) m.begin();
+    for (StatementMonitor& m : monitors) m.begin(at);
   }
   // `end`: the step that closes the segment (excluded), or the trace length.
   void end_segment(std::uint32_t end) {
@@ -170,6 +170,13 @@ struct Parametric {
   std::vector<std::uint32_t> slice_of;
   std::vector<std::string_view> step_keys;
   bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
+  // Lazy `no duplicate` in a scope whose segments open per slice: waiter `j` from the
+  // segment opened at `seg` still counts at the current step (a step binding nothing, not
+  // an R) iff the slice is still in that segment: no R binding nothing since its last step.
+  bool still_in_segment(std::uint32_t j, std::uint32_t seg) const {
+    const SliceState& sl = slices[j];
+    return sl.state.open && sl.state.seg_start == seg && (r_events.empty() || r_events.back() < sl.seen_upto);
+  }
 
   // The slice of value `vid` (text `key`), created from bottom at step `i` the first time;
   // kNoId when the value is new and `limit` slices exist already.
@@ -318,9 +325,14 @@ struct Checker::Impl {
           for (std::size_t k = 0; k < pm.logs.size(); ++k) {
             const detail::StatementSpec& st = program->specs[r].statements[k];
             if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
-            if (st.nb == detail::NbEffect::lazy && st.kind == ir::StatementKind::no_duplicate) {
+            if (st.nb != detail::NbEffect::lazy) continue;
+            if (st.kind == ir::StatementKind::no_duplicate) {
               pm.bottom.monitors[k].share(&pm.logs[k]);
               pm.has_no_duplicate = true;
+              pm.logs[k].by_segment = program->specs[r].scope != ir::ScopeKind::global &&
+                                      program->specs[r].scope != ir::ScopeKind::before;
+            } else if (st.kind == ir::StatementKind::retries) {
+              pm.bottom.monitors[k].share(&pm.logs[k]);
             }
           }
           pm.bottom.nb = &pm.logs;  // copied into every slice
@@ -364,7 +376,8 @@ struct Checker::Impl {
         sl.seen_upto = i + 1;
         if (p.has_no_duplicate)  // a key new to the slice and the log waits for a free step
           for (std::size_t k = 0; k < p.logs.size(); ++k)
-            if (sl.state.monitors[k].take_new_key()) p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j);
+            if (sl.state.monitors[k].take_new_key())
+              p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j, sl.state.seg_start);
         if (spec.lazy && sl.state.open)  // untouched from here on: its expect state joins a class
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (p.logs[k].classes != nullptr && !sl.state.monitors[k].done())
@@ -455,6 +468,10 @@ struct Checker::Impl {
           break;
         }
         case K::no_duplicate: {
+          if (e.by_segment) {
+            log_no_duplicate_by_segment(p, k, closes);
+            break;
+          }
           // Scopes of one segment from step 0 only: while bottom is open, so is every slice
           // not closed by its own R, and their segments hold the same steps binding nothing.
           if (!p.bottom.open || !eval.is_tool_call() || !eval.match(st.a)) break;
@@ -465,16 +482,57 @@ struct Checker::Impl {
             bm.add_witness(i);  // slices created later copy it
             break;
           }
-          e.waiters.take(key, [&](std::uint32_t j) {
+          e.waiters.take(key, [&](std::uint32_t j, std::uint32_t) {
             RuleState& rs = p.slices[j].state;
             if (rs.open) rs.monitors[k].add_witness(i);
           });
           break;
         }
-        case K::retries:
-          break;  // never lazy
+        case K::retries: {  // per tool: the calls, the successes, the log's retries past N
+          if (!eval.is_tool_call() || !eval.match(st.a)) break;
+          const std::uint32_t t = eval.tool();
+          if (t >= e.tools.size()) e.tools.resize(std::size_t(t) + 1);
+          detail::NbEvents::ToolCalls& tc = e.tools[t];
+          const auto rank = static_cast<std::uint32_t>(tc.calls.size());
+          tc.calls.push_back(i);
+          if (rank - tc.chain > st.hi) {
+            e.c.push_back(i);
+            e.retry.push_back({t, rank, tc.chain});
+            // Bottom's segment (slices created later copy its witnesses).
+            if (p.bottom.open && e.retry_counts(e.retry.size() - 1, p.bottom.seg_start, st.hi))
+              p.bottom.monitors[k].add_witness(i);
+          }
+          if (eval.step().status != StepStatus::error) {
+            tc.ok.push_back(i);
+            tc.chain = rank + 1;
+          }
+          break;
+        }
       }
     }
+  }
+
+  // `no duplicate` under after / between / after … until: every call binding nothing that
+  // matches P is logged with the step that last had its key (a repeat in the slices whose
+  // segment opened at or before that step: StatementMonitor::catch_up), and is handed to the
+  // slices whose own call had the key first in their still-open segment (waiters).
+  void log_no_duplicate_by_segment(Parametric& p, std::size_t k, bool closes) {
+    const detail::StatementSpec& st = p.bottom.spec->statements[k];
+    // An R binding nothing is in no segment of any slice: it repeats nothing that counts.
+    if (closes || !eval.is_tool_call() || !eval.match(st.a)) return;
+    detail::NbEvents& e = p.logs[k];
+    const std::uint32_t i = eval.index();
+    StatementMonitor& bm = p.bottom.monitors[k];
+    std::string_view key = bm.key_of(eval);
+    const std::uint32_t prev = e.last_at.exchange(key, i);
+    if (prev != detail::kNoId) {
+      e.a.push_back(i);
+      e.prev.push(prev);
+      if (p.bottom.open && prev >= p.bottom.seg_start) bm.add_witness(i);  // slices created later copy it
+    }
+    e.waiters.take(key, [&](std::uint32_t j, std::uint32_t seg) {
+      if (p.still_in_segment(j, seg)) p.slices[j].state.monitors[k].add_witness(i);
+    });
   }
 
   void results_parametric(std::uint32_t r, std::uint32_t n, Parametric& p, std::vector<RuleResult>& out) {

@@ -449,16 +449,17 @@ struct Builder {
         case K::requires_: case K::never_followed_by: case K::excludes:
           if (a && b) e = NbEffect::none;
           break;
-        // no duplicate with a free alternative, in a scope of one segment from step 0 (so
-        // every open slice shares bottom's segment): the free steps' keys are logged once per
-        // rule, and a slice's own keys wait for the first free step with that key (KeyWaiters).
-        // Other scopes and `retries` (per-tool chains) stay eager.
+        // no duplicate with a free alternative: the free steps' keys are logged once per rule
+        // (with the step that last had each key, where segments open per slice), and a
+        // slice's own keys wait for the first free step with that key (KeyWaiters).
         case K::no_duplicate:
           if (a) e = NbEffect::none;
-          else if (spec.scope != ir::ScopeKind::global && spec.scope != ir::ScopeKind::before) e = NbEffect::eager;
           break;
+        // retries with a free alternative: per tool, the free calls and successes are logged;
+        // a slice's chain is the log's except on the tools of its own calls, until a free
+        // success (StatementMonitor::catch_up_retries).
         case K::retries:
-          e = a ? NbEffect::none : NbEffect::eager;
+          if (a) e = NbEffect::none;
           break;
         // Adjacency and runs: only the first step of a missed range depends on the slice
         // (its flag / pending A / count); the rest is prefix data over the shared log.
