@@ -305,6 +305,15 @@ struct Checker::Impl {
   std::vector<RuleState> rules;
   std::vector<std::unique_ptr<Parametric>> parametric;  // null for ordinary rules
   ValueIds values;
+  // Interest: an ordinary rule whose statements all change state only on a step matching
+  // one of their patterns (`quiet`), and whose scope reacts only to its own patterns, has
+  // nothing to do on a step of a class (StepEval::step_class) on which all those patterns
+  // are false. Per class, the rules that may have something to do, listed the first time
+  // the class occurs.
+  std::vector<std::vector<std::uint32_t>> watched;  // per rule: its patterns; quiet rules only
+  std::vector<std::uint8_t> quiet;
+  std::vector<std::vector<std::uint32_t>> by_class;
+  std::vector<std::uint8_t> by_class_built;
 
   explicit Impl(std::shared_ptr<const detail::ProgramImpl> p) : program(std::move(p)), eval(*program) {
     rules.resize(program->specs.size());
@@ -339,6 +348,57 @@ struct Checker::Impl {
           pm.bottom.seg_log = &pm.segments;
         }
       }
+    init_interest();
+  }
+
+  static bool quiet_kind(ir::StatementKind k) {
+    using K = ir::StatementKind;
+    switch (k) {
+      case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
+      case K::requires_: case K::never_followed_by: case K::excludes:
+        return true;
+      default:  // adjacency, in a row, retries, only, ends, no duplicate, expect: every step counts
+        return false;
+    }
+  }
+
+  void init_interest() {
+    watched.resize(rules.size());
+    quiet.assign(rules.size(), 0);
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+      const detail::RuleSpec& spec = program->specs[r];
+      if (parametric[r]) continue;
+      bool q = true;
+      for (const detail::StatementSpec& st : spec.statements) q = q && quiet_kind(st.kind);
+      if (!q) continue;
+      quiet[r] = 1;
+      for (const detail::StatementSpec& st : spec.statements)
+        for (std::uint32_t id : {st.a, st.b})
+          if (id != detail::kNoId) watched[r].push_back(id);
+      for (std::uint32_t id : {spec.q, spec.r})
+        if (id != detail::kNoId) watched[r].push_back(id);
+    }
+  }
+
+  // The rules the current step may concern (see `quiet`).
+  const std::vector<std::uint32_t>& interested() {
+    const std::uint32_t c = eval.step_class();
+    if (c >= by_class_built.size()) {
+      const std::size_t n = std::max<std::size_t>(c + 1, by_class_built.size() * 2);
+      by_class.resize(n);
+      by_class_built.resize(n, 0);
+    }
+    std::vector<std::uint32_t>& list = by_class[c];
+    if (!by_class_built[c]) {
+      by_class_built[c] = 1;
+      const std::uint8_t* row = eval.row();
+      for (std::uint32_t r = 0; r < rules.size(); ++r) {
+        bool may = !quiet[r];
+        for (std::uint32_t id : watched[r]) may = may || row[id] != 0;
+        if (may) list.push_back(r);
+      }
+    }
+    return list;
   }
 
   static bool is_lazy_expect(const detail::StatementSpec& st) {
@@ -612,7 +672,7 @@ struct Checker::Impl {
     for (std::uint32_t i = 0; i < steps.size(); ++i) {
       eval.begin_step(steps[i], i);
       values.step_cache.clear();
-      for (std::size_t r = 0; r < rules.size(); ++r) {
+      for (std::uint32_t r : interested()) {
         if (parametric[r]) step_parametric(*rules[r].spec, *parametric[r]);
         else step(rules[r]);
       }

@@ -86,7 +86,64 @@ void StepEval::begin_step(const Step& step, std::uint32_t index) {
     epoch_ = 1;
   }
   docs_.begin_step(step);
-  tool_ = step.type == StepType::tool_call ? local_tool(*trace_, step) : kNoId;
+  const bool call = step.type == StepType::tool_call;
+  tool_ = call ? local_tool(*trace_, step) : kNoId;
+  const bool failed = call && step.status == StepStatus::error;
+  class_ = call ? kStepTypeCount + 2 * tool_ + (failed ? 1 : 0) : static_cast<std::uint32_t>(step.type);
+  if (class_ >= row_built_.size() || !row_built_[class_]) build_row(class_, step.type, failed, tool_);
+  row_ = rows_.data() + std::size_t(class_) * program_.patterns.size();
+}
+
+void StepEval::build_row(std::uint32_t cls, StepType type, bool failed, std::uint32_t tool) {
+  const std::size_t n = program_.patterns.size();
+  if (cls >= row_built_.size()) {
+    // Classes come in tool order: grow geometrically so a new tool costs amortized O(patterns).
+    const std::size_t classes = std::max<std::size_t>(cls + 1, row_built_.size() * 2);
+    row_built_.resize(classes, 0);
+    rows_.resize(classes * n);
+  }
+  std::uint8_t* row = rows_.data() + std::size_t(cls) * n;
+  constexpr std::uint8_t kUnknown = 3;
+  std::fill(row, row + n, kUnknown);
+  for (std::uint32_t p = 0; p < n; ++p) classify(p, row, type, failed, tool);
+  row_built_[cls] = 1;
+}
+
+std::uint8_t StepEval::classify(std::uint32_t id, std::uint8_t* row, StepType type, bool failed,
+                                std::uint32_t tool) const {
+  if (row[id] <= kDepends) return row[id];
+  const PatternNode& p = program_.patterns[id];
+  const bool call = type == StepType::tool_call;
+  auto sub = [&](std::uint32_t child) { return classify(child, row, type, failed, tool); };
+  std::uint8_t v = kDepends;
+  switch (p.kind) {
+    case ir::Pattern::Kind::tool:
+    case ir::Pattern::Kind::glob:
+    case ir::Pattern::Kind::write:
+      v = call && columns_[std::size_t(tool) * program_.columns.size() + p.column];
+      break;
+    case ir::Pattern::Kind::any_tool: v = call; break;
+    case ir::Pattern::Kind::any_step: v = 1; break;
+    case ir::Pattern::Kind::step_type: v = type == p.step_type; break;
+    case ir::Pattern::Kind::or_: {
+      const std::uint8_t a = sub(p.a), b = sub(p.b);
+      v = a == 1 || b == 1 ? 1 : a == 0 && b == 0 ? 0 : kDepends;
+      break;
+    }
+    case ir::Pattern::Kind::not_: {
+      const std::uint8_t a = sub(p.a);
+      v = a == kDepends ? kDepends : !a;
+      break;
+    }
+    case ir::Pattern::Kind::failed: v = call && failed ? sub(p.a) : 0; break;
+    case ir::Pattern::Kind::where:
+      // A condition (or a binder, whose truth also depends on the slice) decides, unless the
+      // pattern it filters is already false.
+      v = sub(p.a) == 0 ? 0 : kDepends;
+      break;
+  }
+  row[id] = v;
+  return v;
 }
 
 std::uint32_t StepEval::intern(std::string_view name) {
@@ -130,10 +187,10 @@ bool StepEval::compute(std::uint32_t id) {
     case ir::Pattern::Kind::tool:
     case ir::Pattern::Kind::glob:
     case ir::Pattern::Kind::write:
-      return tool_ != kNoId && columns_[std::size_t(tool_) * program_.columns.size() + p.column];
-    case ir::Pattern::Kind::any_tool: return s.type == StepType::tool_call;
-    case ir::Pattern::Kind::any_step: return true;
-    case ir::Pattern::Kind::step_type: return s.type == p.step_type;
+    case ir::Pattern::Kind::any_tool:
+    case ir::Pattern::Kind::any_step:
+    case ir::Pattern::Kind::step_type:
+      return row_[id] == 1;  // always decided by the class; match() does not get here
     case ir::Pattern::Kind::or_: return match(p.a) || match(p.b);
     case ir::Pattern::Kind::not_: return !match(p.a);
     case ir::Pattern::Kind::failed:

@@ -26,7 +26,12 @@ class StepEval {
   // After every rule has seen the step: its result and user text become "earlier" for seen().
   void end_step();
 
+  // A pattern's row entry: false, true, or decided by the step's fields (`where`, binders).
+  static constexpr std::uint8_t kDepends = 2;
+
   bool match(std::uint32_t pattern) {
+    const std::uint8_t known = row_[pattern];
+    if (known != kDepends) return known != 0;
     if (stamp_[pattern] == epoch_) return value_[pattern] != 0;
     bool v = compute(pattern);
     if (!parametric_[pattern]) {  // parametric truth depends on the slice: not memoized
@@ -54,8 +59,19 @@ class StepEval {
   std::uint32_t tool_count() const { return static_cast<std::uint32_t>(names_.size()); }
   StepDocs& docs() { return docs_; }
 
+  // Step classes: a step's type, whether it failed and its tool decide every pattern that
+  // has no `where` under it. Each class has a row of pattern values (0, 1 or kDepends),
+  // built the first time the class occurs, so such patterns cost one load per step.
+  // Class ids are dense and stable for the life of this StepEval.
+  std::uint32_t step_class() const { return class_; }
+  // The current step's row (indexed by pattern id).
+  const std::uint8_t* row() const { return row_; }
+
  private:
   bool compute(std::uint32_t pattern);
+  void build_row(std::uint32_t cls, StepType type, bool failed, std::uint32_t tool);
+  std::uint8_t classify(std::uint32_t pattern, std::uint8_t* row, StepType type, bool failed,
+                        std::uint32_t tool) const;
   std::uint32_t local_tool(const Trajectory& trace, const Step& step);
   std::uint32_t intern(std::string_view name);
 
@@ -85,6 +101,11 @@ class StepEval {
   std::vector<std::string> names_;         // effective (aliased) name per local id
   std::vector<std::string> source_names_;  // the name it was interned under
   std::vector<std::uint8_t> columns_;
+  // Class rows (classes × patterns) and which classes have one; the current class and row.
+  std::vector<std::uint8_t> rows_;
+  std::vector<std::uint8_t> row_built_;
+  std::uint32_t class_ = 0;
+  const std::uint8_t* row_ = nullptr;
 };
 
 }  // namespace trajcheck::detail
