@@ -2,9 +2,6 @@
 #include "checker/step_eval.hpp"
 
 #include <algorithm>
-#include <iterator>
-
-#include <fmt/format.h>
 
 #include "util/json_escape.hpp"
 
@@ -19,16 +16,6 @@ StepEval::StepEval(const ProgramImpl& program)
       bind_value_(program.patterns.size(), 0),
       keys_(program.patterns.size()) {
   for (std::size_t i = 0; i < program.patterns.size(); ++i) parametric_[i] = program.patterns[i].parametric;
-}
-
-void binding_key(const Value& v, std::string& out) {
-  out.clear();
-  switch (v.kind) {
-    case Value::Kind::string: out += 's'; out += v.string; break;
-    case Value::Kind::number: fmt::format_to(std::back_inserter(out), "n{}", v.number); break;
-    case Value::Kind::boolean: out += v.boolean ? "b1" : "b0"; break;
-    default: break;
-  }
 }
 
 std::string binding_json(std::string_view key) {
@@ -46,7 +33,7 @@ bool StepEval::binds(std::uint32_t b) {
   const PatternNode& p = program_.patterns[b];
   bool v = match(p.a) && (p.b == kNoId || eval_cond(program_.conds, p.b, docs_));
   if (v) {
-    binding_key(eval_operand(p.bind, docs_), keys_[b]);
+    value_key(eval_operand(p.bind, docs_), keys_[b]);
     v = !keys_[b].empty();  // absent, null, object, array: binds nothing
   }
   bind_stamp_[b] = epoch_;

@@ -13,8 +13,7 @@
 
 namespace trajcheck::detail {
 
-// Canonical key of a bound scalar (kind-tagged, numbers by value) and its JSON text.
-void binding_key(const Value& v, std::string& out);
+// The JSON text of a bound value from its key (value_key, compiler/conditions.hpp).
 std::string binding_json(std::string_view key);
 
 class StepEval {

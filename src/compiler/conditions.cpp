@@ -91,7 +91,6 @@ bool contains_value(const Value& x, const Value& y) {
   return false;
 }
 
-namespace {
 void value_key(const Value& v, std::string& out) {
   out.clear();
   switch (v.kind) {
@@ -101,7 +100,6 @@ void value_key(const Value& v, std::string& out) {
     default: break;
   }
 }
-}  // namespace
 
 void KeySet::clear() {
   count_ = 0;

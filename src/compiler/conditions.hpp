@@ -59,6 +59,10 @@ Value value_of(const ir::Literal& lit);
 Value value_of(simdjson::dom::element el);
 // Typed equality of two present scalars (numbers by value); false for object/array/null.
 bool scalar_equal(const Value& x, const Value& y);
+// Canonical key of a scalar, kind-tagged and numbers by value, so equal keys mean
+// scalar_equal values; empty for absent, null, object and array. Keys the bindings of
+// parametric rules and seen()'s index of earlier values.
+void value_key(const Value& v, std::string& out);
 // `x op y` with the §4a rules: absent, null, object, array → false; `!=` across kinds → true.
 bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.

@@ -67,16 +67,6 @@ std::string_view scope_kind(ir::ScopeKind k) {
   return "?";
 }
 
-std::string_view severity_name(RuleSeverity s) {
-  switch (s) {
-    case RuleSeverity::critical: return "critical";
-    case RuleSeverity::error: return "error";
-    case RuleSeverity::warning: return "warning";
-    case RuleSeverity::info: return "info";
-  }
-  return "error";
-}
-
 std::string id_text(ir::Id id, char prefix) {
   return id == ir::kNone ? std::string("-") : fmt::format("{}{}", prefix, id);
 }
@@ -162,7 +152,7 @@ std::string dump_ir(const ir::Module& m) {
     out += '\n';
   }
   for (const ir::Rule& r : m.rules) {
-    out += fmt::format("rule {} [{}]\n", detail::quote_string(r.name), severity_name(r.severity));
+    out += fmt::format("rule {} [{}]\n", detail::quote_string(r.name), to_string(r.severity));
     if (!r.message.empty()) out += fmt::format("  message {}\n", detail::quote_string(r.message));
     if (!r.tags.empty()) {
       out += "  tags";

@@ -98,43 +98,6 @@ std::uint32_t hex4(std::string_view s) {
   return v;
 }
 
-// Decodes a string literal with its quotes (the grammar has validated the escapes).
-std::string decode_string(std::string_view lit) {
-  std::string out;
-  if (lit.size() < 2) return out;
-  std::string_view s = lit.substr(1, lit.size() - 2);
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\' || i + 1 >= s.size()) {
-      out += s[i];
-      continue;
-    }
-    char e = s[++i];
-    switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'u': {
-        std::uint32_t cp = hex4(s.substr(i + 1));
-        i += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 < s.size() + 1 && s.substr(i + 1, 2) == "\\u") {
-          std::uint32_t lo = hex4(s.substr(i + 3));
-          if (lo >= 0xDC00 && lo <= 0xDFFF) {
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            i += 6;
-          }
-        }
-        if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
-        append_utf8(out, cp);
-        break;
-      }
-      default: out += e; break;  // " \ /
-    }
-  }
-  return out;
-}
-
 class Builder {
  public:
   Builder(const Source& source, ast::File& file, std::vector<Diagnostic>& diags)
@@ -782,6 +745,42 @@ void build_tree(ast::File& file, std::vector<Diagnostic>& diags) {
 }
 
 }  // namespace
+
+std::string decode_string(std::string_view lit) {
+  std::string out;
+  if (lit.size() < 2) return out;
+  std::string_view s = lit.substr(1, lit.size() - 2);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 >= s.size()) {
+      out += s[i];
+      continue;
+    }
+    char e = s[++i];
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': {
+        std::uint32_t cp = hex4(s.substr(i + 1));
+        i += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 < s.size() + 1 && s.substr(i + 1, 2) == "\\u") {
+          std::uint32_t lo = hex4(s.substr(i + 3));
+          if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            i += 6;
+          }
+        }
+        if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
+        append_utf8(out, cp);
+        break;
+      }
+      default: out += e; break;  // " \ /
+    }
+  }
+  return out;
+}
 
 bool parse_file(const Source& source, const FrontendOptions& options, ast::File& file,
                 std::vector<Diagnostic>& diags) {

@@ -26,6 +26,10 @@ bool parse_file(const Source& source, const FrontendOptions& options, ast::File&
 ast::Id parse_path_text(const Source& source, const FrontendOptions& options, ast::File& file,
                         std::vector<Diagnostic>& diags);
 
+// Decodes a string literal with its quotes (grammar::string_lit, whose escapes the grammar
+// has validated): JSON escapes, \u surrogate pairs joined, lone surrogates as U+FFFD.
+std::string decode_string(std::string_view lit);
+
 // Canonical text (fmt's form) of AST parts.
 std::string print_pattern(const ast::File& file, ast::Id id);
 std::string print_cond(const ast::File& file, ast::Id id);

@@ -230,20 +230,6 @@ std::string print_scope(const ast::File& file, const ast::Scope& s) {
   return "";
 }
 
-namespace {
-
-std::string_view severity_text(RuleSeverity s) {
-  switch (s) {
-    case RuleSeverity::critical: return "critical";
-    case RuleSeverity::error: return "error";
-    case RuleSeverity::warning: return "warning";
-    case RuleSeverity::info: return "info";
-  }
-  return "error";
-}
-
-}  // namespace
-
 std::string print_line(const ast::File& file, const ast::Line& l) {
   using LK = ast::Line::Kind;
   auto scope_and_stmt = [&]() {
@@ -269,7 +255,7 @@ std::string print_line(const ast::File& file, const ast::Line& l) {
     }
     case LK::rule: {
       std::string out = "rule " + l.text;
-      if (l.severity) out += fmt::format(" [{}]", severity_text(*l.severity));
+      if (l.severity) out += fmt::format(" [{}]", to_string(*l.severity));
       out += ":";
       if (l.scope) out += " " + scope_and_stmt();
       else if (l.statement != ast::kNone) out += " " + print_statement(file, l.statement);

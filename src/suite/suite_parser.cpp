@@ -10,6 +10,7 @@
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
 #include "language/control.hpp"
+#include "language/parser.hpp"
 #include "suite/suite.hpp"
 #include "suite/suite_grammar.hpp"
 
@@ -77,41 +78,7 @@ using Selector = pegtl::parse_tree::selector<
               g::baseline_op, g::gate_baseline, g::gate_value, g::per_field>>;
 using Node = pegtl::parse_tree::node;
 
-std::string decode(std::string_view lit) {  // a string literal the grammar validated
-  std::string out;
-  for (std::size_t i = 1; i + 1 < lit.size(); ++i) {
-    char c = lit[i];
-    if (c != '\\') {
-      out += c;
-      continue;
-    }
-    char e = lit[++i];
-    switch (e) {
-      case 'n': out += '\n'; break;
-      case 't': out += '\t'; break;
-      case 'r': out += '\r'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'u': {
-        unsigned cp = 0;
-        std::from_chars(lit.data() + i + 1, lit.data() + i + 5, cp, 16);
-        i += 4;
-        if (cp < 0x80) out += static_cast<char>(cp);
-        else if (cp < 0x800) {
-          out += static_cast<char>(0xC0 | (cp >> 6));
-          out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-          out += static_cast<char>(0xE0 | (cp >> 12));
-          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-          out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-        break;
-      }
-      default: out += e;
-    }
-  }
-  return out;
-}
+using language::detail::decode_string;
 
 class LineParser {
  public:
@@ -160,18 +127,18 @@ class LineParser {
       diags_.push_back(std::move(d));
       return;
     }
-    slot = Located{decode(n.children.at(0)->string_view()), range(*n.children[0])};
+    slot = Located{decode_string(n.children.at(0)->string_view()), range(*n.children[0])};
   }
 
   void strings(std::vector<Located>& out, const Node& n) {
-    for (const auto& c : n.children) out.push_back({decode(c->string_view()), range(*c)});
+    for (const auto& c : n.children) out.push_back({decode_string(c->string_view()), range(*c)});
   }
 
   void statement(const Node& n, std::uint32_t b, std::uint32_t e) {
     if (n.is_type<g::decl_suite>()) {
       std::optional<Located> name;
       if (!suite_name_seen_) {
-        suite_.name = decode(n.string_view().substr(n.string_view().find('"')));
+        suite_.name = decode_string(n.string_view().substr(n.string_view().find('"')));
         suite_name_range_ = range(n);
         suite_name_seen_ = true;
       } else {
@@ -189,7 +156,7 @@ class LineParser {
       // The string literal is not a stored node here: take it from the text.
       std::string_view s = n.string_view();
       auto q = s.find('"');
-      Located v{decode(s.substr(q)), {range(n).begin + static_cast<std::uint32_t>(q), range(n).end}};
+      Located v{decode_string(s.substr(q)), {range(n).begin + static_cast<std::uint32_t>(q), range(n).end}};
       auto& slot = n.is_type<g::decl_catalog>() ? suite_.catalog : suite_.baseline;
       if (slot) {
         auto d = error("S002", range(n),

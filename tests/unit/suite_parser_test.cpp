@@ -136,6 +136,12 @@ TEST_CASE("keywords are whole words and strings decode escapes") {
   CHECK(r.suite.segments[0].text == "suite_kind");
 }
 
+TEST_CASE("a surrogate pair in a suite string is one UTF-8 character, as in rules files") {
+  auto r = parse("suite \"go \\ud83d\\ude80\"\ncases \"x.jsonl\"\n");
+  REQUIRE_MESSAGE(r.ok(), codes(r));
+  CHECK(r.suite.name == "go \xf0\x9f\x9a\x80");
+}
+
 TEST_CASE("deep nesting in a control pattern is a diagnostic, not a crash") {
   std::string deep(5000, '(');
   auto r = parse("cases \"c.jsonl\"\ncontrol handoff = " + deep + "x\n");
