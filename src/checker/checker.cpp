@@ -146,17 +146,17 @@ struct ValueIds {
 // A parametric rule (§5): one RuleState per bound value (its slice), plus `bottom`, the
 // state of a value not bound yet: it has seen exactly the steps that bind nothing, so a
 // new value's slice starts as a copy of it. States are pooled and reused across traces.
-// Lazy rules (RuleSpec::lazy) feed a step binding nothing to `bottom` only and log it; a
-// slice catches up on the steps it missed when it is next touched or at the end.
+// A step binding nothing is fed to `bottom` only and logged; a slice catches up on the steps
+// it missed when it is next touched or at the end.
 struct Parametric {
   struct SliceState {
     std::string key;
     RuleState state;
-    std::uint32_t seen_upto = 0;  // lazy rules: fed (or caught up on) every step before this
+    std::uint32_t seen_upto = 0;  // fed (or caught up on) every step before this
     std::uint32_t vid = 0;        // its value's id (ValueIds)
   };
   RuleState bottom;
-  // Lazy rules: per statement, the steps binding nothing that matter to it (NbEvents); the
+  // Per statement, the steps binding nothing that matter to it (NbEvents); the
   // steps binding nothing that would open (`q_events`: Q, and not R where R closes) or
   // close (`r_events`) a segment; the segments bottom closed.
   std::vector<detail::NbEvents> logs;
@@ -328,25 +328,23 @@ struct Checker::Impl {
       if (!program->specs[r].binders.empty()) {
         Parametric& pm = *(parametric[r] = std::make_unique<Parametric>());
         pm.bottom = rules[r];
-        if (program->specs[r].lazy) {
-          pm.logs.resize(program->specs[r].statements.size());
-          pm.classes.resize(pm.logs.size());
-          for (std::size_t k = 0; k < pm.logs.size(); ++k) {
-            const detail::StatementSpec& st = program->specs[r].statements[k];
-            if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
-            if (st.nb != detail::NbEffect::lazy) continue;
-            if (st.kind == ir::StatementKind::no_duplicate) {
-              pm.bottom.monitors[k].share(&pm.logs[k]);
-              pm.has_no_duplicate = true;
-              pm.logs[k].by_segment = program->specs[r].scope != ir::ScopeKind::global &&
-                                      program->specs[r].scope != ir::ScopeKind::before;
-            } else if (st.kind == ir::StatementKind::retries) {
-              pm.bottom.monitors[k].share(&pm.logs[k]);
-            }
+        pm.logs.resize(program->specs[r].statements.size());
+        pm.classes.resize(pm.logs.size());
+        for (std::size_t k = 0; k < pm.logs.size(); ++k) {
+          const detail::StatementSpec& st = program->specs[r].statements[k];
+          if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
+          if (st.nb != detail::NbEffect::lazy) continue;
+          if (st.kind == ir::StatementKind::no_duplicate) {
+            pm.bottom.monitors[k].share(&pm.logs[k]);
+            pm.has_no_duplicate = true;
+            pm.logs[k].by_segment = program->specs[r].scope != ir::ScopeKind::global &&
+                                    program->specs[r].scope != ir::ScopeKind::before;
+          } else if (st.kind == ir::StatementKind::retries) {
+            pm.bottom.monitors[k].share(&pm.logs[k]);
           }
-          pm.bottom.nb = &pm.logs;  // copied into every slice
-          pm.bottom.seg_log = &pm.segments;
         }
+        pm.bottom.nb = &pm.logs;  // copied into every slice
+        pm.bottom.seg_log = &pm.segments;
       }
     init_interest();
   }
@@ -417,20 +415,13 @@ struct Checker::Impl {
     if (p.step_keys.empty()) {  // binds nothing: the step is in every slice
       eval.clear_binding();
       step(p.bottom);
-      if (spec.lazy) {  // O(1): the slices catch up when next touched
-        log_non_binding(spec, p);
-      } else {
-        for (std::size_t j = 0; j < p.used; ++j) {
-          eval.set_binding(p.slices[j].key);
-          step(p.slices[j].state);
-        }
-      }
+      log_non_binding(spec, p);  // O(1): the slices catch up when next touched
     } else {  // only in the slices of the values it binds
       for (std::string_view k : p.step_keys) {
         std::uint32_t j = p.slice_for(values.id(k), k, i, program->max_bindings);
         if (j == detail::kNoId) continue;
         Parametric::SliceState& sl = p.slices[j];
-        if (spec.lazy) p.catch_up(sl, i);
+        p.catch_up(sl, i);
         eval.set_binding(sl.key);
         step(sl.state);
         sl.seen_upto = i + 1;
@@ -438,7 +429,7 @@ struct Checker::Impl {
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (sl.state.monitors[k].take_new_key())
               p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j, sl.state.seg_start);
-        if (spec.lazy && sl.state.open)  // untouched from here on: its expect state joins a class
+        if (sl.state.open)  // untouched from here on: its expect state joins a class
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (p.logs[k].classes != nullptr && !sl.state.monitors[k].done())
               sl.state.monitors[k].join_class(*p.logs[k].classes);
@@ -598,10 +589,9 @@ struct Checker::Impl {
   void results_parametric(std::uint32_t r, std::uint32_t n, Parametric& p, std::vector<RuleResult>& out) {
     bool violated = false, satisfied = false;
     const std::size_t first = out.size();
-    const bool lazy = rules[r].spec->lazy;
     for (std::size_t j = 0; j < p.used; ++j) {
       RuleState& rs = p.slices[j].state;
-      if (lazy) p.catch_up(p.slices[j], n);
+      p.catch_up(p.slices[j], n);
       rs.finish_trace(n);
       if (rs.violated) {
         violated = true;

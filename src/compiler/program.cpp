@@ -440,7 +440,6 @@ struct Builder {
   void classify_non_binding(RuleSpec& spec) const {
     if (spec.binders.empty()) return;
     using K = ir::StatementKind;
-    bool lazy = true;
     for (StatementSpec& st : spec.statements) {
       bool a = bind_only(st.a), b = bind_only(st.b);
       NbEffect e = NbEffect::lazy;
@@ -472,9 +471,7 @@ struct Builder {
           break;
       }
       st.nb = e;
-      lazy = lazy && e != NbEffect::eager;
     }
-    spec.lazy = lazy;
   }
 
   void build() {
@@ -593,7 +590,7 @@ std::string ProgramImpl::dump_automaton() const {
     if (!s.binders.empty()) {
       out += fmt::format("  parametric ${}: one slice state per value bound by", s.variable);
       for (std::uint32_t b : s.binders) out += " " + pname(b);
-      out += s.lazy ? "; steps binding nothing: lazy\n" : "; steps binding nothing: fed to every slice\n";
+      out += "; steps binding nothing: logged once, slices catch up\n";
     }
     for (const StatementSpec& st : s.statements) {
       out += fmt::format("  statement \"{}\": {}", st.text, kind_name(st.kind));

@@ -256,8 +256,9 @@ DiffStats run_differential(Gen& g, int modules) {
     auto program = g.b.compile(&diags, options);
     REQUIRE_MESSAGE(program != nullptr, "module " << m << " did not compile");
     for (const auto& spec : static_cast<const detail::ProgramImpl&>(*program).specs) {
-      st.lazy_rules += spec.lazy;
-      st.lazy_scoped += spec.lazy && spec.scope != ir::ScopeKind::global;
+      const bool lazy = !spec.binders.empty();  // every parametric rule is lazy
+      st.lazy_rules += lazy;
+      st.lazy_scoped += lazy && spec.scope != ir::ScopeKind::global;
       const auto& pats = static_cast<const detail::ProgramImpl&>(*program).patterns;
       std::function<bool(std::uint32_t)> bind_only = [&](std::uint32_t id) {
         if (id == detail::kNoId) return true;
@@ -265,13 +266,13 @@ DiffStats run_differential(Gen& g, int modules) {
         return n.binder || (n.kind == ir::Pattern::Kind::or_ && n.parametric && bind_only(n.a) && bind_only(n.b));
       };
       for (const auto& sts : spec.statements) {
-        st.lazy_expect += spec.lazy && (sts.kind == K::expect || sts.kind == K::expect_exactly);
+        st.lazy_expect += lazy && (sts.kind == K::expect || sts.kind == K::expect_exactly);
         const bool free_side = !bind_only(sts.a) || !bind_only(sts.b);
-        st.lazy_free_adjacent += spec.lazy && free_side &&
+        st.lazy_free_adjacent += lazy && free_side &&
                                  (sts.kind == K::immediately_precedes || sts.kind == K::immediately_followed_by);
-        st.lazy_free_row += spec.lazy && free_side && sts.kind == K::in_a_row;
-        st.lazy_free_nodup += spec.lazy && free_side && sts.kind == K::no_duplicate;
-        st.lazy_free_retries += spec.lazy && free_side && sts.kind == K::retries;
+        st.lazy_free_row += lazy && free_side && sts.kind == K::in_a_row;
+        st.lazy_free_nodup += lazy && free_side && sts.kind == K::no_duplicate;
+        st.lazy_free_retries += lazy && free_side && sts.kind == K::retries;
       }
     }
     Checker checker(program);
