@@ -1,8 +1,8 @@
 // Parametric-rule scaling (LANGUAGE.md §5): one in-memory trace of N steps binding V distinct
 // values, interleaved with steps binding nothing, checked at 10/25/50/100% of its length by
-// three rule sets (global statements; scopes, `only` and free alternatives; adjacency and
-// runs with a free side). Time per step
-// must stay flat (cost linear in steps, not steps × bindings).
+// four rule sets (global statements; scopes, `only` and free alternatives; adjacency and
+// runs with a free side; `retries` and scoped `no duplicate` with a free alternative). Time
+// per step must stay flat (cost linear in steps, not steps × bindings).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -122,6 +122,42 @@ rule no_duplicate_refunds_or_searches_before_wipe:
         no duplicate (refund_order where arguments.order_id == $o | search)
 )";
 
+// `retries` with a free alternative (a free failed call starts or extends its tool's chain in
+// every slice) in every scope, and `no duplicate` with a free alternative where segments open
+// per slice (after, between, after … until; `after order_get` opens at a binding step), with
+// lookups that bind their order when they fail and nothing when they succeed (own and free
+// calls of one tool). Before, each step binding nothing was fed to every live slice of these
+// rules. A third of the bound calls and a tenth of the free ones fail (a free call past N
+// retries is a witness in every live slice: N = 3 keeps the result from being steps × values).
+constexpr const char* kChainRules = R"(workflow "param-scaling-chains"
+
+rule lookup_retries:
+    retries of (order_get where arguments.order_id == $o | search) at most 3
+
+rule refund_retries_after_login:
+    after login:
+        retries of (refund_order where arguments.order_id == $o | search) at most 3
+
+rule lookup_retries_in_session:
+    between login and notify:
+        retries of (order_get where arguments.order_id == $o | search | login) at most 3
+
+rule failed_lookup_retries:
+    retries of (order_get where status == "error" and arguments.order_id == $o | order_get) at most 1
+
+rule no_duplicate_after_login:
+    after login:
+        no duplicate (refund_order where arguments.order_id == $o | search)
+
+rule no_duplicate_lookups_in_session:
+    between login and notify:
+        no duplicate (order_get where status == "error" and arguments.order_id == $o | order_get)
+
+rule no_duplicate_after_lookup_until_notify:
+    after order_get until notify:
+        no duplicate (cancel_order where arguments.order_id == $o | search)
+)";
+
 long peak_rss_kib() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -139,7 +175,9 @@ double cpu_seconds() {
 // Step k of the trace: a rotating mix over value v = (k / 8) % V: lookup, refund, login,
 // notify, noise; every value is bound many times when N ≫ V.
 // Returns the number of distinct values bound.
-std::uint64_t build(Trajectory& t, ToolTable& tools, std::uint64_t n, std::uint64_t values) {
+// `chains`: a third of the calls binding a value fail and a tenth of the others (other sets:
+// every call succeeds). Every search has a query of its own.
+std::uint64_t build(Trajectory& t, ToolTable& tools, std::uint64_t n, std::uint64_t values, bool chains) {
   std::vector<bool> bound(values, false);
   std::uint64_t distinct = 0;
   static const char* kTools[] = {"order_get", "refund_order", "login", "notify", "search", "cancel_order"};
@@ -177,44 +215,48 @@ std::uint64_t build(Trajectory& t, ToolTable& tools, std::uint64_t n, std::uint6
       s.arguments = t.store("{}");
     }
     s.result = t.store("{\"ok\":true}");
-    s.status = StepStatus::ok;
+    const bool bound_call = which == 0 || which == 1 || which == 5;
+    s.status = chains && (x >> 40) % (bound_call ? 3 : 10) == 0 ? StepStatus::error : StepStatus::ok;
   }
   return distinct;
 }
 
-int run(const char* name, const char* rules, std::uint64_t n, std::uint64_t values) {
+int run(const char* name, const char* rules, std::uint64_t n, std::uint64_t values, bool chains = false) {
   CompileResult cr = compile(Source(std::string(name) + ".rules", rules));
   if (!cr.ok()) {
     std::fputs(format_diagnostics(cr.source, cr.diagnostics).c_str(), stderr);
     return 2;
   }
   std::printf("rules: %s\n", name);
-  std::printf("%-8s %10s %10s %10s %10s %12s %12s %12s\n", "percent", "steps", "bindings", "wall s",
-              "CPU s", "CPU ns/step", "violations", "peak RSS MiB");
+  std::printf("%-8s %10s %10s %10s %10s %12s %12s %12s %12s\n", "percent", "steps", "bindings", "wall s",
+              "CPU s", "CPU ns/step", "violations", "witnesses", "peak RSS MiB");
   Checker checker(cr.program);
   std::vector<RuleResult> out;
   for (double f : {0.10, 0.25, 0.50, 1.00}) {
     auto len = static_cast<std::uint64_t>(static_cast<double>(n) * f);
     ToolTable tools;
     Trajectory t(&tools);
-    std::uint64_t distinct = build(t, tools, len, values);
+    std::uint64_t distinct = build(t, tools, len, values, chains);
     auto t0 = std::chrono::steady_clock::now();
     double c0 = cpu_seconds();
     checker.check(t, out);
     double cpu = cpu_seconds() - c0;
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::size_t violations = 0;
-    for (const RuleResult& r : out) violations += r.status == VerdictStatus::violated;
-    std::printf("%-8.0f %10llu %10llu %10.3f %10.3f %12.1f %12zu %12.1f\n", f * 100,
+    std::size_t violations = 0, witnesses = 0;  // witnesses: the size of the result
+    for (const RuleResult& r : out) {
+      violations += r.status == VerdictStatus::violated;
+      witnesses += r.steps.size();
+    }
+    std::printf("%-8.0f %10llu %10llu %10.3f %10.3f %12.1f %12zu %12zu %12.1f\n", f * 100,
                 static_cast<unsigned long long>(len), static_cast<unsigned long long>(distinct), secs, cpu,
-                cpu * 1e9 / static_cast<double>(len), violations, peak_rss_kib() / 1024.0);
+                cpu * 1e9 / static_cast<double>(len), violations, witnesses, peak_rss_kib() / 1024.0);
   }
   return 0;
 }
 
 }  // namespace
 
-// bench_param_scaling [steps] [values] [global|scoped|free|all]
+// bench_param_scaling [steps] [values] [global|scoped|free|chains|all]
 int main(int argc, char** argv) {
   std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
   std::uint64_t values = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 100000;
@@ -223,5 +265,6 @@ int main(int argc, char** argv) {
   if (set == "global" || set == "all") rc |= run("param-scaling", kRules, n, values);
   if (set == "scoped" || set == "all") rc |= run("param-scaling-scoped", kScopedRules, n, values);
   if (set == "free" || set == "all") rc |= run("param-scaling-free", kFreeRules, n, values);
+  if (set == "chains" || set == "all") rc |= run("param-scaling-chains", kChainRules, n, values, true);
   return rc;
 }

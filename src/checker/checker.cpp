@@ -46,7 +46,7 @@ struct RuleState {
   void begin_segment(std::uint32_t at) {
     open = true;
     seg_start = at;
-    for (StatementMonitor& m : monitors) m.begin();
+    for (StatementMonitor& m : monitors) m.begin(at);
   }
   // `end`: the step that closes the segment (excluded), or the trace length.
   void end_segment(std::uint32_t end) {
@@ -146,17 +146,17 @@ struct ValueIds {
 // A parametric rule (§5): one RuleState per bound value (its slice), plus `bottom`, the
 // state of a value not bound yet: it has seen exactly the steps that bind nothing, so a
 // new value's slice starts as a copy of it. States are pooled and reused across traces.
-// Lazy rules (RuleSpec::lazy) feed a step binding nothing to `bottom` only and log it; a
-// slice catches up on the steps it missed when it is next touched or at the end.
+// A step binding nothing is fed to `bottom` only and logged; a slice catches up on the steps
+// it missed when it is next touched or at the end.
 struct Parametric {
   struct SliceState {
     std::string key;
     RuleState state;
-    std::uint32_t seen_upto = 0;  // lazy rules: fed (or caught up on) every step before this
+    std::uint32_t seen_upto = 0;  // fed (or caught up on) every step before this
     std::uint32_t vid = 0;        // its value's id (ValueIds)
   };
   RuleState bottom;
-  // Lazy rules: per statement, the steps binding nothing that matter to it (NbEvents); the
+  // Per statement, the steps binding nothing that matter to it (NbEvents); the
   // steps binding nothing that would open (`q_events`: Q, and not R where R closes) or
   // close (`r_events`) a segment; the segments bottom closed.
   std::vector<detail::NbEvents> logs;
@@ -170,6 +170,13 @@ struct Parametric {
   std::vector<std::uint32_t> slice_of;
   std::vector<std::string_view> step_keys;
   bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
+  // Lazy `no duplicate` in a scope whose segments open per slice: waiter `j` from the
+  // segment opened at `seg` still counts at the current step (a step binding nothing, not
+  // an R) iff the slice is still in that segment: no R binding nothing since its last step.
+  bool still_in_segment(std::uint32_t j, std::uint32_t seg) const {
+    const SliceState& sl = slices[j];
+    return sl.state.open && sl.state.seg_start == seg && (r_events.empty() || r_events.back() < sl.seen_upto);
+  }
 
   // The slice of value `vid` (text `key`), created from bottom at step `i` the first time;
   // kNoId when the value is new and `limit` slices exist already.
@@ -321,20 +328,23 @@ struct Checker::Impl {
       if (!program->specs[r].binders.empty()) {
         Parametric& pm = *(parametric[r] = std::make_unique<Parametric>());
         pm.bottom = rules[r];
-        if (program->specs[r].lazy) {
-          pm.logs.resize(program->specs[r].statements.size());
-          pm.classes.resize(pm.logs.size());
-          for (std::size_t k = 0; k < pm.logs.size(); ++k) {
-            const detail::StatementSpec& st = program->specs[r].statements[k];
-            if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
-            if (st.nb == detail::NbEffect::lazy && st.kind == ir::StatementKind::no_duplicate) {
-              pm.bottom.monitors[k].share(&pm.logs[k]);
-              pm.has_no_duplicate = true;
-            }
+        pm.logs.resize(program->specs[r].statements.size());
+        pm.classes.resize(pm.logs.size());
+        for (std::size_t k = 0; k < pm.logs.size(); ++k) {
+          const detail::StatementSpec& st = program->specs[r].statements[k];
+          if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
+          if (st.nb != detail::NbEffect::lazy) continue;
+          if (st.kind == ir::StatementKind::no_duplicate) {
+            pm.bottom.monitors[k].share(&pm.logs[k]);
+            pm.has_no_duplicate = true;
+            pm.logs[k].by_segment = program->specs[r].scope != ir::ScopeKind::global &&
+                                    program->specs[r].scope != ir::ScopeKind::before;
+          } else if (st.kind == ir::StatementKind::retries) {
+            pm.bottom.monitors[k].share(&pm.logs[k]);
           }
-          pm.bottom.nb = &pm.logs;  // copied into every slice
-          pm.bottom.seg_log = &pm.segments;
         }
+        pm.bottom.nb = &pm.logs;  // copied into every slice
+        pm.bottom.seg_log = &pm.segments;
       }
     init_interest();
   }
@@ -405,27 +415,21 @@ struct Checker::Impl {
     if (p.step_keys.empty()) {  // binds nothing: the step is in every slice
       eval.clear_binding();
       step(p.bottom);
-      if (spec.lazy) {  // O(1): the slices catch up when next touched
-        log_non_binding(spec, p);
-      } else {
-        for (std::size_t j = 0; j < p.used; ++j) {
-          eval.set_binding(p.slices[j].key);
-          step(p.slices[j].state);
-        }
-      }
+      log_non_binding(spec, p);  // O(1): the slices catch up when next touched
     } else {  // only in the slices of the values it binds
       for (std::string_view k : p.step_keys) {
         std::uint32_t j = p.slice_for(values.id(k), k, i, program->max_bindings);
         if (j == detail::kNoId) continue;
         Parametric::SliceState& sl = p.slices[j];
-        if (spec.lazy) p.catch_up(sl, i);
+        p.catch_up(sl, i);
         eval.set_binding(sl.key);
         step(sl.state);
         sl.seen_upto = i + 1;
         if (p.has_no_duplicate)  // a key new to the slice and the log waits for a free step
           for (std::size_t k = 0; k < p.logs.size(); ++k)
-            if (sl.state.monitors[k].take_new_key()) p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j);
-        if (spec.lazy && sl.state.open)  // untouched from here on: its expect state joins a class
+            if (sl.state.monitors[k].take_new_key())
+              p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j, sl.state.seg_start);
+        if (sl.state.open)  // untouched from here on: its expect state joins a class
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (p.logs[k].classes != nullptr && !sl.state.monitors[k].done())
               sl.state.monitors[k].join_class(*p.logs[k].classes);
@@ -515,6 +519,10 @@ struct Checker::Impl {
           break;
         }
         case K::no_duplicate: {
+          if (e.by_segment) {
+            log_no_duplicate_by_segment(p, k, closes);
+            break;
+          }
           // Scopes of one segment from step 0 only: while bottom is open, so is every slice
           // not closed by its own R, and their segments hold the same steps binding nothing.
           if (!p.bottom.open || !eval.is_tool_call() || !eval.match(st.a)) break;
@@ -525,25 +533,65 @@ struct Checker::Impl {
             bm.add_witness(i);  // slices created later copy it
             break;
           }
-          e.waiters.take(key, [&](std::uint32_t j) {
+          e.waiters.take(key, [&](std::uint32_t j, std::uint32_t) {
             RuleState& rs = p.slices[j].state;
             if (rs.open) rs.monitors[k].add_witness(i);
           });
           break;
         }
-        case K::retries:
-          break;  // never lazy
+        case K::retries: {  // per tool: the calls, the successes, the log's retries past N
+          if (!eval.is_tool_call() || !eval.match(st.a)) break;
+          const std::uint32_t t = eval.tool();
+          if (t >= e.tools.size()) e.tools.resize(std::size_t(t) + 1);
+          detail::NbEvents::ToolCalls& tc = e.tools[t];
+          const auto rank = static_cast<std::uint32_t>(tc.calls.size());
+          tc.calls.push_back(i);
+          if (rank - tc.chain > st.hi) {
+            e.c.push_back(i);
+            e.retry.push_back({t, rank, tc.chain});
+            // Bottom's segment (slices created later copy its witnesses).
+            if (p.bottom.open && e.retry_counts(e.retry.size() - 1, p.bottom.seg_start, st.hi))
+              p.bottom.monitors[k].add_witness(i);
+          }
+          if (eval.step().status != StepStatus::error) {
+            tc.ok.push_back(i);
+            tc.chain = rank + 1;
+          }
+          break;
+        }
       }
     }
+  }
+
+  // `no duplicate` under after / between / after … until: every call binding nothing that
+  // matches P is logged with the step that last had its key (a repeat in the slices whose
+  // segment opened at or before that step: StatementMonitor::catch_up), and is handed to the
+  // slices whose own call had the key first in their still-open segment (waiters).
+  void log_no_duplicate_by_segment(Parametric& p, std::size_t k, bool closes) {
+    const detail::StatementSpec& st = p.bottom.spec->statements[k];
+    // An R binding nothing is in no segment of any slice: it repeats nothing that counts.
+    if (closes || !eval.is_tool_call() || !eval.match(st.a)) return;
+    detail::NbEvents& e = p.logs[k];
+    const std::uint32_t i = eval.index();
+    StatementMonitor& bm = p.bottom.monitors[k];
+    std::string_view key = bm.key_of(eval);
+    const std::uint32_t prev = e.last_at.exchange(key, i);
+    if (prev != detail::kNoId) {
+      e.a.push_back(i);
+      e.prev.push(prev);
+      if (p.bottom.open && prev >= p.bottom.seg_start) bm.add_witness(i);  // slices created later copy it
+    }
+    e.waiters.take(key, [&](std::uint32_t j, std::uint32_t seg) {
+      if (p.still_in_segment(j, seg)) p.slices[j].state.monitors[k].add_witness(i);
+    });
   }
 
   void results_parametric(std::uint32_t r, std::uint32_t n, Parametric& p, std::vector<RuleResult>& out) {
     bool violated = false, satisfied = false;
     const std::size_t first = out.size();
-    const bool lazy = rules[r].spec->lazy;
     for (std::size_t j = 0; j < p.used; ++j) {
       RuleState& rs = p.slices[j].state;
-      if (lazy) p.catch_up(p.slices[j], n);
+      p.catch_up(p.slices[j], n);
       rs.finish_trace(n);
       if (rs.violated) {
         violated = true;

@@ -21,12 +21,13 @@ StatementMonitor::StatementMonitor(const StatementSpec& spec, const ProgramImpl&
   begin();
 }
 
-void StatementMonitor::begin() {
+void StatementMonitor::begin(std::uint32_t at) {
+  seg_start_ = at;
   done_ = activated_ = seen_a_ = seen_b_ = any_ = flag_ = false;
   first_a_ = first_b_ = pending_ = last_ = nb_from_ = kNoId;
   count_ = 0;
   buf_.clear();
-  for (std::uint32_t t : touched_) chains_[t] = {false, 0};
+  for (std::uint32_t t : touched_) chains_[t] = Chain{};
   touched_.clear();
   keys_.clear();
   new_key_ = false;
@@ -115,13 +116,19 @@ void StatementMonitor::step(StepEval& ev) {
       break;
     case K::no_duplicate:
       // Lazy: bottom's steps (binding nothing) are the log's (Checker::log_non_binding); a
-      // slice's own step repeats a key of its own or of an earlier step binding nothing.
+      // slice's own step repeats a key of its own or of an earlier step binding nothing in
+      // its segment.
       if (shared_ != nullptr && !ev.has_binding()) break;
       if (ev.is_tool_call() && ev.match(s.a)) {
         canonical_arguments(ev);
         bool fresh = keys_.insert(scratch_);
         if (fresh && shared_ != nullptr) {
-          fresh = !shared_->keys.contains(scratch_);
+          if (shared_->by_segment) {
+            const std::uint32_t last = shared_->last_at.get(scratch_);
+            fresh = last == kNoId || last < seg_start_;
+          } else {
+            fresh = !shared_->keys.contains(scratch_);
+          }
           new_key_ = fresh;
         }
         if (!fresh) buf_.push_back(i);
@@ -137,17 +144,33 @@ void StatementMonitor::step(StepEval& ev) {
       }
       break;
     case K::retries:
+      if (shared_ != nullptr && !ev.has_binding()) break;  // lazy: bottom's steps are the log's
       if (ev.is_tool_call() && ev.match(s.a)) {
         std::uint32_t t = ev.tool();
-        if (t >= chains_.size()) chains_.resize(std::size_t(t) + 1, {false, 0});
-        auto& [active, n] = chains_[t];
-        if (active && ++n > s.hi) buf_.push_back(i);
+        if (t >= chains_.size()) chains_.resize(std::size_t(t) + 1);
+        Chain& ch = chains_[t];
+        if (shared_ != nullptr && !ch.own) {
+          // Lazy: the chain so far is the log's calls of t since the segment opened or the
+          // last success binding nothing, whichever is later (all failures, the first starts it).
+          std::uint64_t m = 0;
+          if (t < shared_->tools.size()) {
+            const NbEvents::ToolCalls& tc = shared_->tools[t];
+            std::uint32_t since = seg_start_;
+            if (!tc.ok.empty() && tc.ok.back() >= since) since = tc.ok.back() + 1;
+            m = static_cast<std::uint64_t>(tc.calls.end() - std::lower_bound(tc.calls.begin(), tc.calls.end(), since));
+          }
+          ch.active = m > 0;
+          ch.n = m > 0 ? m - 1 : 0;
+          ch.own = true;
+          touched_.push_back(t);
+        }
+        if (ch.active && ++ch.n > s.hi) buf_.push_back(i);
         if (ev.step().status == StepStatus::error) {
-          if (!active) touched_.push_back(t);
-          active = true;
+          if (!ch.active && shared_ == nullptr) touched_.push_back(t);
+          ch.active = true;
         } else {
-          active = false;  // a success ends the chain (having counted as a retry)
-          n = 0;
+          ch.active = false;  // a success ends the chain (having counted as a retry)
+          ch.n = 0;
         }
       }
       break;
@@ -305,11 +328,119 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
       break;
     }
     case K::no_duplicate:  // a: the steps repeating an earlier step binding nothing
-      buf_.insert(buf_.end(), a0, a1);
+      if (!ev.by_segment) {
+        buf_.insert(buf_.end(), a0, a1);
+      } else {  // those whose earlier step is in this segment
+        ev.prev.report(static_cast<std::size_t>(a0 - ev.a.data()), static_cast<std::size_t>(a1 - ev.a.data()),
+                       seg_start_, [&](std::size_t j) { buf_.push_back(ev.a[j]); });
+      }
       break;
     case K::retries:
-      break;  // never lazy (program.cpp classify_non_binding)
+      catch_up_retries(ev, from, to);
+      break;
   }
+}
+
+// Lazy `retries` over calls binding nothing in [from, to). On a tool its own calls touched
+// (`own`), the slice's chain runs on up to and including the first success binding nothing
+// in the range; after it, and on every other tool, the slice's chain is the log's from the
+// segment start on, so its retries past N are the log's `c` (NbEvents::retry_counts).
+// Cost: O(log) per own tool plus the log's retries in the range (the slice's witnesses,
+// and at most N+1 per tool more).
+void StatementMonitor::catch_up_retries(const NbEvents& ev, std::uint32_t from, std::uint32_t to) {
+  const std::uint64_t hi = spec_->hi;
+  bool synced = false;
+  for (std::uint32_t t : touched_) {
+    Chain& ch = chains_[t];
+    ch.sync = kNoId;
+    if (t >= ev.tools.size()) continue;
+    const NbEvents::ToolCalls& tc = ev.tools[t];
+    auto [c0, c1] = events(tc.calls, from, to);
+    if (c0 == c1) continue;
+    auto [o0, o1] = events(tc.ok, from, to);
+    const std::uint32_t* head_end = c1;
+    if (o0 != o1) {
+      ch.sync = *o0;
+      head_end = std::lower_bound(c0, c1, *o0) + 1;
+      synced = true;
+    }
+    // An active chain with n retries: the k-th call is one more; an inactive one starts at
+    // the first call (a failure, or the success that ends the head at once).
+    const std::uint64_t skip = ch.active ? (ch.n >= hi ? 0 : hi - ch.n) : (hi == ir::kUnbounded ? hi : hi + 1);
+    if (skip < static_cast<std::uint64_t>(head_end - c0)) buf_.insert(buf_.end(), c0 + skip, head_end);
+    if (o0 == o1) {  // all failures: the chain runs on
+      const auto m = static_cast<std::uint64_t>(c1 - c0);
+      if (ch.active) {
+        ch.n += m;
+      } else {
+        ch.active = true;
+        ch.n = m - 1;
+      }
+    }
+  }
+  auto [w0, w1] = events(ev.c, from, to);
+  for (const std::uint32_t* w = w0; w != w1; ++w) {
+    const std::size_t j = static_cast<std::size_t>(w - ev.c.data());
+    const std::uint32_t t = ev.retry[j].tool;
+    if (t < chains_.size() && chains_[t].own) {
+      if (chains_[t].sync != kNoId && *w > chains_[t].sync) buf_.push_back(*w);  // the log's chain again
+    } else if (ev.retry_counts(j, seg_start_, hi)) {
+      buf_.push_back(*w);
+    }
+  }
+  if (!synced) return;
+  // A success binding nothing reset these chains: the log's from here on.
+  std::size_t keep = 0;
+  for (std::uint32_t t : touched_) {
+    if (chains_[t].sync != kNoId) chains_[t] = Chain{};
+    else touched_[keep++] = t;
+  }
+  touched_.resize(keep);
+}
+
+void KeyPositions::clear() {
+  count_ = 0;
+  arena_.clear();
+  if (++gen_ == 0) {  // wrapped: old stamps could look occupied
+    for (Slot& s : slots_) s.gen = 0;
+    gen_ = 1;
+  }
+}
+
+std::size_t KeyPositions::find(std::string_view key, std::uint64_t h) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.gen != gen_) return i;
+    if (s.hash == h && s.len == key.size() && std::string_view(arena_).substr(s.off, s.len) == key) return i;
+  }
+}
+
+std::uint32_t KeyPositions::exchange(std::string_view key, std::uint32_t pos) {
+  if ((count_ + 1) * 2 > slots_.size()) {  // load factor <= 1/2
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    for (const Slot& s : old)
+      if (s.gen == gen_) {
+        std::size_t i = s.hash & (slots_.size() - 1);
+        while (slots_[i].gen == gen_) i = (i + 1) & (slots_.size() - 1);
+        slots_[i] = s;
+      }
+  }
+  const std::uint64_t h = std::hash<std::string_view>{}(key);
+  Slot& s = slots_[find(key, h)];
+  if (s.gen == gen_) return std::exchange(s.pos, pos);
+  s = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), gen_, pos};
+  arena_.append(key);
+  ++count_;
+  return kNoId;
+}
+
+std::uint32_t KeyPositions::get(std::string_view key) const {
+  if (slots_.empty()) return kNoId;
+  const Slot& s = slots_[find(key, std::hash<std::string_view>{}(key))];
+  return s.gen == gen_ ? s.pos : kNoId;
 }
 
 void ExpectClasses::reset(const Nfa* nfa) {

@@ -37,10 +37,11 @@ inline const std::uint32_t* lower_bound_from_back(const std::uint32_t* b, const 
 }
 
 // Lazy `no duplicate` (a free alternative beside the binder): the slices whose own steps
-// produced a (tool, arguments) key that no step binding nothing has had yet. The first step
-// binding nothing with that key repeats it in each of them, so it is handed to exactly those
-// slices once (cost: the witnesses), and the waiters are forgotten. A chained hash multimap
-// over pooled storage: no allocation per step once warm.
+// produced a (tool, arguments) key that no step binding nothing has had yet in their segment
+// (`seg`: the step that opened it). The first step binding nothing with that key repeats it
+// in each of them still in that segment, so it is handed to exactly those slices once (cost:
+// the witnesses), and the waiters are forgotten. A chained hash multimap over pooled
+// storage: no allocation per step once warm.
 class KeyWaiters {
  public:
   void clear() {
@@ -48,16 +49,16 @@ class KeyWaiters {
     arena_.clear();
     std::fill(heads_.begin(), heads_.end(), kNoId);
   }
-  void add(std::string_view key, std::uint32_t slice) {
+  void add(std::string_view key, std::uint32_t slice, std::uint32_t seg) {
     if (entries_.size() >= heads_.size()) rehash();
     const std::uint64_t h = std::hash<std::string_view>{}(key);
     std::uint32_t& head = heads_[h & (heads_.size() - 1)];
     entries_.push_back({h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), slice,
-                        head});
+                        seg, head});
     head = static_cast<std::uint32_t>(entries_.size() - 1);
     arena_.append(key);
   }
-  // Calls f(slice) for each slice waiting on `key`, and unlinks them.
+  // Calls f(slice, seg) for each slice waiting on `key`, and unlinks them.
   template <class F>
   void take(std::string_view key, F&& f) {
     if (heads_.empty()) return;
@@ -66,7 +67,7 @@ class KeyWaiters {
     while (*link != kNoId) {
       Entry& e = entries_[*link];
       if (e.hash == h && std::string_view(arena_).substr(e.off, e.len) == key) {
-        f(e.slice);
+        f(e.slice, e.seg);
         e.slice = kNoId;  // dead: left out of later rehashes
         *link = e.next;
       } else {
@@ -78,7 +79,7 @@ class KeyWaiters {
  private:
   struct Entry {
     std::uint64_t hash;
-    std::uint32_t off, len, slice, next;
+    std::uint32_t off, len, slice, seg, next;
   };
   void rehash() {
     heads_.assign(std::max<std::size_t>(16, heads_.size() * 2), kNoId);
@@ -95,6 +96,72 @@ class KeyWaiters {
   std::vector<std::uint32_t> heads_;
 };
 
+// Lazy `no duplicate` in scopes whose segments open at different steps per slice: the last
+// step binding nothing that had each key (open addressing over one arena; clear() is O(1)
+// and keeps capacity, so no allocation per step once warm).
+class KeyPositions {
+ public:
+  void clear();
+  // The position last stored for `key` (kNoId: none), replaced by `pos`.
+  std::uint32_t exchange(std::string_view key, std::uint32_t pos);
+  std::uint32_t get(std::string_view key) const;
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t off = 0, len = 0, gen = 0, pos = 0;  // occupied when gen == gen_
+  };
+  std::size_t find(std::string_view key, std::uint64_t h) const;
+  std::vector<Slot> slots_;
+  std::string arena_;
+  std::size_t count_ = 0;
+  std::uint32_t gen_ = 1;
+};
+
+// Reports the elements >= x of a range of an append-only array: maxima of aligned blocks of
+// 2^k elements, each computed once when its block completes (O(1) amortized per append); a
+// query splits the range into O(log n) complete blocks and descends only into blocks whose
+// maximum is >= x, so it costs O(log n) per element reported. Storage is reused.
+class RangeMax {
+ public:
+  void clear() {
+    for (auto& level : levels_) level.clear();
+  }
+  void push(std::uint32_t v) {
+    if (levels_.empty()) levels_.emplace_back();
+    levels_[0].push_back(v);
+    for (std::size_t k = 0; levels_[k].size() % 2 == 0; ++k) {
+      if (k + 1 == levels_.size()) levels_.emplace_back();
+      const std::vector<std::uint32_t>& l = levels_[k];
+      levels_[k + 1].push_back(std::max(l[l.size() - 2], l.back()));
+    }
+  }
+  std::uint32_t operator[](std::size_t j) const { return levels_[0][j]; }
+  // f(j) for each j in [lo, hi) whose value is >= x, in increasing j.
+  template <class F>
+  void report(std::size_t lo, std::size_t hi, std::uint32_t x, F&& f) const {
+    while (lo < hi) {
+      std::size_t k = 0;
+      while (k + 1 < levels_.size() && (lo & ((std::size_t(2) << k) - 1)) == 0 && lo + (std::size_t(2) << k) <= hi) ++k;
+      visit(k, lo >> k, x, f);
+      lo += std::size_t(1) << k;
+    }
+  }
+
+ private:
+  template <class F>
+  void visit(std::size_t k, std::size_t j, std::uint32_t x, F& f) const {
+    if (levels_[k][j] < x) return;
+    if (k == 0) {
+      f(j);
+      return;
+    }
+    visit(k - 1, 2 * j, x, f);
+    visit(k - 1, 2 * j + 1, x, f);
+  }
+  std::vector<std::vector<std::uint32_t>> levels_;
+};
+
 class ExpectClasses;
 struct NbEvents {
   std::vector<std::uint32_t> a, b;
@@ -109,6 +176,37 @@ struct NbEvents {
   // earlier one, witnesses in every slice), and the slices waiting on their own keys.
   KeySet keys;
   KeyWaiters waiters;
+  // `no duplicate` under after / between / after … until (`by_segment`): segments start at
+  // different steps per slice, so `a` holds every step binding nothing whose key an earlier
+  // one had, `prev` that earlier step (a slice's repeats are those with prev >= its segment
+  // start), and `last_at` each key's latest such step.
+  bool by_segment = false;
+  RangeMax prev;
+  KeyPositions last_at;
+  // `retries`: per tool id, the calls binding nothing that match P and the successful ones
+  // among them, and where the log's chain (over those calls only, from the trace start)
+  // began (a rank in `calls`). `c` holds the calls that are retries past N in the log's
+  // chain, `retry` where each sits: a slice's chain is the log's from its segment start
+  // on, except on the tools its own calls touched, until a success binding nothing.
+  struct ToolCalls {
+    std::vector<std::uint32_t> calls, ok;
+    std::uint32_t chain = 0;
+  };
+  struct Retry {
+    std::uint32_t tool, rank, chain;  // ranks in tools[tool].calls
+  };
+  std::vector<ToolCalls> tools;
+  std::vector<Retry> retry;
+  // Whether c[j] (retry[j]) is a retry past `hi` in a segment that opened at `seg_start`
+  // on a tool the segment's own calls did not touch: in the log's chain if that chain began
+  // in the segment, else counted from the segment's first call of the tool.
+  bool retry_counts(std::size_t j, std::uint32_t seg_start, std::uint64_t hi) const {
+    const Retry& w = retry[j];
+    const std::vector<std::uint32_t>& calls = tools[w.tool].calls;
+    if (calls[w.chain] >= seg_start) return true;
+    const auto first = static_cast<std::uint32_t>(std::lower_bound(calls.begin(), calls.end(), seg_start) - calls.begin());
+    return w.rank - first > hi;
+  }
   void clear() {
     keys.clear();
     waiters.clear();
@@ -117,6 +215,14 @@ struct NbEvents {
     c.clear();
     bits.clear();
     run = 0;
+    prev.clear();
+    last_at.clear();
+    for (ToolCalls& t : tools) {
+      t.calls.clear();
+      t.ok.clear();
+      t.chain = 0;
+    }
+    retry.clear();
   }
 };
 
@@ -168,7 +274,8 @@ class StatementMonitor {
  public:
   StatementMonitor(const StatementSpec& spec, const ProgramImpl& program);
 
-  void begin();
+  // A new segment, opened at step `at`.
+  void begin(std::uint32_t at = 0);
   void step(StepEval& ev);
   // Parametric rules (spec().nb == lazy): applies the steps binding nothing in [from, to),
   // all inside this segment, in one step: O(log events) plus the witnesses it adds.
@@ -180,8 +287,8 @@ class StatementMonitor {
   void join_class(ExpectClasses& classes) { node_ = classes.join(started_, cur_.data()); }
   // The segment's verdict; a violated segment appends its witnesses to `witnesses`.
   VerdictStatus finish(std::vector<std::uint32_t>& witnesses);
-  // Lazy `no duplicate`: the rule's log of steps binding nothing (set on bottom, copied
-  // into every slice); bottom then leaves those steps to the log.
+  // Lazy `no duplicate` / `retries`: the rule's log of steps binding nothing (set on bottom,
+  // copied into every slice); bottom then leaves those steps to the log.
   void share(const NbEvents* log) { shared_ = log; }
   // The canonical (tool, arguments) key of the current step (valid until the next call).
   std::string_view key_of(StepEval& ev) {
@@ -199,6 +306,7 @@ class StatementMonitor {
 
  private:
   void step_expect(StepEval& ev);
+  void catch_up_retries(const NbEvents& ev, std::uint32_t from, std::uint32_t to);
   void canonical_arguments(StepEval& ev);
   void canonical_value(simdjson::dom::element el);
 
@@ -212,9 +320,17 @@ class StatementMonitor {
   std::uint32_t nb_from_ = kNoId;
   std::uint64_t count_ = 0;
   std::vector<std::uint32_t> buf_;  // candidate witnesses of this segment
-  // retries: per local tool (chain active, retries so far), and the tools touched.
-  std::vector<std::pair<bool, std::uint64_t>> chains_;
+  // retries: per local tool the chain (active, retries so far); the tools touched (lazy: the
+  // tools whose chain is the slice's own, `own`, rather than the log's from seg_start_ on;
+  // `sync`: during catch_up, the first success binding nothing that ends that).
+  struct Chain {
+    bool active = false, own = false;
+    std::uint64_t n = 0;
+    std::uint32_t sync = kNoId;
+  };
+  std::vector<Chain> chains_;
   std::vector<std::uint32_t> touched_;
+  std::uint32_t seg_start_ = 0;  // the step that opened this segment
   // no duplicate: canonical (tool, arguments) keys seen in this segment.
   KeySet keys_;
   const NbEvents* shared_ = nullptr;

@@ -440,7 +440,6 @@ struct Builder {
   void classify_non_binding(RuleSpec& spec) const {
     if (spec.binders.empty()) return;
     using K = ir::StatementKind;
-    bool lazy = true;
     for (StatementSpec& st : spec.statements) {
       bool a = bind_only(st.a), b = bind_only(st.b);
       NbEffect e = NbEffect::lazy;
@@ -449,16 +448,17 @@ struct Builder {
         case K::requires_: case K::never_followed_by: case K::excludes:
           if (a && b) e = NbEffect::none;
           break;
-        // no duplicate with a free alternative, in a scope of one segment from step 0 (so
-        // every open slice shares bottom's segment): the free steps' keys are logged once per
-        // rule, and a slice's own keys wait for the first free step with that key (KeyWaiters).
-        // Other scopes and `retries` (per-tool chains) stay eager.
+        // no duplicate with a free alternative: the free steps' keys are logged once per rule
+        // (with the step that last had each key, where segments open per slice), and a
+        // slice's own keys wait for the first free step with that key (KeyWaiters).
         case K::no_duplicate:
           if (a) e = NbEffect::none;
-          else if (spec.scope != ir::ScopeKind::global && spec.scope != ir::ScopeKind::before) e = NbEffect::eager;
           break;
+        // retries with a free alternative: per tool, the free calls and successes are logged;
+        // a slice's chain is the log's except on the tools of its own calls, until a free
+        // success (StatementMonitor::catch_up_retries).
         case K::retries:
-          e = a ? NbEffect::none : NbEffect::eager;
+          if (a) e = NbEffect::none;
           break;
         // Adjacency and runs: only the first step of a missed range depends on the slice
         // (its flag / pending A / count); the rest is prefix data over the shared log.
@@ -471,9 +471,7 @@ struct Builder {
           break;
       }
       st.nb = e;
-      lazy = lazy && e != NbEffect::eager;
     }
-    spec.lazy = lazy;
   }
 
   void build() {
@@ -592,7 +590,7 @@ std::string ProgramImpl::dump_automaton() const {
     if (!s.binders.empty()) {
       out += fmt::format("  parametric ${}: one slice state per value bound by", s.variable);
       for (std::uint32_t b : s.binders) out += " " + pname(b);
-      out += s.lazy ? "; steps binding nothing: lazy\n" : "; steps binding nothing: fed to every slice\n";
+      out += "; steps binding nothing: logged once, slices catch up\n";
     }
     for (const StatementSpec& st : s.statements) {
       out += fmt::format("  statement \"{}\": {}", st.text, kind_name(st.kind));

@@ -47,12 +47,13 @@ struct PatternNode {
 // the step and the monitor's state. `none`: it never changes the monitor. `lazy`: the Checker
 // logs the step indices that matter (NbEvents, checker/monitor.hpp) once per rule, and a
 // slice applies a whole range of them in one summarised catch-up when it is next touched
-// (StatementMonitor::catch_up). `eager`: fed to every slice as it happens.
-enum class NbEffect : std::uint8_t { none, lazy, eager };
+// (StatementMonitor::catch_up). Every statement kind is one or the other: no step binding
+// nothing is ever fed to every live slice.
+enum class NbEffect : std::uint8_t { none, lazy };
 
 struct StatementSpec {
   ir::StatementKind kind = ir::StatementKind::forbid;
-  NbEffect nb = NbEffect::eager;
+  NbEffect nb = NbEffect::none;
   std::uint32_t a = kNoId, b = kNoId, ignoring = kNoId;  // compiled pattern ids
   std::uint64_t lo = 0, hi = ir::kUnbounded;
   std::uint32_t nfa = kNoId;  // index into ProgramImpl::nfas
@@ -66,9 +67,6 @@ struct RuleSpec {
   std::vector<StatementSpec> statements;
   std::string variable;                // parametric: the one `$name`, empty otherwise
   std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
-  // No statement's NbEffect is `eager`: a step binding nothing is fed to the bottom state
-  // only and logged; the slices catch up when touched (any scope).
-  bool lazy = false;
 };
 
 class ProgramImpl final : public Program {

@@ -236,6 +236,8 @@ struct DiffStats {
   int lazy_free_adjacent = 0, lazy_free_row = 0;
   // `no duplicate` with a free alternative (global / before: the log's keys and waiters).
   int lazy_free_nodup = 0;
+  // `retries` with a free alternative (per-tool logs of free calls and successes).
+  int lazy_free_retries = 0;
   int by_status[3] = {0, 0, 0};
 };
 
@@ -254,8 +256,9 @@ DiffStats run_differential(Gen& g, int modules) {
     auto program = g.b.compile(&diags, options);
     REQUIRE_MESSAGE(program != nullptr, "module " << m << " did not compile");
     for (const auto& spec : static_cast<const detail::ProgramImpl&>(*program).specs) {
-      st.lazy_rules += spec.lazy;
-      st.lazy_scoped += spec.lazy && spec.scope != ir::ScopeKind::global;
+      const bool lazy = !spec.binders.empty();  // every parametric rule is lazy
+      st.lazy_rules += lazy;
+      st.lazy_scoped += lazy && spec.scope != ir::ScopeKind::global;
       const auto& pats = static_cast<const detail::ProgramImpl&>(*program).patterns;
       std::function<bool(std::uint32_t)> bind_only = [&](std::uint32_t id) {
         if (id == detail::kNoId) return true;
@@ -263,12 +266,13 @@ DiffStats run_differential(Gen& g, int modules) {
         return n.binder || (n.kind == ir::Pattern::Kind::or_ && n.parametric && bind_only(n.a) && bind_only(n.b));
       };
       for (const auto& sts : spec.statements) {
-        st.lazy_expect += spec.lazy && (sts.kind == K::expect || sts.kind == K::expect_exactly);
+        st.lazy_expect += lazy && (sts.kind == K::expect || sts.kind == K::expect_exactly);
         const bool free_side = !bind_only(sts.a) || !bind_only(sts.b);
-        st.lazy_free_adjacent += spec.lazy && free_side &&
+        st.lazy_free_adjacent += lazy && free_side &&
                                  (sts.kind == K::immediately_precedes || sts.kind == K::immediately_followed_by);
-        st.lazy_free_row += spec.lazy && free_side && sts.kind == K::in_a_row;
-        st.lazy_free_nodup += spec.lazy && free_side && sts.kind == K::no_duplicate;
+        st.lazy_free_row += lazy && free_side && sts.kind == K::in_a_row;
+        st.lazy_free_nodup += lazy && free_side && sts.kind == K::no_duplicate;
+        st.lazy_free_retries += lazy && free_side && sts.kind == K::retries;
       }
     }
     Checker checker(program);
@@ -388,8 +392,8 @@ TEST_CASE("lazy scoped parametric slices agree with the reference") {
 
 // §5 lazy `no duplicate` with a free alternative: a call of the same tool and arguments may
 // bind a value or nothing depending on its outcome (`status` in the binder), so a slice's own
-// key is repeated by a step binding nothing (KeyWaiters) and the other way round, in global
-// and `before` rules (lazy) beside the other scopes (eager).
+// key is repeated by a step binding nothing (KeyWaiters) and the other way round, in every
+// scope (after / between / after … until: repeats searched by segment start).
 TEST_CASE("lazy no duplicate with a free alternative agrees with the reference") {
   std::uint64_t seed = 5151;
   int modules = 1500;
@@ -407,6 +411,28 @@ TEST_CASE("lazy no duplicate with a free alternative agrees with the reference")
   CHECK(st.parametric_entries > 500);
   MESSAGE("free-alternative no duplicate " << st.lazy_free_nodup << ", traces " << st.traces
                                            << ", violated bindings " << st.parametric_entries);
+}
+
+// §5 lazy `retries` with a free alternative, every scope: a call may bind a value or nothing
+// depending on its outcome (`status` in the binder), so a slice's chain on a tool mixes its
+// own calls and free ones, failed and successful.
+TEST_CASE("lazy retries with a free alternative agree with the reference") {
+  std::uint64_t seed = 6262;
+  int modules = 1500;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 5;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  Gen g(seed);
+  g.force_kind = static_cast<int>(K::retries);
+  g.param_percent = 90;
+  g.max_len = 40;
+  g.free_alt = 60;
+  g.status_binder = 50;
+  DiffStats st = run_differential(g, modules);
+  CHECK(st.mismatches == 0);
+  CHECK(st.lazy_free_retries > modules / 4);
+  CHECK(st.parametric_entries > 500);
+  MESSAGE("free-alternative retries " << st.lazy_free_retries << ", traces " << st.traces
+                                      << ", violated bindings " << st.parametric_entries);
 }
 
 // §4a all-of, built by subsets of elements done: large and nested groups against the
