@@ -259,7 +259,18 @@ if [[ $SKIP_SCALING != 1 ]]; then
         "$tc" check -r "$rules" -j 1 --quiet "$f"
     fi
   done
+  # One trace of N steps, N up to the longest of the series above (itself one trace): its time
+  # must grow in proportion to N (issue 7: no quadratic behaviour inside a trace).
   if ((has_check)); then
+    for s in $((scale_total / 8)) $((scale_total / 4)) $((scale_total / 2)) $scale_total; do
+      f=$data/single-$s.jsonl
+      ((s == scale_total)) && f=$data/steps-$s.jsonl
+      if [[ ! -s $f ]]; then
+        "$gen" long -o "$f" --steps "$s" --traces 1 --seed 13 2>/dev/null
+      fi
+      figure single "check-$s" "$(meta "$f")" $rule_count "$SCALING_RUNS" "0 1" /dev/null "one trace of $s steps" -- \
+        "$tc" check -r "$rules" -j 1 --quiet "$f"
+    done
     for r in $rule_counts; do
       rf=$data/rules-$r.rules
       "$gen" rules -o "$rf" --count "$r" --seed 17  # cheap: always current with the generator
