@@ -398,51 +398,6 @@ void StatementMonitor::catch_up_retries(const NbEvents& ev, std::uint32_t from, 
   touched_.resize(keep);
 }
 
-void KeyPositions::clear() {
-  count_ = 0;
-  arena_.clear();
-  if (++gen_ == 0) {  // wrapped: old stamps could look occupied
-    for (Slot& s : slots_) s.gen = 0;
-    gen_ = 1;
-  }
-}
-
-std::size_t KeyPositions::find(std::string_view key, std::uint64_t h) const {
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-    const Slot& s = slots_[i];
-    if (s.gen != gen_) return i;
-    if (s.hash == h && s.len == key.size() && std::string_view(arena_).substr(s.off, s.len) == key) return i;
-  }
-}
-
-std::uint32_t KeyPositions::exchange(std::string_view key, std::uint32_t pos) {
-  if ((count_ + 1) * 2 > slots_.size()) {  // load factor <= 1/2
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
-    for (const Slot& s : old)
-      if (s.gen == gen_) {
-        std::size_t i = s.hash & (slots_.size() - 1);
-        while (slots_[i].gen == gen_) i = (i + 1) & (slots_.size() - 1);
-        slots_[i] = s;
-      }
-  }
-  const std::uint64_t h = std::hash<std::string_view>{}(key);
-  Slot& s = slots_[find(key, h)];
-  if (s.gen == gen_) return std::exchange(s.pos, pos);
-  s = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), gen_, pos};
-  arena_.append(key);
-  ++count_;
-  return kNoId;
-}
-
-std::uint32_t KeyPositions::get(std::string_view key) const {
-  if (slots_.empty()) return kNoId;
-  const Slot& s = slots_[find(key, std::hash<std::string_view>{}(key))];
-  return s.gen == gen_ ? s.pos : kNoId;
-}
-
 void ExpectClasses::reset(const Nfa* nfa) {
   nfa_ = nfa;
   words_ = nfa != nullptr ? nfa->words : 0;

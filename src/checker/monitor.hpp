@@ -96,28 +96,6 @@ class KeyWaiters {
   std::vector<std::uint32_t> heads_;
 };
 
-// Lazy `no duplicate` in scopes whose segments open at different steps per slice: the last
-// step binding nothing that had each key (open addressing over one arena; clear() is O(1)
-// and keeps capacity, so no allocation per step once warm).
-class KeyPositions {
- public:
-  void clear();
-  // The position last stored for `key` (kNoId: none), replaced by `pos`.
-  std::uint32_t exchange(std::string_view key, std::uint32_t pos);
-  std::uint32_t get(std::string_view key) const;
-
- private:
-  struct Slot {
-    std::uint64_t hash = 0;
-    std::uint32_t off = 0, len = 0, gen = 0, pos = 0;  // occupied when gen == gen_
-  };
-  std::size_t find(std::string_view key, std::uint64_t h) const;
-  std::vector<Slot> slots_;
-  std::string arena_;
-  std::size_t count_ = 0;
-  std::uint32_t gen_ = 1;
-};
-
 // Reports the elements >= x of a range of an append-only array: maxima of aligned blocks of
 // 2^k elements, each computed once when its block completes (O(1) amortized per append); a
 // query splits the range into O(log n) complete blocks and descends only into blocks whose
@@ -182,7 +160,7 @@ struct NbEvents {
   // start), and `last_at` each key's latest such step.
   bool by_segment = false;
   RangeMax prev;
-  KeyPositions last_at;
+  KeySet last_at;  // per key, the last step binding nothing that had it
   // `retries`: per tool id, the calls binding nothing that match P and the successful ones
   // among them, and where the log's chain (over those calls only, from the trace start)
   // began (a rank in `calls`). `c` holds the calls that are retries past N in the log's

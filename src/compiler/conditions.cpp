@@ -133,15 +133,37 @@ void KeySet::grow() {
     }
 }
 
-bool KeySet::insert(std::string_view key) {
+KeySet::Slot& KeySet::slot_for_insert(std::string_view key, bool* added) {
   if ((count_ + 1) * 2 > slots_.size()) grow();  // load factor <= 1/2
   std::uint64_t h = std::hash<std::string_view>{}(key);
-  std::size_t i = find_slot(key, h);
-  if (slots_[i].gen == gen_) return false;
-  slots_[i] = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), gen_};
-  arena_.append(key);
-  ++count_;
-  return true;
+  Slot& s = slots_[find_slot(key, h)];
+  *added = s.gen != gen_;
+  if (*added) {
+    s = Slot{h, static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(key.size()), gen_, 0};
+    arena_.append(key);
+    ++count_;
+  }
+  return s;
+}
+
+bool KeySet::insert(std::string_view key) {
+  bool added = false;
+  slot_for_insert(key, &added);
+  return added;
+}
+
+std::uint32_t KeySet::exchange(std::string_view key, std::uint32_t value) {
+  bool added = false;
+  Slot& s = slot_for_insert(key, &added);
+  const std::uint32_t before = added ? kNoId : s.value;
+  s.value = value;
+  return before;
+}
+
+std::uint32_t KeySet::get(std::string_view key) const {
+  if (slots_.empty()) return kNoId;
+  const Slot& s = slots_[find_slot(key, std::hash<std::string_view>{}(key))];
+  return s.gen == gen_ ? s.value : kNoId;
 }
 
 bool KeySet::contains(std::string_view key) const {

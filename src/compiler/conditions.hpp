@@ -68,15 +68,20 @@ bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.
 bool contains_value(const Value& x, const Value& y);
 
-// A set of byte strings in one arena with open addressing: no allocation per insert,
-// and clear() is O(1) (a generation bump) while keeping every buffer's capacity. Used for
-// the canonical keys of `no duplicate` and the leaves of `seen()`.
+// A set of byte strings in one arena with open addressing, each key with a 32-bit value:
+// no allocation per insert, and clear() is O(1) (a generation bump) while keeping every
+// buffer's capacity. Used for the canonical keys of `no duplicate`, the leaves of `seen()`
+// and, with values, the last step that had each key (lazy parametric `no duplicate`).
 class KeySet {
  public:
   void clear();
-  // True when `key` was not in the set (it is then added).
+  // True when `key` was not in the set (it is then added, with value 0).
   bool insert(std::string_view key);
   bool contains(std::string_view key) const;
+  // The value stored for `key` (kNoId when absent), replaced by `value` (added if absent).
+  std::uint32_t exchange(std::string_view key, std::uint32_t value);
+  // The value stored for `key`; kNoId when absent.
+  std::uint32_t get(std::string_view key) const;
   std::size_t size() const { return count_; }
 
  private:
@@ -84,7 +89,9 @@ class KeySet {
     std::uint64_t hash = 0;
     std::uint32_t off = 0, len = 0;
     std::uint32_t gen = 0;  // occupied when == gen_
+    std::uint32_t value = 0;
   };
+  Slot& slot_for_insert(std::string_view key, bool* added);
   std::size_t find_slot(std::string_view key, std::uint64_t h) const;
   void grow();
   std::vector<Slot> slots_;
