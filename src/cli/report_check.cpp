@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -145,48 +146,60 @@ std::string truncate_utf8(std::string_view s, std::size_t max) {
 }
 
 namespace {
-// One line of text, however the message was written.
-std::string one_line(std::string_view s, std::size_t max) {
-  std::string flat;
-  flat.reserve(std::min(s.size(), max + 8));
+// Appends one line of text, however the message was written: blanks trimmed and runs of them
+// made one space; when that is longer than `max` bytes, its first `max` (cut back to a UTF-8
+// boundary) and "…".
+void append_one_line(std::string& out, std::string_view s, std::size_t max) {
+  const std::size_t start = out.size();
   bool space = false;
   for (char c : s) {
     if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-      space = !flat.empty();
+      space = out.size() > start;
       continue;
     }
-    if (space) flat += ' ';
+    if (space) out += ' ';
     space = false;
-    flat += c;
-    if (flat.size() > max + 4) break;
+    out += c;
+    if (out.size() - start > max) break;  // one byte past `max` decides the cut
   }
-  return truncate_utf8(flat, max);
+  if (out.size() - start <= max) return;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(out[start + cut]) & 0xC0) == 0x80) --cut;
+  out.resize(start + cut);
+  out += "…";
 }
 }  // namespace
 
-std::string describe_step(const Trajectory& t, std::uint32_t index, std::size_t max_bytes) {
-  if (index >= t.steps().size()) return "(end of trace)";
+void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std::size_t max_bytes) {
+  if (index >= t.steps().size()) {
+    out += "(end of trace)";
+    return;
+  }
   const Step& s = t.steps()[index];
-  std::string out;
   if (s.type == StepType::tool_call) {
-    out = std::string(t.tool_name(s));
+    out += t.tool_name(s);
     if (!s.arguments.empty()) {
       out += ' ';
-      out += one_line(t.text(s.arguments), max_bytes);
+      append_one_line(out, t.text(s.arguments), max_bytes);
     }
     if (s.status == StepStatus::error) out += " -> error";
-    return out;
+    return;
   }
-  out = s.type == StepType::other ? std::string(t.text(s.type_name)) : std::string(to_string(s.type));
+  out += s.type == StepType::other ? t.text(s.type_name) : to_string(s.type);
   if (!s.content.empty()) {
-    std::string q;
-    append_json_string(q, one_line(t.text(s.content), max_bytes));
+    std::string line;
+    append_one_line(line, t.text(s.content), max_bytes);
     out += ' ';
-    out += q;
+    append_json_string(out, line);
   } else if (!s.extra.empty()) {
     out += ' ';
-    out += one_line(t.text(s.extra), max_bytes);
+    append_one_line(out, t.text(s.extra), max_bytes);
   }
+}
+
+std::string describe_step(const Trajectory& t, std::uint32_t index, std::size_t max_bytes) {
+  std::string out;
+  append_step(out, t, index, max_bytes);
   return out;
 }
 
@@ -227,9 +240,8 @@ void CheckReporter::trace_text(const Trajectory& t,
                                const std::vector<std::vector<RuleResult>>& results, bool failed,
                                std::string& out) const {
   const bool c = options_.color;
-  std::string id(t.trace_id());
-  out += fmt::format("{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
-                     c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", id,
+  fmt::format_to(std::back_inserter(out), "{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
+                     c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", t.trace_id(),
                      c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
                      t.steps().size() == 1 ? "" : "s", c ? kReset : "");
   // Results of one rule are adjacent (rules-file order), so capping counts a run.
@@ -237,7 +249,7 @@ void CheckReporter::trace_text(const Trajectory& t,
   std::size_t run_count = 0;
   auto flush_run = [&] {
     if (run_count > kMaxResultsPerRule)
-      out += fmt::format("    … and {} more violations of this rule (other bindings)\n",
+      fmt::format_to(std::back_inserter(out), "    … and {} more violations of this rule (other bindings)\n",
                          run_count - kMaxResultsPerRule);
   };
   for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
@@ -249,21 +261,21 @@ void CheckReporter::trace_text(const Trajectory& t,
     }
     if (++run_count > kMaxResultsPerRule) return;
     const RuleInfo& info = *rules_.rules[g].info;
-    out += fmt::format("  {}{}{} {}{}", c ? severity_color(info.severity) : "",
+    fmt::format_to(std::back_inserter(out), "  {}{}{} {}{}", c ? severity_color(info.severity) : "",
                        to_string(info.severity), c ? kReset : "", c ? kBold : "", info.name);
     if (c) out += kReset;
     if (!r.binding.empty()) {
       out += " [";
       for (std::size_t i = 0; i < r.binding.size(); ++i) {
         if (i) out += ", ";
-        out += fmt::format("${}={}", r.binding[i].first, r.binding[i].second);
+        fmt::format_to(std::back_inserter(out), "${}={}", r.binding[i].first, r.binding[i].second);
       }
       out += ']';
     }
-    if (!info.message.empty()) out += fmt::format(": {}", info.message);
-    out += fmt::format("  {}{}{}\n", c ? kDim : "", info.location, c ? kReset : "");
+    if (!info.message.empty()) fmt::format_to(std::back_inserter(out), ": {}", info.message);
+    fmt::format_to(std::back_inserter(out), "  {}{}{}\n", c ? kDim : "", info.location, c ? kReset : "");
     if (r.steps.empty()) {
-      out += fmt::format("      at end of trace ({} step{})\n", t.steps().size(),
+      fmt::format_to(std::back_inserter(out), "      at end of trace ({} step{})\n", t.steps().size(),
                          t.steps().size() == 1 ? "" : "s");
       return;
     }
@@ -274,11 +286,15 @@ void CheckReporter::trace_text(const Trajectory& t,
       // The step before gives context (what the agent had just done or been told).
       if (s > 0 && (first || s - 1 >= shown_until) &&
           !(w > 0 && r.steps[w - 1] == s - 1)) {
-        out += fmt::format("      {}#{} {}{}\n", c ? kDim : "", s - 1, describe_step(t, s - 1),
-                           c ? kReset : "");
+        fmt::format_to(std::back_inserter(out), "      {}#{} ", c ? kDim : "", s - 1);
+        append_step(out, t, s - 1);
+        out += c ? kReset : "";
+        out += '\n';
       }
-      out += fmt::format("    {}> #{} {}{}\n", c ? kBold : "", s, describe_step(t, s),
-                         c ? kReset : "");
+      fmt::format_to(std::back_inserter(out), "    {}> #{} ", c ? kBold : "", s);
+      append_step(out, t, s);
+      out += c ? kReset : "";
+      out += '\n';
       shown_until = s + 1;
       first = false;
     }
@@ -288,7 +304,7 @@ void CheckReporter::trace_text(const Trajectory& t,
       for (std::size_t w = kMaxWitnesses; w < r.steps.size() && listed < 8; ++w, ++listed)
         rest += fmt::format("{}#{}", listed ? ", " : "", r.steps[w]);
       if (r.steps.size() - kMaxWitnesses > 8) rest += ", …";
-      out += fmt::format("    … and {} more ({})\n", r.steps.size() - kMaxWitnesses, rest);
+      fmt::format_to(std::back_inserter(out), "    … and {} more ({})\n", r.steps.size() - kMaxWitnesses, rest);
     }
   });
   flush_run();
@@ -297,7 +313,7 @@ void CheckReporter::trace_text(const Trajectory& t,
   for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
     if (r.bindings_dropped == 0 || g == noted) return;
     noted = g;
-    out += fmt::format("  note: {}: {} binding{} of values past the bindings limit not checked\n",
+    fmt::format_to(std::back_inserter(out), "  note: {}: {} binding{} of values past the bindings limit not checked\n",
                        rules_.rules[g].info->name, r.bindings_dropped, r.bindings_dropped == 1 ? "" : "s");
   });
 }

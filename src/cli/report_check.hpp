@@ -132,5 +132,7 @@ std::string truncate_utf8(std::string_view s, std::size_t max);
 // Text shown for one step in reports: `refund_order {"order_id":"ord_1"}`,
 // `user_message "yes, go ahead"`.
 std::string describe_step(const Trajectory& t, std::uint32_t index, std::size_t max_bytes = 100);
+// The same, appended to `out` (no temporary string).
+void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std::size_t max_bytes = 100);
 
 }  // namespace trajcheck::cli

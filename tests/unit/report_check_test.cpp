@@ -44,6 +44,20 @@ TEST_CASE("describe_step shows tool calls with arguments and messages on one lin
   CHECK(describe_step(t, 0, 5) == "refund_order {\"ord… -> error");
 }
 
+TEST_CASE("describe_step cuts long text at a character boundary after folding blanks") {
+  ToolTable tools;
+  Trajectory t(&tools);
+  Step& msg = t.add_step(StepType::user_message);
+  msg.content = t.store("  ab \n\t cd\xc3\xa9" "f  ");  // folds to "ab cdéf" (8 bytes)
+  CHECK(describe_step(t, 0, 8) == "user_message \"ab cd\xc3\xa9" "f\"");
+  CHECK(describe_step(t, 0, 7) == "user_message \"ab cd\xc3\xa9…\"");
+  CHECK(describe_step(t, 0, 6) == "user_message \"ab cd…\"");  // é would be cut in half
+  CHECK(describe_step(t, 0, 3) == "user_message \"ab …\"");    // the folded space counts
+  std::string out = "x:";
+  append_step(out, t, 0, 2);
+  CHECK(out == "x:user_message \"ab…\"");
+}
+
 TEST_CASE("check formats by name") {
   CheckFormat f = CheckFormat::text;
   CHECK(parse_check_format("junit", &f));
