@@ -164,6 +164,23 @@ ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::v
   return score_canonical(act, exp, path);
 }
 
+namespace {
+// Counting sort of the indices i (with keep(i)) of `ids` by id (< n), in order: the members of
+// id k are group[start[k] .. start[k + 1]). `fill` is scratch.
+template <class Keep>
+void group_by_name(const std::vector<std::uint32_t>& ids, std::size_t n, Keep keep, std::vector<std::uint32_t>& start,
+                   std::vector<std::uint32_t>& group, std::vector<std::uint32_t>& fill) {
+  start.assign(n + 1, 0);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (keep(i)) ++start[ids[i] + 1];
+  for (std::size_t k = 0; k < n; ++k) start[k + 1] += start[k];
+  group.resize(start[n]);
+  fill.assign(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (keep(i)) group[fill[ids[i]]++] = static_cast<std::uint32_t>(i);
+}
+}  // namespace
+
 ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const std::vector<Call>& exp,
                                           const metrics::PathOrdering* path) {
   using namespace metrics;
@@ -348,12 +365,7 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   // The actual calls of each name, in order (one counting sort): without a PATH only calls
   // of the same name can pair, so each expected call looks at those alone.
   const std::size_t nn = names.size();
-  group_start_a.assign(nn + 1, 0);
-  for (std::size_t j = 0; j < na; ++j) ++group_start_a[aid[j] + 1];
-  for (std::size_t k = 0; k < nn; ++k) group_start_a[k + 1] += group_start_a[k];
-  group_a.resize(na);
-  fill_a.assign(group_start_a.begin(), group_start_a.end() - 1);
-  for (std::size_t j = 0; j < na; ++j) group_a[fill_a[aid[j]]++] = static_cast<std::uint32_t>(j);
+  group_by_name(aid, nn, [](std::size_t) { return true; }, group_start_a, group_a, fill);
   adj.assign(ne * na, 0);
   for (std::size_t i = 0; i < ne; ++i) {
     // An expected call that carries no arguments (a list of names, a PATH) constrains names only.
@@ -403,14 +415,7 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
     std::uint32_t pairs = 0, exact = 0;
     // The expected calls with arguments of each name, in order (the actual ones are
     // grouped above): one counting sort instead of a scan of both sides per name.
-    group_start_e.assign(nn + 1, 0);
-    for (std::size_t i = 0; i < ne; ++i)
-      if (exp[i].has_args) ++group_start_e[eid[i] + 1];
-    for (std::size_t k = 0; k < nn; ++k) group_start_e[k + 1] += group_start_e[k];
-    group_e.resize(group_start_e[nn]);
-    fill_e.assign(group_start_e.begin(), group_start_e.end() - 1);
-    for (std::size_t i = 0; i < ne; ++i)
-      if (exp[i].has_args) group_e[fill_e[eid[i]]++] = static_cast<std::uint32_t>(i);
+    group_by_name(eid, nn, [&](std::size_t i) { return exp[i].has_args; }, group_start_e, group_e, fill);
     for (std::size_t k = 0; k < nn; ++k) {
       const std::span<const std::uint32_t> es(group_e.data() + group_start_e[k], group_start_e[k + 1] - group_start_e[k]);
       if (es.empty()) continue;

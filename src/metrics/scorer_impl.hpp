@@ -53,7 +53,7 @@ struct Scorer::Impl {
   std::vector<std::string_view> names;
   std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
   std::vector<std::uint32_t> unit_end, swap_bound;
-  std::vector<std::uint32_t> group_start_e, group_start_a, fill_e, fill_a;
+  std::vector<std::uint32_t> group_start_e, group_start_a, fill;
   std::vector<metrics::CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
   metrics::BipartiteMatcher block_matcher;
