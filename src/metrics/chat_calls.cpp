@@ -29,16 +29,7 @@ bool validate(od::value v, int depth) {
       if (depth >= kMaxDepth) return false;
       od::object o;
       if (v.get_object().get(o)) return false;
-      for (auto fr : o) {
-        od::field f;
-        if (std::move(fr).get(f)) return false;
-        if (!detail::canonical_string_size(f.key().raw() - 1)) {
-          std::string_view key;
-          if (!field_key(f, &key)) return false;
-        }
-        if (!validate(f.value(), depth + 1)) return false;
-      }
-      return true;
+      return for_members(o, [&](std::string_view, bool, od::value mv) { return validate(mv, depth + 1); });
     }
     case od::json_type::array: {
       if (depth >= kMaxDepth) return false;
@@ -316,23 +307,17 @@ bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call
   od::object o;
   if (side.get_object().get(o)) return false;
   bool has_messages = false;
-  for (auto fr : o) {
-    od::field f;
-    if (std::move(fr).get(f)) return false;
-    std::string_view key;
-    if (!field_key(f, &key)) return false;
-    if (key == "steps" || key == "resourceSpans") return false;
-    if (key == "messages" || key == "traj") {
-      if (has_messages) return false;
-      has_messages = true;
-      od::array a;
-      if (f.value().get_array().get(a)) return false;
-      if (!read_messages(a, canon, calls, args)) return false;
-      continue;
-    }
-    if (!validate(f.value(), 1)) return false;
-  }
-  return has_messages;
+  return for_members(o, [&](std::string_view key, bool, od::value v) {
+           if (key == "steps" || key == "resourceSpans") return false;
+           if (key == "messages" || key == "traj") {
+             if (has_messages) return false;
+             has_messages = true;
+             od::array a;
+             return !v.get_array().get(a) && read_messages(a, canon, calls, args);
+           }
+           return validate(v, 1);
+         }) &&
+         has_messages;
 }
 
 bool ChatCallReader::read_messages(od::array messages, ArgCanon& canon, std::vector<Call>& calls,
@@ -356,12 +341,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
   std::string_view role_name, result_name;
   std::string_view result_id;
   bool has_role = false, bad_tool_field = false, has_name = false;
-  for (auto fr : m) {
-    od::field f;
-    if (std::move(fr).get(f)) return false;
-    std::string_view key;
-    if (!field_key(f, &key)) return false;
-    od::value v = f.value();
+  const bool members_ok = for_members(m, [&](std::string_view key, bool, od::value v) {
     if (key == "role") {
       if (has_role || !get_string(v, &role_name)) return false;
       has_role = true;
@@ -391,7 +371,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     } else if (key == "tool_calls") {
       bool null = false;
       if (!is_null(v, &null)) return false;
-      if (null) continue;
+      if (null) return true;
       od::array a;
       if (v.get_array().get(a)) return false;
       for (auto element : a) {
@@ -437,8 +417,9 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     } else {
       if (!validate(v, 1)) return false;
     }
-  }
-  if (!has_role || role_name.empty()) return false;
+    return true;
+  });
+  if (!members_ok || !has_role || role_name.empty()) return false;
   Role role = detail::classify_chat_role(role_name);
   if (role == Role::system) return true;
   if (role == Role::tool) {
@@ -484,12 +465,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
   bool args_memo = false;
   std::string_view text, args_raw;
   std::size_t args_hash = 0;
-  for (auto fr : o) {
-    od::field f;
-    if (std::move(fr).get(f)) return false;
-    std::string_view key;
-    if (!field_key(f, &key)) return false;
-    od::value v = f.value();
+  const bool members_ok = for_members(o, [&](std::string_view key, bool, od::value v) {
     if (key == "id") {
       std::string_view id;
       if (has_id || !get_id(v, &id)) return false;
@@ -502,12 +478,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
       od::object fo;
       if (has_function || v.get_object().get(fo)) return false;
       has_function = true;
-      for (auto ffr : fo) {
-        od::field ff;
-        if (std::move(ffr).get(ff)) return false;
-        std::string_view fkey;
-        if (!field_key(ff, &fkey)) return false;
-        od::value fv = ff.value();
+      return for_members(fo, [&](std::string_view fkey, bool, od::value fv) {
         if (fkey == "name") {
           std::string_view raw;
           if (has_name || !get_string(fv, &raw)) return false;
@@ -541,14 +512,16 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
         } else if (!validate(fv, 2)) {
           return false;
         }
-      }
+        return true;
+      });
     } else {
       bool null = false;
       if (!is_null(v, &null)) return false;
       if (!null && !validate(v, 1)) return false;
     }
-  }
-  if (!has_name) return false;
+    return true;
+  });
+  if (!members_ok || !has_name) return false;
   p.has_args = args_text || args_value;
   if (args_text) {
     if (!args_memo) {

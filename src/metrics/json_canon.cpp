@@ -182,6 +182,15 @@ constexpr int kMaxOdDepth = 64;
 namespace od = simdjson::ondemand;
 }  // namespace
 
+bool ArgCanon::collect_members(od::object o, std::vector<Member>& members, std::string& values, int depth) {
+  return for_members(o, [&](std::string_view key, bool plain, od::value v) {
+    const std::size_t off = values.size();
+    if (!canon_od(v, values, depth)) return false;
+    members.push_back({key, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(values.size() - off), plain});
+    return true;
+  });
+}
+
 bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
   od::json_type type;
   if (v.type().get(type)) return false;
@@ -195,17 +204,8 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
       Level& l = levels_[depth];
       l.members.clear();
       l.values.clear();
-      for (auto fr : o) {
-        od::field f;
-        if (std::move(fr).get(f)) return false;
-        std::string_view key;
-        bool plain = false;
-        if (!field_key(f, &key, &plain)) return false;
-        // Member values go to this level's buffer; objects inside them use deeper levels.
-        std::size_t off = l.values.size();
-        if (!canon_od(f.value(), l.values, depth + 1)) return false;
-        l.members.push_back({key, static_cast<std::uint32_t>(off), static_cast<std::uint32_t>(l.values.size() - off), plain});
-      }
+      // Member values go to this level's buffer; objects inside them use deeper levels.
+      if (!collect_members(o, l.members, l.values, depth + 1)) return false;
       std::stable_sort(l.members.begin(), l.members.end(),
                        [](const Member& x, const Member& y) { return x.key < y.key; });
       out += '{';
@@ -280,17 +280,7 @@ bool ArgCanon::add_object(od::object o, CanonArgs* out) {
   if (levels_.capacity() < kMaxOdDepth + 1) levels_.reserve(kMaxOdDepth + 1);
   sort_buf_.clear();
   scratch_.clear();
-  for (auto fr : o) {
-    od::field f;
-    if (std::move(fr).get(f)) return false;
-    std::string_view key;
-    bool plain = false;
-    if (!field_key(f, &key, &plain)) return false;
-    std::size_t off = scratch_.size();
-    if (!canon_od(f.value(), scratch_, 1)) return false;
-    sort_buf_.push_back({key, static_cast<std::uint32_t>(off),
-                         static_cast<std::uint32_t>(scratch_.size() - off), plain});
-  }
+  if (!collect_members(o, sort_buf_, scratch_, 1)) return false;
   write_members(a);
   *out = a;
   return true;

@@ -80,6 +80,9 @@ class ArgCanon {
       append_json_string(out, m.key);
     }
   }
+  // Appends each member of `o` to `members`, its canonical value (nesting `depth`) to `values`.
+  bool collect_members(simdjson::ondemand::object o, std::vector<Member>& members, std::string& values,
+                       int depth);
   std::vector<Member> sort_buf_;
   // Per nesting level below the top: members and their canonical values (reused).
   struct Level {
@@ -170,6 +173,21 @@ inline bool field_key(simdjson::ondemand::field& f, std::string_view* key, bool*
   }
   if (plain) *plain = false;
   return !f.unescaped_key().get(*key);
+}
+
+// Calls f(key, plain, value) for each member of `o` (key unescaped; `plain`: it needed no
+// unescaping) until f returns false. False when f did or the object is not valid JSON.
+template <class F>
+bool for_members(simdjson::ondemand::object o, F&& f) {
+  for (auto member : o) {
+    simdjson::ondemand::field field;
+    if (std::move(member).get(field)) return false;
+    std::string_view key;
+    bool plain = false;
+    if (!field_key(field, &key, &plain)) return false;
+    if (!f(key, plain, field.value())) return false;
+  }
+  return true;
 }
 
 }  // namespace trajcheck::metrics
