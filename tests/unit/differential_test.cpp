@@ -241,6 +241,14 @@ struct DiffStats {
   int by_status[3] = {0, 0, 0};
 };
 
+// A case's generator seed and number of modules; TRAJCHECK_DIFF_SEED (plus the case's own
+// offset, so cases stay apart) and TRAJCHECK_DIFF_MODULES override them for longer soak runs.
+std::pair<std::uint64_t, int> soak(std::uint64_t seed, int modules, int offset) {
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + offset;
+  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  return {seed, modules};
+}
+
 DiffStats run_differential(Gen& g, int modules) {
   DiffStats st;
   TraceBuilder t;
@@ -313,10 +321,7 @@ DiffStats run_differential(Gen& g, int modules) {
 
 TEST_CASE("compiled checker agrees with the reference on random rules and traces") {
   // Defaults are fixed (deterministic CI); the environment can widen a local search.
-  std::uint64_t seed = 20261130;
-  int modules = 4000;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10);
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  const auto [seed, modules] = soak(20261130, 4000, 0);
   Gen g(seed);
   if (const char* e = std::getenv("TRAJCHECK_DIFF_MAXLEN")) g.max_len = std::atoi(e);
   DiffStats st = run_differential(g, modules);
@@ -337,10 +342,7 @@ TEST_CASE("compiled checker agrees with the reference on random rules and traces
 // §5 lazy path: global parametric rules over longer traces, where most slices miss many
 // steps binding nothing and must catch up exactly (adjacency breaks, a free A or B).
 TEST_CASE("lazy parametric slices agree with the reference") {
-  std::uint64_t seed = 777;
-  int modules = 3000;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 1;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  const auto [seed, modules] = soak(777, 3000, 1);
   Gen g(seed);
   g.global_only = true;
   g.param_percent = 90;
@@ -366,10 +368,7 @@ TEST_CASE("lazy parametric slices agree with the reference") {
 // free sides of precedes / followed by / never followed by / excludes / requires, counts
 // with a free alternative, and `expect` beside a binder (state classes).
 TEST_CASE("lazy scoped parametric slices agree with the reference") {
-  std::uint64_t seed = 9090;
-  int modules = 3000;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 3;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  const auto [seed, modules] = soak(9090, 3000, 3);
   Gen g(seed);
   g.scoped_only = true;
   g.param_percent = 90;
@@ -395,10 +394,7 @@ TEST_CASE("lazy scoped parametric slices agree with the reference") {
 // key is repeated by a step binding nothing (KeyWaiters) and the other way round, in every
 // scope (after / between / after … until: repeats searched by segment start).
 TEST_CASE("lazy no duplicate with a free alternative agrees with the reference") {
-  std::uint64_t seed = 5151;
-  int modules = 1500;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 4;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  const auto [seed, modules] = soak(5151, 1500, 4);
   Gen g(seed);
   g.force_kind = static_cast<int>(K::no_duplicate);
   g.param_percent = 90;
@@ -417,10 +413,7 @@ TEST_CASE("lazy no duplicate with a free alternative agrees with the reference")
 // depending on its outcome (`status` in the binder), so a slice's chain on a tool mixes its
 // own calls and free ones, failed and successful.
 TEST_CASE("lazy retries with a free alternative agree with the reference") {
-  std::uint64_t seed = 6262;
-  int modules = 1500;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 5;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  const auto [seed, modules] = soak(6262, 1500, 5);
   Gen g(seed);
   g.force_kind = static_cast<int>(K::retries);
   g.param_percent = 90;
@@ -438,10 +431,7 @@ TEST_CASE("lazy retries with a free alternative agree with the reference") {
 // §4a all-of, built by subsets of elements done: large and nested groups against the
 // reference's direct matching (which never builds an automaton).
 TEST_CASE("large and nested all-of groups agree with the reference") {
-  std::uint64_t seed = 4242;
-  int modules = 1500;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_SEED")) seed = std::strtoull(e, nullptr, 10) + 2;
-  if (const char* e = std::getenv("TRAJCHECK_DIFF_MODULES")) modules = std::atoi(e);
+  const auto [seed, modules] = soak(4242, 1500, 2);
   Gen g(seed);
   g.big_groups = true;
   g.param_percent = 0;
