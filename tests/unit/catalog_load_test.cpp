@@ -6,31 +6,17 @@
 #include <string>
 
 #include "trajcheck/catalog.hpp"
+#include "unit/catalog_test_util.hpp"
 
 using namespace trajcheck;
+using trajcheck::test::check;
+using trajcheck::test::schema;
 
 namespace {
 
 std::string located(const CatalogLoad& c) { return format_diagnostics(c.source, c.diagnostics); }
 
 CatalogLoad parse(const std::string& text) { return parse_catalog(Source("c.json", text)); }
-
-std::shared_ptr<const SchemaValidator> schema(const std::string& text) {
-  std::string error;
-  auto v = SchemaValidator::compile(text, SchemaDraft::draft7, &error);
-  REQUIRE_MESSAGE(v != nullptr, error);
-  return v;
-}
-
-// Validates and returns "" when valid, else "path: reason" of every error joined by "; ".
-std::string check(const SchemaValidator& v, const std::string& json) {
-  std::vector<ArgumentError> errors;
-  bool ok = v.validate(json, &errors);
-  CHECK(ok == errors.empty());
-  std::string out;
-  for (const ArgumentError& e : errors) out += (out.empty() ? "" : "; ") + e.path + ": " + e.reason;
-  return out;
-}
 
 }  // namespace
 

@@ -12,28 +12,13 @@
 #include "catalog/schema_regex.hpp"
 #include "catalog/valijson.hpp"
 #include "trajcheck/catalog.hpp"
+#include "unit/catalog_test_util.hpp"
 
 using namespace trajcheck;
+using trajcheck::test::check;
+using trajcheck::test::schema;
 
 namespace {
-
-std::shared_ptr<const SchemaValidator> schema(const std::string& text, SchemaDraft draft = SchemaDraft::draft7) {
-  std::string error;
-  auto v = SchemaValidator::compile(text, draft, &error);
-  REQUIRE_MESSAGE(v != nullptr, error);
-  return v;
-}
-
-// "" when valid, else "path: reason" of every error joined by "; ".
-std::string check(const SchemaValidator& v, const std::string& json) {
-  std::vector<ArgumentError> errors;
-  bool ok = v.validate(json, &errors);
-  CHECK(ok == errors.empty());
-  CHECK(ok == v.validate(json, nullptr));  // the fast path (no error list) agrees
-  std::string out;
-  for (const ArgumentError& e : errors) out += (out.empty() ? "" : "; ") + e.path + ": " + e.reason;
-  return out;
-}
 
 std::string compile_error(const std::string& text) {
   std::string error;
