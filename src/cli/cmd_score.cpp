@@ -393,27 +393,21 @@ struct ScoreWorker {
     impl.ea.clear();
     bool have_actual = false, have_expected = false;
     RecordId id;
-    std::string_view key;
-    for (auto fr : obj) {
-      simdjson::ondemand::field field;
-      if (std::move(fr).get(field) || !metrics::field_key(field, &key)) return false;
-      simdjson::ondemand::value v = field.value();
-      bool is_actual = key == "actual" || key == "outputs";
-      bool is_expected = key == "expected" || key == "reference_outputs";
-      if (is_actual) {
+    const bool members_ok = metrics::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
+      if (key == "actual" || key == "outputs") {
         if (have_actual || !st->fast.read_side(v, impl.canon, impl.actual, impl.aa)) return false;
         have_actual = true;
-        continue;
+        return true;
       }
-      if (is_expected) {
+      if (key == "expected" || key == "reference_outputs") {
         if (have_expected || !st->fast.read_side(v, impl.canon, impl.expected, impl.ea)) return false;
         have_expected = true;
-        continue;
+        return true;
       }
       simdjson::ondemand::json_type type;
-      if (v.type().get(type) || read_id(key, v, type, id)) return false;
-    }
-    if (!have_actual || !have_expected) return false;
+      return !v.type().get(type) && !read_id(key, v, type, id);
+    });
+    if (!members_ok || !have_actual || !have_expected) return false;
     ++counts.records;
     set_id(rec, id);
     impl.names_interned = true;  // the direct reader interns every name
