@@ -15,6 +15,11 @@ using W = std::vector<std::uint32_t>;
 
 namespace {
 ir::Id by_order(IrBuilder& b, ir::Id base) { return b.where(base, b.cmp_var("arguments.order_id", "o")); }
+// `tool where status OP "error" and arguments.order_id == $o`: only failed calls (eq) or only
+// successful ones (ne) bind, so the same call binds a value or nothing by its outcome.
+ir::Id by_order_if(IrBuilder& b, const char* tool, ir::CompareOp op) {
+  return b.where(b.tool(tool), b.cand(b.cmp("status", op, lit_str("error")), b.cmp_var("arguments.order_id", "o")));
+}
 std::string arg(const char* o) { return std::string(R"({"order_id":")") + o + "\"}"; }
 }  // namespace
 
@@ -254,8 +259,7 @@ TEST_CASE("free-alternative no duplicate stays lazy and agrees with the referenc
   IrBuilder b;
   using S = ir::ScopeKind;
   ir::Id refund = by_order(b, b.tool("refund"));
-  ir::Id get_failed = b.where(b.tool("get"), b.cand(b.cmp("status", ir::CompareOp::eq, lit_str("error")),
-                                                    b.cmp_var("arguments.order_id", "o")));
+  ir::Id get_failed = by_order_if(b, "get", ir::CompareOp::eq);
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(get_failed, b.tool("get"))));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(refund, b.tool("search"))), S::before, ir::kNone, b.tool("stop"));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(refund, b.tool("search"))), S::between, b.tool("login"),
@@ -333,6 +337,17 @@ void mixed_trace(TraceBuilder& t, std::uint64_t seed, int steps, int stop_after)
     }
   }
 }
+
+// Every one of `rules` rules violated, and every entry equal to the reference's, on a mixed
+// trace of `steps` steps (`stop` in its last 100) per seed.
+void check_on_mixed_traces(IrBuilder& b, const std::shared_ptr<const Program>& p,
+                           std::initializer_list<std::uint64_t> seeds, int steps, std::size_t rules) {
+  for (std::uint64_t seed : seeds) {
+    TraceBuilder t;
+    mixed_trace(t, seed, steps, steps - 100);
+    check_against_reference(b, p, t.t, 100, rules, rules);
+  }
+}
 }  // namespace
 
 // `no duplicate` with a free alternative under after / between / after … until, including
@@ -343,8 +358,7 @@ TEST_CASE("scoped free-alternative no duplicate stays lazy and agrees with the r
   IrBuilder b;
   using S = ir::ScopeKind;
   ir::Id get = by_order(b, b.tool("get")), refund = by_order(b, b.tool("refund"));
-  ir::Id get_failed = b.where(b.tool("get"), b.cand(b.cmp("status", ir::CompareOp::eq, lit_str("error")),
-                                                    b.cmp_var("arguments.order_id", "o")));
+  ir::Id get_failed = by_order_if(b, "get", ir::CompareOp::eq);
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(refund, b.tool("search"))), S::after, b.tool("login"));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(get, b.tool("search"))), S::after, b.tool("get"));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(get_failed, b.tool("get"))), S::between, b.tool("login"),
@@ -358,11 +372,7 @@ TEST_CASE("scoped free-alternative no duplicate stays lazy and agrees with the r
   auto p = b.compile();
   REQUIRE(p != nullptr);
   for (const auto& spec : static_cast<const detail::ProgramImpl&>(*p).specs) CHECK(!spec.binders.empty());
-  for (std::uint64_t seed : {4243ull, 99ull, 123456ull}) {
-    TraceBuilder t;
-    mixed_trace(t, seed, 900, 800);
-    check_against_reference(b, p, t.t, 100, 6, 6);
-  }
+  check_on_mixed_traces(b, p, {4243, 99, 123456}, 900, 6);
 }
 
 // `retries` with a free alternative (LANGUAGE.md §4a: chains per tool, a successful retry
@@ -373,8 +383,7 @@ TEST_CASE("free-alternative retries stay lazy and agree with the reference") {
   IrBuilder b;
   using S = ir::ScopeKind;
   ir::Id get = by_order(b, b.tool("get")), refund = by_order(b, b.tool("refund"));
-  ir::Id get_failed = b.where(b.tool("get"), b.cand(b.cmp("status", ir::CompareOp::eq, lit_str("error")),
-                                                    b.cmp_var("arguments.order_id", "o")));
+  ir::Id get_failed = by_order_if(b, "get", ir::CompareOp::eq);
   auto rt = [&](ir::Id pat, std::uint64_t hi) {
     auto s = IrBuilder::st(K::retries, pat);
     s.hi = hi;
@@ -390,22 +399,16 @@ TEST_CASE("free-alternative retries stay lazy and agree with the reference") {
   auto ign = rt(b.or_(b.or_(get, b.tool("search")), b.tool("refund")), 1);
   ign.ignoring = b.where(b.tool("search"), b.cmp("arguments.order_id", ir::CompareOp::eq, lit_str("q7")));
   b.rule(ign, S::after_until, b.tool("login"), b.tool("logout"));
-  ir::Id refund_failed = b.where(b.tool("refund"), b.cand(b.cmp("status", ir::CompareOp::eq, lit_str("error")),
-                                                          b.cmp_var("arguments.order_id", "o")));
+  ir::Id refund_failed = by_order_if(b, "refund", ir::CompareOp::eq);
   b.rule(rt(b.or_(refund_failed, b.tool("refund")), 0), S::after_until, b.tool("get"), b.tool("stop"));
   // A slice's own successes and free failures of one tool: its chain restarts at the first free one.
-  ir::Id refund_ok = b.where(b.tool("refund"), b.cand(b.cmp("status", ir::CompareOp::ne, lit_str("error")),
-                                                      b.cmp_var("arguments.order_id", "o")));
+  ir::Id refund_ok = by_order_if(b, "refund", ir::CompareOp::ne);
   b.rule(rt(b.or_(refund_ok, b.tool("refund")), 0));
   b.rule(rt(b.or_(refund_ok, b.tool("refund")), 1), S::between, b.tool("login"), b.tool("logout"));
   auto p = b.compile();
   REQUIRE(p != nullptr);
   for (const auto& spec : static_cast<const detail::ProgramImpl&>(*p).specs) CHECK(!spec.binders.empty());
-  for (std::uint64_t seed : {777ull, 31337ull, 5ull}) {
-    TraceBuilder t;
-    mixed_trace(t, seed, 1200, 1100);
-    check_against_reference(b, p, t.t, 100, 11, 11);
-  }
+  check_on_mixed_traces(b, p, {777, 31337, 5}, 1200, 11);
 }
 
 TEST_CASE("the bindings limit is reported on every entry of the rule, never silent") {
