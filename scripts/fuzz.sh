@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets into build-fuzz (clang, ASan+UBSan) and runs one of them for
-# SECONDS, seeded from rules/ and tests/golden. The corpus lives in build-fuzz/corpus/.
+# SECONDS, seeded from the repository's rule files or trace files. The corpus lives in build-fuzz/corpus/.
 #   scripts/fuzz.sh 600              # fuzz_rules for 10 minutes
 #   scripts/fuzz.sh 60 fuzz_rules
 set -euo pipefail
@@ -20,11 +20,19 @@ cmake --build "$build" -j"$jobs" --target "$target"
 corpus="$build/corpus/$target"
 seeds="$build/seeds/$target"
 mkdir -p "$corpus" "$seeds"
-# Seeds: every .rules file of the repository (rules/, tests/golden/, examples/).
-for dir in rules tests/golden examples; do
+# Seeds: every .rules file of the repository (rules/, tests/golden/, examples/) for the rule
+# parser; every small trace file (.json, .jsonl) of tests/data and examples/ for the readers.
+if [[ "$target" == fuzz_traces ]]; then
+  patterns=(-name '*.json' -o -name '*.jsonl')
+  dirs=(tests/data examples)
+else
+  patterns=(-name '*.rules')
+  dirs=(rules tests/golden examples)
+fi
+for dir in "${dirs[@]}"; do
   [[ -d "$root/$dir" ]] || continue
-  find "$root/$dir" -name '*.rules' -size -64k -print0 | while IFS= read -r -d '' f; do
-    cp "$f" "$seeds/$(echo "$f" | sha1sum | cut -c1-16).rules"
+  find "$root/$dir" \( "${patterns[@]}" \) -size -64k -print0 | while IFS= read -r -d '' f; do
+    cp "$f" "$seeds/$(echo "$f" | sha1sum | cut -c1-16).${f##*.}"
   done
 done
 

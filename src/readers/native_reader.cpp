@@ -8,9 +8,11 @@ namespace trajcheck::detail {
 
 namespace {
 
-bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
+// V is od::value, or TapeValue for a record the DOM parser has validated.
+template <class V>
+bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   const char* where = location_of(sv);
-  od::object o;
+  typename JsonOf<V>::object o;
   if (auto e = sv.get_object().get(o)) {
     return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a step must be a JSON object")
                                                        : json_error_message(e));
@@ -21,7 +23,7 @@ bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
   bool has_type = false, has_tool = false, error = false, status_ok = false;
   std::string_view raw_tool_field;
   bool has_raw_tool = false;
-  bool fields_ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+  bool fields_ok = for_fields(c, o, [&](std::string_view key, V v) {
     if (key == "type") {
       std::string_view type;
       if (!c.get_string(v, &type, "step \"type\"")) return false;
@@ -135,25 +137,20 @@ bool read_step(ParseCtx& c, od::value sv, std::uint32_t index) {
   return true;
 }
 
-}  // namespace
-
-bool read_native(ParseCtx& c, od::object record) {
+template <class Object>
+bool read_native_record(ParseCtx& c, Object& record) {
   ObjectWriter meta(c.s.meta);
   ParseCtx::Wrapper w;
   w.meta = &meta;
   bool has_steps = false;
-  bool fields_ok = for_fields(c, record, [&](std::string_view key, od::value v) {
+  bool fields_ok = for_fields(c, record, [&](std::string_view key, auto v) {
     if (key == "steps") {
       const char* where = location_of(v);
-      od::array steps;
+      typename JsonOf<decltype(v)>::array steps;
       if (auto e = v.get_array().get(steps))
         return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("\"steps\" must be an array") : json_error_message(e));
       std::uint32_t i = 0;
-      for (auto element : steps) {
-        od::value sv;
-        if (auto e = element.get(sv)) return c.fail(location_of(v), json_error_message(e));
-        if (!read_step(c, sv, i++)) return false;
-      }
+      if (!for_each_element(c, steps, [&](auto sv) { return read_step(c, sv, i++); })) return false;
       has_steps = true;
       return true;
     }
@@ -164,5 +161,10 @@ bool read_native(ParseCtx& c, od::object record) {
   c.finish_wrapper(w);
   return true;
 }
+
+}  // namespace
+
+bool read_native(ParseCtx& c, od::object record) { return read_native_record(c, record); }
+bool read_native(ParseCtx& c, TapeObject record) { return read_native_record(c, record); }
 
 }  // namespace trajcheck::detail

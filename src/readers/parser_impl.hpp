@@ -9,9 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
 #include <re2/re2.h>
 
 #include "readers/json_util.hpp"
+#include "readers/tape_value.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck::detail {
@@ -49,6 +51,7 @@ struct StagedSpan {
 
 // Working memory of one parse call; pooled per thread and reused.
 struct Scratch {
+  simdjson::dom::parser dom_parser;  // the record, validated whole (native records; TapeDoc)
   od::parser parser;        // the record itself
   od::parser inner_parser;  // JSON embedded in strings (arguments, results)
   std::string padded, inner_padded;
@@ -131,17 +134,26 @@ class ParseCtx {
   bool store_value(od::value v, Slice* out);
   bool write_value(od::value v, std::string& out);
   bool skip_value(od::value v);
+  // The same for a value of a validated record (nothing to validate: false only when it nests
+  // too deep, and the record is then read the ondemand way).
+  bool store_value(const TapeValue& v, Slice* out);
+  bool write_value(const TapeValue& v, std::string& out) { return write_tape_value(v, out); }
   // A string value, decoded (valid until the record is done).
-  bool get_string(od::value v, std::string_view* out, std::string_view what);
+  template <class V>
+  bool get_string(V v, std::string_view* out, std::string_view what);
   // A string or number as text (ids); false with an error for other types.
-  bool get_id(od::value v, Slice* out, std::string_view what);
-  bool is_null(od::value v, bool* null);
+  template <class V>
+  bool get_id(V v, Slice* out, std::string_view what);
+  template <class V>
+  bool is_null(V v, bool* null);
 
   // A result given as text: JSON object/array text is stored parsed, other text as a
   // JSON string literal. Sets *error when an error pattern matches the text.
   Slice store_text_result(std::string_view text, bool* error);
-  // A raw JSON result (not a string): stored as is; patterns run over its JSON text.
-  bool store_json_result(od::value v, Slice* out, bool* error);
+  // A result given as a JSON value: a string as store_text_result stores text; anything else
+  // stored as is, patterns running over its JSON text.
+  template <class V>
+  bool store_json_result(V v, Slice* out, bool* error);
   // Arguments given as a JSON string (OpenAI function.arguments): parsed when valid; if
   // not, kept as a string literal, flagged, and warned about.
   void set_arguments_text(Step& step, std::string_view text, const char* where);
@@ -158,7 +170,8 @@ class ParseCtx {
     ObjectWriter* meta = nullptr;
   };
   // Handles one wrapper field that is not the record's body; false on error.
-  bool wrapper_field(Wrapper& w, std::string_view key, od::value v);
+  template <class V>
+  bool wrapper_field(Wrapper& w, std::string_view key, V v);
   void finish_wrapper(Wrapper& w);
 };
 
@@ -175,8 +188,149 @@ bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
   }
   return true;
 }
+template <class Fn>
+bool for_fields(ParseCtx&, TapeObject& o, Fn&& fn) {
+  return for_tape_fields(o, std::forward<Fn>(fn));
+}
 
+// Calls fn(element) for each element of `a` in order; false as for_fields.
+template <class Fn>
+bool for_each_element(ParseCtx& c, od::array& a, Fn&& fn) {
+  for (auto element : a) {
+    od::value v;
+    if (auto e = element.get(v)) return c.fail(c.here(), json_error_message(e));
+    if (!fn(v)) return false;
+  }
+  return true;
+}
+template <class Fn>
+bool for_each_element(ParseCtx&, TapeArray& a, Fn&& fn) {
+  return for_tape_elements(a, std::forward<Fn>(fn));
+}
+
+// The object and array types that go with a value type.
+template <class V>
+struct JsonOf;
+template <>
+struct JsonOf<od::value> {
+  using object = od::object;
+  using array = od::array;
+};
+template <>
+struct JsonOf<TapeValue> {
+  using object = TapeObject;
+  using array = TapeArray;
+};
+
+// Whether a string's canonical source text (between its quotes) may decode to text that
+// store_text_result parses as JSON.
+bool may_hold_json(std::string_view raw);
+
+template <class V>
+bool ParseCtx::get_string(V v, std::string_view* out, std::string_view what) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type != od::json_type::string) return fail(location_of(v), fmt::format("{} must be a string", what));
+  const char* at = v.raw_json_token().data();
+  if (auto e = v.get_string().get(*out)) return fail(at, json_error_message(e));
+  return true;
+}
+
+template <class V>
+bool ParseCtx::get_id(V v, Slice* out, std::string_view what) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type == od::json_type::string) {
+    const char* at = v.raw_json_token().data();
+    std::string_view sv;
+    if (auto e = v.get_string().get(sv)) return fail(at, json_error_message(e));
+    *out = t.store(sv);
+    return true;
+  }
+  if (type == od::json_type::number) {
+    std::string_view raw = trim_ws(v.raw_json_token());
+    if (!is_json_number(raw)) return fail(raw.data(), json_error_message(simdjson::NUMBER_ERROR));
+    *out = t.store(raw);
+    return true;
+  }
+  return fail(location_of(v), fmt::format("{} must be a string or a number", what));
+}
+
+template <class V>
+bool ParseCtx::is_null(V v, bool* null) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  *null = false;
+  if (type != od::json_type::null) return true;
+  if (auto e = v.is_null().get(*null)) return fail(location_of(v), json_error_message(e));
+  if (!*null) return fail(location_of(v), json_error_message(simdjson::N_ATOM_ERROR));
+  return true;
+}
+
+template <class V>
+bool ParseCtx::store_json_result(V v, Slice* out, bool* error) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type == od::json_type::string) {
+    // Fast path for the common long text result: canonical source text that cannot be JSON
+    // (see store_text_result) is stored as it is, without decoding and re-escaping it.
+    std::string_view raw = v.raw_json_token();
+    if (opts.error_patterns.empty())
+      if (std::size_t size = canonical_string_size(raw); size && !may_hold_json(raw.substr(1, size - 2))) {
+        *out = t.store(raw.substr(0, size));
+        *error = false;
+        return true;
+      }
+    std::string_view sv;
+    if (auto e = v.get_string().get(sv)) return fail(location_of(v), json_error_message(e));
+    *out = store_text_result(sv, error);
+    return true;
+  }
+  if (!store_value(v, out)) return false;
+  *error = matches_error_pattern(t.text(*out));
+  return true;
+}
+
+template <class V>
+bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, V v) {
+  if (key == "context") return store_value(v, &context);
+  if (key == "metadata") {
+    // A record's own metadata object (as `normalize` prints it) joins the wrapper fields.
+    od::json_type type;
+    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+    if (type == od::json_type::object) {
+      s.value.clear();
+      if (!write_value(v, s.value)) return false;
+      w.meta->append_members(s.value);
+      return true;
+    }
+  }
+  Slice* id_slot = key == "trace_id" ? &w.trace_id
+                   : key == "id"     ? &w.id
+                   : key == "task_id" ? &w.task_id
+                   : key == "case_id" ? &w.case_id
+                                      : nullptr;
+  if (id_slot) {
+    od::json_type type;
+    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+    if (type == od::json_type::string || type == od::json_type::number) {
+      if (!get_id(v, id_slot, key)) return false;
+      if (id_slot == &w.trace_id) return true;
+      std::string& m = w.meta->key(key);
+      if (type == od::json_type::string) append_json_string(m, t.text(*id_slot));
+      else m.append(t.text(*id_slot));
+      return true;
+    }
+  }
+  bool null = false;
+  if (!is_null(v, &null)) return false;
+  if (null) return true;
+  return write_value(v, w.meta->key(key));
+}
+
+// `record` is a native trace (ondemand, or a validated record read off its tape).
 bool read_native(ParseCtx& c, od::object record);
+bool read_native(ParseCtx& c, TapeObject record);
 bool read_chat_object(ParseCtx& c, od::object record);
 bool read_chat_array(ParseCtx& c, od::array messages);
 bool read_list_object(ParseCtx& c, od::object record);

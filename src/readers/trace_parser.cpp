@@ -43,47 +43,20 @@ bool ParseCtx::write_value(od::value v, std::string& out) {
   return true;
 }
 
+bool ParseCtx::store_value(const TapeValue& v, Slice* out) {
+  if (std::string_view text = canonical_tape_text(v); !text.empty()) {
+    *out = t.store(text);
+    return true;
+  }
+  s.value.clear();
+  if (!write_tape_value(v, s.value)) return false;
+  *out = t.store(s.value);
+  return true;
+}
+
 bool ParseCtx::skip_value(od::value v) {
   s.value.clear();
   return write_value(v, s.value);
-}
-
-bool ParseCtx::get_string(od::value v, std::string_view* out, std::string_view what) {
-  json_type type;
-  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-  if (type != json_type::string) return fail(location_of(v), fmt::format("{} must be a string", what));
-  const char* at = v.raw_json_token().data();
-  if (auto e = v.get_string().get(*out)) return fail(at, json_error_message(e));
-  return true;
-}
-
-bool ParseCtx::get_id(od::value v, Slice* out, std::string_view what) {
-  json_type type;
-  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-  if (type == json_type::string) {
-    const char* at = v.raw_json_token().data();
-    std::string_view sv;
-    if (auto e = v.get_string().get(sv)) return fail(at, json_error_message(e));
-    *out = t.store(sv);
-    return true;
-  }
-  if (type == json_type::number) {
-    std::string_view raw = trim_ws(v.raw_json_token());
-    if (!is_json_number(raw)) return fail(raw.data(), json_error_message(simdjson::NUMBER_ERROR));
-    *out = t.store(raw);
-    return true;
-  }
-  return fail(location_of(v), fmt::format("{} must be a string or a number", what));
-}
-
-bool ParseCtx::is_null(od::value v, bool* null) {
-  json_type type;
-  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-  *null = false;
-  if (type != json_type::null) return true;
-  if (auto e = v.is_null().get(*null)) return fail(location_of(v), json_error_message(e));
-  if (!*null) return fail(location_of(v), json_error_message(simdjson::N_ATOM_ERROR));
-  return true;
 }
 
 bool ParseCtx::matches_error_pattern(std::string_view text) const {
@@ -92,10 +65,8 @@ bool ParseCtx::matches_error_pattern(std::string_view text) const {
   return false;
 }
 
-// Whether the canonical source text of a string (between its quotes) may decode to text that
-// store_text_result parses as JSON: its first character after whitespace (raw or escaped) is
-// '{' or '['.
-static bool may_hold_json(std::string_view raw) {
+// Its first character after whitespace (raw or escaped) is '{' or '['.
+bool may_hold_json(std::string_view raw) {
   std::size_t i = 0;
   while (i < raw.size()) {
     char c = raw[i];
@@ -122,29 +93,6 @@ Slice ParseCtx::store_text_result(std::string_view text, bool* error) {
   s.result_text.clear();
   append_json_string(s.result_text, text);
   return t.store(s.result_text);
-}
-
-bool ParseCtx::store_json_result(od::value v, Slice* out, bool* error) {
-  json_type type;
-  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-  if (type == json_type::string) {
-    // Fast path for the common long text result: canonical source text that cannot be JSON
-    // (see store_text_result) is stored as it is, without decoding and re-escaping it.
-    std::string_view raw = v.raw_json_token();
-    if (opts.error_patterns.empty())
-      if (std::size_t size = canonical_string_size(raw); size && !may_hold_json(raw.substr(1, size - 2))) {
-        *out = t.store(raw.substr(0, size));
-        *error = false;
-        return true;
-      }
-    std::string_view sv;
-    if (auto e = v.get_string().get(sv)) return fail(location_of(v), json_error_message(e));
-    *out = store_text_result(sv, error);
-    return true;
-  }
-  if (!store_value(v, out)) return false;
-  *error = matches_error_pattern(t.text(*out));
-  return true;
 }
 
 void ParseCtx::set_arguments_text(Step& step, std::string_view text, const char* where) {
@@ -208,42 +156,6 @@ Slice ParseCtx::merge_extra(Slice a, std::string_view b) {
   s.merged.back() = ',';
   s.merged.append(b.substr(1));
   return t.store(s.merged);
-}
-
-bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, od::value v) {
-  if (key == "context") return store_value(v, &context);
-  if (key == "metadata") {
-    // A record's own metadata object (as `normalize` prints it) joins the wrapper fields.
-    json_type type;
-    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-    if (type == json_type::object) {
-      s.value.clear();
-      if (!write_value(v, s.value)) return false;
-      w.meta->append_members(s.value);
-      return true;
-    }
-  }
-  Slice* id_slot = key == "trace_id" ? &w.trace_id
-                   : key == "id"     ? &w.id
-                   : key == "task_id" ? &w.task_id
-                   : key == "case_id" ? &w.case_id
-                                      : nullptr;
-  if (id_slot) {
-    json_type type;
-    if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-    if (type == json_type::string || type == json_type::number) {
-      if (!get_id(v, id_slot, key)) return false;
-      if (id_slot == &w.trace_id) return true;
-      std::string& m = w.meta->key(key);
-      if (type == json_type::string) append_json_string(m, t.text(*id_slot));
-      else m.append(t.text(*id_slot));
-      return true;
-    }
-  }
-  bool null = false;
-  if (!is_null(v, &null)) return false;
-  if (null) return true;
-  return write_value(v, w.meta->key(key));
 }
 
 void ParseCtx::finish_wrapper(Wrapper& w) {
@@ -392,7 +304,41 @@ struct TraceParser::Impl {
            ParseOutcome& outcome, const Emit& emit) const;
   bool read(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
             ParseOutcome& outcome, const Emit& emit) const;
+  // The fast path of read() for a native record (the bulk of production logs): one DOM parse
+  // validates it, and the reader walks that parse instead of ondemand values. False, with `t`
+  // cleared, when the record is not a valid native trace of at most TapeDoc::kMaxRecord
+  // bytes; the ondemand path then reads it, or says why not.
+  bool read_validated_native(std::string_view text, const RecordOrigin& start, Trajectory& t, detail::Scratch& s,
+                             ParseOutcome& outcome, const Emit& emit) const;
 };
+
+bool TraceParser::Impl::read_validated_native(std::string_view text, const RecordOrigin& start, Trajectory& t,
+                                              detail::Scratch& s, ParseOutcome& outcome, const Emit& emit) const {
+  if (!c.options.dom_fast_path) return false;
+  if (c.options.format != InputFormat::auto_detect && c.options.format != InputFormat::native) return false;
+  detail::TapeDoc doc;
+  if (!doc.parse(s.dom_parser, text)) return false;
+  detail::TapeObject record(detail::TapeValue(&doc, 0, 1));
+  if (c.options.format == InputFormat::auto_detect) {
+    bool steps = false;  // object_shape: a "steps" member makes the record native
+    detail::for_tape_fields(record, [&](std::string_view key, const detail::TapeValue&) {
+      steps = key == "steps";
+      return !steps;
+    });
+    if (!steps) return false;
+  }
+  ParseOutcome attempt;
+  detail::ParseCtx ctx(c, text, start, t, s, attempt);
+  if (detail::read_native(ctx, record) && attempt.ok()) {
+    ++outcome.traces;
+    if (emit) emit(t);
+    return true;
+  }
+  RecordOrigin origin = t.origin;
+  t.clear();
+  t.origin = origin;
+  return false;
+}
 static_assert(kRecordPadding == simdjson::SIMDJSON_PADDING);
 
 bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const RecordOrigin& origin,
@@ -438,6 +384,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   start.column += skip;
   t.clear();
   t.origin = origin;
+  if (read_validated_native(text, start, t, s, outcome, emit)) return true;
   detail::ParseCtx ctx(c, text, start, t, s, outcome);
 
   od::document doc;

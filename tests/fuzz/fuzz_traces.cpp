@@ -1,6 +1,7 @@
 // libFuzzer target for the trace readers: the input is split into records the way
 // RecordSource splits a JSONL file (lines, CR stripped, blank lines skipped) and each is
-// parsed with every input format forced in turn, plus auto-detection.
+// parsed with every input format forced in turn, plus auto-detection. Native records are
+// also read without the DOM fast path, and both readings must be the same.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -18,6 +19,16 @@ const trajcheck::TraceParser& parser(trajcheck::InputFormat f) {
       trajcheck::TraceParser({trajcheck::InputFormat::anthropic, {}, {}, false}),
       trajcheck::TraceParser({trajcheck::InputFormat::otel, {}, {}, false}),
       trajcheck::TraceParser({trajcheck::InputFormat::list, {}, {}, true}),
+  };
+  return parsers[static_cast<int>(f)];
+}
+
+// The same auto-detecting and native parsers without the DOM fast path for native records:
+// both paths must agree on every input.
+const trajcheck::TraceParser& ondemand_parser(trajcheck::InputFormat f) {
+  static trajcheck::TraceParser parsers[] = {
+      trajcheck::TraceParser({trajcheck::InputFormat::auto_detect, {{"a", "b"}}, {"^Error", "(?i)timeout"}, false, {}, false}),
+      trajcheck::TraceParser({trajcheck::InputFormat::native, {}, {}, false, {}, false}),
   };
   return parsers[static_cast<int>(f)];
 }
@@ -61,6 +72,15 @@ void parse_record(std::string_view text, std::uint64_t line) {
       results[k] = outcome_text(o, out);
     }
     if (copied.text.capacity() < text.size() + trajcheck::kRecordPadding && results[0] != results[1]) __builtin_trap();
+    if (f <= 1) {
+      out.clear();
+      trajcheck::ParseOutcome o = ondemand_parser(static_cast<trajcheck::InputFormat>(f))
+                                      .parse(in_place, t, [&](trajcheck::Trajectory& tr) {
+                                        trajcheck::write_normalized_json(tr, out);
+                                        out += '\n';
+                                      });
+      if (outcome_text(o, out) != results[1]) __builtin_trap();
+    }
   }
 }
 

@@ -1,0 +1,133 @@
+#include "readers/tape_value.hpp"
+
+namespace trajcheck::detail {
+
+namespace {
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+}  // namespace
+
+bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
+  if (text.size() > kMaxRecord) return false;
+  // The parser's default depth limit is the ondemand reader's: a record too deep for one is
+  // too deep for the other, and is reported by the ondemand reader.
+  simdjson::dom::element root;
+  if (parser.parse(text.data(), text.size(), false).get(root)) return false;
+  if (!parser.implementation || parser.implementation->n_structural_indexes == 0) return false;
+  text_ = text.data();
+  idx_ = parser.implementation->structural_indexes.get();
+  n_ = parser.implementation->n_structural_indexes;
+  tape_ = parser.doc.tape.get();
+  strings_ = parser.doc.string_buf.get();
+  // The root word, then the value; a record the native reader can take is an object.
+  return (tape_[0] >> 56) == 'r' && (tape_[1] >> 56) == '{' && at(0) == '{';
+}
+
+void TapeDoc::remember(std::uint32_t k) const {
+  Span span;
+  int depth = 0;
+  for (std::uint32_t j = k;; ++j) {
+    char c = at(j);
+    // Blanks between two tokens end right before the second one; inside strings and
+    // scalars there are no token starts.
+    if (j > k && blank(text_[idx_[j] - 1])) span.minified = false;
+    if (c == '{' || c == '[') {
+      if (depth >= kMaxJsonDepth) span.too_deep = true;
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) {
+        span.close = j;
+        break;
+      }
+    }
+  }
+  memo_k_ = k;
+  memo_ = span;
+  memo_walked_ = true;
+}
+
+bool TapeDoc::canonical(std::uint32_t k) const {
+  const Span& s = span(k);
+  if (!s.minified || s.too_deep) return false;
+  // Backslashes appear only in strings, each starting an escape.
+  const char* p = text_ + idx_[k];
+  const char* end = text_ + idx_[s.close];
+  while (p < end) {
+    p = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
+    if (!p) break;
+    if (p[1] == 'u' || p[1] == '/') return false;
+    p += 2;
+  }
+  return true;
+}
+
+std::string_view canonical_tape_text(const TapeValue& v) {
+  const TapeDoc& d = *v.doc();
+  std::uint32_t k = v.token_index();
+  char c = d.at(k);
+  if (c != '{' && c != '[') return {};
+  if (!d.canonical(k)) return {};
+  std::uint32_t close = d.close_of(k);
+  return std::string_view(d.pos(k), static_cast<std::size_t>(d.pos(close) - d.pos(k)) + 1);
+}
+
+namespace {
+
+// One string token, as write_value writes it: its source text when canonical, else decoded
+// and escaped again.
+bool write_string(const TapeDoc& d, std::uint32_t k, std::uint32_t t, std::string& out) {
+  std::string_view raw = d.token(k);
+  if (std::size_t size = canonical_string_size(raw)) {
+    out.append(raw.data(), size);
+    return true;
+  }
+  std::string_view s;
+  if (!d.string_at(t, &s)) return false;
+  append_json_string(out, s);
+  return true;
+}
+
+}  // namespace
+
+bool write_tape_value(const TapeValue& v, std::string& out) {
+  const TapeDoc& d = *v.doc();
+  std::uint32_t k = v.token_index(), t = v.tape_index();
+  char c = d.at(k);
+  if (c == '"') return write_string(d, k, t, out);
+  if (c != '{' && c != '[') {
+    out.append(trim_ws(d.token(k)));  // a number keeps its source text; or true/false/null
+    return true;
+  }
+  std::uint32_t close = d.close_of(k);
+  if (d.canonical(k)) {
+    out.append(d.pos(k), static_cast<std::size_t>(d.pos(close) - d.pos(k)) + 1);
+    return true;
+  }
+  if (d.span(k).too_deep) return false;
+  // Token by token: blanks dropped, strings with other escapes rewritten.
+  for (std::uint32_t j = k; j <= close; ++j) {
+    c = d.at(j);
+    switch (c) {
+      case '{': case '[': case '}': case ']':
+        out.push_back(c);
+        ++t;
+        break;
+      case ',': case ':':
+        out.push_back(c);
+        break;
+      case '"':
+        if (!write_string(d, j, t, out)) return false;
+        ++t;
+        break;
+      case 't': case 'f': case 'n':
+        out.append(trim_ws(d.token(j)));
+        ++t;
+        break;
+      default:
+        out.append(trim_ws(d.token(j)));
+        t += 2;
+    }
+  }
+  return true;
+}
+
+}  // namespace trajcheck::detail
