@@ -316,6 +316,9 @@ bool TraceParser::Impl::read_validated_native(std::string_view text, const Recor
                                               detail::Scratch& s, ParseOutcome& outcome, const Emit& emit) const {
   if (!c.options.dom_fast_path) return false;
   if (c.options.format != InputFormat::auto_detect && c.options.format != InputFormat::native) return false;
+  // A record without the text "steps" is not native (an escaped key is found by the ondemand
+  // path): chat and OTel records are not parsed twice.
+  if (c.options.format == InputFormat::auto_detect && text.find("\"steps\"") == std::string_view::npos) return false;
   detail::TapeDoc doc;
   if (!doc.parse(s.dom_parser, text)) return false;
   detail::TapeObject record(detail::TapeValue(&doc, 0, 1));
