@@ -32,6 +32,24 @@ bool peek_string(ParseCtx& c, od::object& o, std::string_view key, std::string_v
   if (auto r = o.reset().error()) return c.fail(where, json_error_message(r));
   return true;
 }
+// The same over a validated record: find_field_unordered compares keys as written (no
+// unescaping) and takes the first match, and so does this scan.
+bool peek_string(ParseCtx& c, TapeObject& o, std::string_view key, std::string_view* out, const char* where) {
+  *out = {};
+  bool found = false, ok = true;
+  bool walked = for_tape_fields(o, [&](std::string_view, const TapeValue& v) {
+    std::string_view raw = trim_ws(v.doc()->token(v.token_index() - 2));
+    if (raw.size() != key.size() + 2 || raw.substr(1, key.size()) != key) return true;
+    found = true;
+    if (v.type().value_unsafe() != od::json_type::string)
+      ok = c.fail(location_of(v), fmt::format("\"{}\" must be a string", key));
+    else if (v.get_string().get(*out))
+      ok = c.fail(location_of(v), "string");
+    return false;
+  });
+  if (!walked && !found) return c.fail(where, "the record's two parse views disagree");
+  return ok;
+}
 
 // Tool results are joined to their calls through an index instead of a scan of the earlier
 // steps, which was quadratic when many results come long after their calls. A result joins,
@@ -175,9 +193,11 @@ void append_text(std::string& text, std::string_view piece) {
 }
 
 // One entry of OpenAI `tool_calls` (or a legacy `function_call` object when `legacy`).
-bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy) {
+template <class V>
+bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
+  using Object = typename JsonOf<V>::object;
   const char* where = location_of(ev);
-  od::object o;
+  Object o;
   if (auto e = ev.get_object().get(o))
     return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a tool call must be a JSON object") : json_error_message(e));
   Step st;
@@ -190,8 +210,8 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
   // warning about them can name the tool.
   std::string_view args_text;
   const char* args_where = nullptr;
-  auto read_function = [&](od::object& fo) {
-    return for_fields(c, fo, [&](std::string_view key, od::value v) {
+  auto read_function = [&](Object& fo) {
+    return for_fields(c, fo, [&](std::string_view key, V v) {
       if (key == "name") {
         std::string_view name;
         if (!c.get_string(v, &name, "function \"name\"")) return false;
@@ -212,7 +232,7 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
   if (legacy) {
     if (!read_function(o)) return false;
   } else {
-    bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+    bool ok = for_fields(c, o, [&](std::string_view key, V v) {
       if (key == "id") return c.get_id(v, &st.id, "tool call \"id\"");
       if (key == "type") {
         std::string_view type;
@@ -222,7 +242,7 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
       }
       if (key == "function") {
         const char* fwhere = location_of(v);
-        od::object fo;
+        Object fo;
         if (auto e = v.get_object().get(fo))
           return c.fail(fwhere, e == simdjson::INCORRECT_TYPE ? std::string("\"function\" must be an object") : json_error_message(e));
         return read_function(fo);
@@ -242,14 +262,15 @@ bool read_openai_call(ParseCtx& c, od::value ev, std::uint32_t turn, bool legacy
 }
 
 // Anthropic tool_use block (the "type" was already read).
-bool read_tool_use(ParseCtx& c, od::object& o, const char* where, std::uint32_t turn) {
+template <class Object>
+bool read_tool_use(ParseCtx& c, Object& o, const char* where, std::uint32_t turn) {
   Step st;
   st.type = StepType::tool_call;
   st.status = StepStatus::ok;
   st.turn = turn;
   ObjectWriter extra(c.s.call_extra);
   bool has_name = false;
-  bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+  bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
     if (key == "type") return true;
     if (key == "id") return c.get_id(v, &st.id, "tool_use \"id\"");
     if (key == "name") {
@@ -278,10 +299,12 @@ struct BlockSink {
   std::uint32_t turn;
 };
 
-bool read_blocks(ParseCtx& c, od::array& a, BlockSink& sink);
+template <class Array>
+bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink);
 
 // Content of a message or tool_result: a string, null, or an array of blocks.
-bool read_content(ParseCtx& c, od::value v, BlockSink& sink) {
+template <class V>
+bool read_content(ParseCtx& c, V v, BlockSink& sink) {
   od::json_type type;
   if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
   if (type == od::json_type::string) {
@@ -291,7 +314,7 @@ bool read_content(ParseCtx& c, od::value v, BlockSink& sink) {
     return true;
   }
   if (type == od::json_type::array) {
-    od::array a;
+    typename JsonOf<V>::array a;
     if (auto e = v.get_array().get(a)) return c.fail(location_of(v), json_error_message(e));
     return read_blocks(c, a, sink);
   }
@@ -301,7 +324,8 @@ bool read_content(ParseCtx& c, od::value v, BlockSink& sink) {
   return c.fail(location_of(v), "\"content\" must be a string, an array of content blocks, or null");
 }
 
-bool read_tool_result_block(ParseCtx& c, od::object& o, const char* where, std::uint32_t turn) {
+template <class Object>
+bool read_tool_result_block(ParseCtx& c, Object& o, const char* where, std::uint32_t turn) {
   PendingResult r;
   r.where = where;
   ObjectWriter extra(c.s.result_extra);
@@ -311,7 +335,7 @@ bool read_tool_result_block(ParseCtx& c, od::object& o, const char* where, std::
   // The nested content writes text-block extras into the result's extra too.
   BlockSink sink{&text, &c.s.result_blocks, &extra, false, turn};
   bool has_content = false;
-  bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+  bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
     if (key == "type") return true;
     if (key == "tool_use_id" || key == "id") return c.get_id(v, &r.id, "tool_result \"tool_use_id\"");
     if (key == "is_error") {
@@ -346,10 +370,22 @@ bool read_tool_result_block(ParseCtx& c, od::object& o, const char* where, std::
   return true;
 }
 
-bool read_blocks(ParseCtx& c, od::array& a, BlockSink& sink) {
-  for (auto element : a) {
-    od::value ev;
-    if (auto e = element.get(ev)) return c.fail(c.here(), json_error_message(e));
+// Writes a block kept whole (ondemand: validating it; a validated one: false only when it
+// nests too deep, and the record is then read the ondemand way).
+bool write_block(ParseCtx& c, od::object& o, std::string& out) {
+  JsonFailure f;
+  if (!write_object(o, out, f)) return c.fail(f);
+  return true;
+}
+bool write_block(ParseCtx& c, TapeObject& o, std::string& out) {
+  if (!write_tape_value(o.value(), out)) return c.fail(location_of(o.value()), "nested too deep");
+  return true;
+}
+
+template <class Array>
+bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
+  return for_each_element(c, a, [&](auto ev) {
+    using V = decltype(ev);
     const char* where = location_of(ev);
     od::json_type type;
     if (auto e = ev.type().get(type)) return c.fail(where, json_error_message(e));
@@ -357,15 +393,15 @@ bool read_blocks(ParseCtx& c, od::array& a, BlockSink& sink) {
       std::string_view text;
       if (!c.get_string(ev, &text, "content")) return false;
       append_text(*sink.text, text);
-      continue;
+      return true;
     }
     if (type != od::json_type::object) return c.fail(where, "a content block must be an object or a string");
-    od::object o;
+    typename JsonOf<V>::object o;
     if (auto e = ev.get_object().get(o)) return c.fail(where, json_error_message(e));
     std::string_view btype;
     if (!peek_string(c, o, "type", &btype, where)) return false;
     if (btype == "text") {
-      bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
+      bool ok = for_fields(c, o, [&](std::string_view key, V v) {
         if (key == "type") return true;
         if (key == "text") {
           std::string_view text;
@@ -383,16 +419,16 @@ bool read_blocks(ParseCtx& c, od::array& a, BlockSink& sink) {
     } else {
       // Images, thinking, documents…: kept whole under "content_blocks".
       if (!sink.blocks->empty()) sink.blocks->push_back(',');
-      JsonFailure f;
-      if (!write_object(o, *sink.blocks, f)) return c.fail(f);
+      if (!write_block(c, o, *sink.blocks)) return false;
     }
-  }
-  return true;
+    return true;
+  });
 }
 
-bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
+template <class V>
+bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
   const char* where = location_of(mv);
-  od::object m;
+  typename JsonOf<V>::object m;
   if (auto e = mv.get_object().get(m))
     return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a message must be a JSON object") : json_error_message(e));
   std::string_view role_name;
@@ -409,7 +445,7 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
   PendingResult own;  // the result a role "tool" message carries
   own.where = where;
   bool has_content = false;
-  bool ok = for_fields(c, m, [&](std::string_view key, od::value v) {
+  bool ok = for_fields(c, m, [&](std::string_view key, V v) {
     if (key == "role") return true;
     if (key == "content") {
       has_content = true;
@@ -419,14 +455,9 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
       bool null = false;
       if (!c.is_null(v, &null)) return false;
       if (null) return true;
-      od::array a;
+      typename JsonOf<V>::array a;
       if (auto e = v.get_array().get(a)) return c.fail(location_of(v), expect(e, "\"tool_calls\" must be an array"));
-      for (auto element : a) {
-        od::value ev;
-        if (auto e = element.get(ev)) return c.fail(c.here(), json_error_message(e));
-        if (!read_openai_call(c, ev, index, false)) return false;
-      }
-      return true;
+      return for_each_element(c, a, [&](V ev) { return read_openai_call(c, ev, index, false); });
     }
     if (key == "function_call") {
       bool null = false;
@@ -514,31 +545,30 @@ bool read_message(ParseCtx& c, od::value mv, std::uint32_t index) {
 
 }  // namespace
 
-bool read_chat_array(ParseCtx& c, od::array messages) {
+namespace {
+
+template <class Array>
+bool read_messages(ParseCtx& c, Array& messages) {
   t_calls.clear();
   std::uint32_t index = 0;
-  for (auto element : messages) {
-    od::value mv;
-    if (auto e = element.get(mv)) return c.fail(c.here(), json_error_message(e));
-    if (!read_message(c, mv, index++)) return false;
-  }
-  return true;
+  return for_each_element(c, messages, [&](auto mv) { return read_message(c, mv, index++); });
 }
 
-bool read_chat_object(ParseCtx& c, od::object record) {
+template <class Object>
+bool read_chat_record(ParseCtx& c, Object& record) {
   ObjectWriter meta(c.s.meta);
   ParseCtx::Wrapper w;
   w.meta = &meta;
   bool has_messages = false;
-  bool ok = for_fields(c, record, [&](std::string_view key, od::value v) {
+  bool ok = for_fields(c, record, [&](std::string_view key, auto v) {
     if ((key == "messages" || key == "traj") && !has_messages) {
       const char* where = location_of(v);
-      od::array a;
+      typename JsonOf<decltype(v)>::array a;
       if (auto e = v.get_array().get(a))
         return c.fail(where, e == simdjson::INCORRECT_TYPE ? fmt::format("\"{}\" must be an array of messages", key)
                                                            : json_error_message(e));
       has_messages = true;
-      return read_chat_array(c, a);
+      return read_messages(c, a);
     }
     // Anthropic puts the system prompt beside the messages; system prompts are not steps.
     if (key == "system") return c.skip_value(v);
@@ -549,5 +579,12 @@ bool read_chat_object(ParseCtx& c, od::object record) {
   c.finish_wrapper(w);
   return true;
 }
+
+}  // namespace
+
+bool read_chat_array(ParseCtx& c, od::array messages) { return read_messages(c, messages); }
+bool read_chat_array(ParseCtx& c, TapeArray messages) { return read_messages(c, messages); }
+bool read_chat_object(ParseCtx& c, od::object record) { return read_chat_record(c, record); }
+bool read_chat_object(ParseCtx& c, TapeObject record) { return read_chat_record(c, record); }
 
 }  // namespace trajcheck::detail

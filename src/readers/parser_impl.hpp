@@ -138,6 +138,10 @@ class ParseCtx {
   // too deep, and the record is then read the ondemand way).
   bool store_value(const TapeValue& v, Slice* out);
   bool write_value(const TapeValue& v, std::string& out) { return write_tape_value(v, out); }
+  bool skip_value(const TapeValue& v) {
+    char ch = v.doc()->at(v.token_index());
+    return (ch != '{' && ch != '[') || !v.doc()->span(v.token_index()).too_deep;
+  }
   // A string value, decoded (valid until the record is done).
   template <class V>
   bool get_string(V v, std::string_view* out, std::string_view what);
@@ -158,7 +162,8 @@ class ParseCtx {
   // not, kept as a string literal, flagged, and warned about.
   void set_arguments_text(Step& step, std::string_view text, const char* where);
   // Arguments given as any JSON value; a string is treated as set_arguments_text does.
-  bool set_arguments_value(Step& step, od::value v);
+  template <class V>
+  bool set_arguments_value(Step& step, V v);
   void set_tool(Step& step, std::string_view raw);
   bool matches_error_pattern(std::string_view text) const;
   // Concatenates the members of two raw JSON objects into a new arena slice.
@@ -292,6 +297,20 @@ bool ParseCtx::store_json_result(V v, Slice* out, bool* error) {
 }
 
 template <class V>
+bool ParseCtx::set_arguments_value(Step& step, V v) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
+  if (type == od::json_type::string) {
+    const char* where = location_of(v);
+    std::string_view sv;
+    if (auto e = v.get_string().get(sv)) return fail(where, json_error_message(e));
+    set_arguments_text(step, sv, where);
+    return true;
+  }
+  return store_value(v, &step.arguments);
+}
+
+template <class V>
 bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, V v) {
   if (key == "context") return store_value(v, &context);
   if (key == "metadata") {
@@ -332,7 +351,9 @@ bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, V v) {
 bool read_native(ParseCtx& c, od::object record);
 bool read_native(ParseCtx& c, TapeObject record);
 bool read_chat_object(ParseCtx& c, od::object record);
+bool read_chat_object(ParseCtx& c, TapeObject record);
 bool read_chat_array(ParseCtx& c, od::array messages);
+bool read_chat_array(ParseCtx& c, TapeArray messages);
 bool read_list_object(ParseCtx& c, od::object record);
 bool read_list_array(ParseCtx& c, od::array entries);
 // Stages every span (in Scratch::staging); emit_otel then emits one trajectory per traceId,

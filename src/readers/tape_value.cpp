@@ -18,8 +18,11 @@ bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
   n_ = parser.implementation->n_structural_indexes;
   tape_ = parser.doc.tape.get();
   strings_ = parser.doc.string_buf.get();
-  // The root word, then the value; a record the native reader can take is an object.
-  return (tape_[0] >> 56) == 'r' && (tape_[1] >> 56) == '{' && at(0) == '{';
+  // The root word, then the value; a record the readers can take is an object or an array
+  // (chat messages).
+  if ((tape_[0] >> 56) != 'r') return false;
+  char top = static_cast<char>(tape_[1] >> 56);
+  return (top == '{' || top == '[') && at(0) == top;
 }
 
 void TapeDoc::remember(std::uint32_t k) const {

@@ -4,9 +4,9 @@
 // when they are already minified with canonical escapes, and numbers keep their text.
 //
 // The DOM parse checks every byte of the record against the JSON grammar, so the walks here
-// never meet bad JSON: the native reader runs over TapeValue exactly as it runs over ondemand
-// values (read_native is one template), and only falls back to the ondemand reader for its
-// error messages. Reading the tape and the structural indexes side by side relies on two
+// never meet bad JSON: the native and chat readers run over TapeValue exactly as they run
+// over ondemand values (each is one template), and only fall back to the ondemand reader for
+// its error messages. Reading the tape and the structural indexes side by side relies on two
 // members simdjson documents as "for benchmarking access" (`parser::implementation`,
 // `document::tape`); every string read checks that the two views are in step, so a layout
 // change in a later simdjson makes the fast path decline, never misread.
@@ -31,9 +31,11 @@ class TapeDoc {
   static constexpr std::size_t kMaxRecord = 256 * 1024;
 
   // Parses `text` (with SIMDJSON_PADDING readable bytes past its end). False when simdjson
-  // rejects it or it is not an object: the caller then reads it the ondemand way.
+  // rejects it or it is neither an object nor an array: the caller then reads it the
+  // ondemand way. The root value is TapeValue(doc, 0, 1); root_is_array() tells which.
   bool parse(simdjson::dom::parser& parser, std::string_view text);
 
+  bool root_is_array() const { return at(0) == '['; }
   char at(std::uint32_t k) const { return text_[idx_[k]]; }
   const char* pos(std::uint32_t k) const { return text_ + idx_[k]; }
   // Source text from token k to the start of token k + 1 (trailing blanks included).

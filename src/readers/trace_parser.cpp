@@ -115,21 +115,11 @@ void ParseCtx::set_arguments_text(Step& step, std::string_view text, const char*
                           t.text(step.raw_tool), f.message));
 }
 
-bool ParseCtx::set_arguments_value(Step& step, od::value v) {
-  json_type type;
-  if (auto e = v.type().get(type)) return fail(location_of(v), json_error_message(e));
-  if (type == json_type::string) {
-    const char* where = location_of(v);
-    std::string_view sv;
-    if (auto e = v.get_string().get(sv)) return fail(where, json_error_message(e));
-    set_arguments_text(step, sv, where);
-    return true;
-  }
-  return store_value(v, &step.arguments);
-}
-
 void ParseCtx::set_tool(Step& step, std::string_view raw) {
   step.raw_tool = t.store(raw);
+  // `raw` may point into the arena (a result kept as a call of its own is named from its
+  // stored name), which the store may just have moved: read the stored copy.
+  raw = t.text(step.raw_tool);
   // Normalized in place in a reused buffer: normalize_tool_name would allocate per step.
   std::string_view sv = raw;
   auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
@@ -304,35 +294,95 @@ struct TraceParser::Impl {
            ParseOutcome& outcome, const Emit& emit) const;
   bool read(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
             ParseOutcome& outcome, const Emit& emit) const;
-  // The fast path of read() for a native record (the bulk of production logs): one DOM parse
-  // validates it, and the reader walks that parse instead of ondemand values. False, with `t`
-  // cleared, when the record is not a valid native trace of at most TapeDoc::kMaxRecord
-  // bytes; the ondemand path then reads it, or says why not.
-  bool read_validated_native(std::string_view text, const RecordOrigin& start, Trajectory& t, detail::Scratch& s,
-                             ParseOutcome& outcome, const Emit& emit) const;
+  // The fast path of read() for native and chat records (the bulk of production logs): one
+  // DOM parse validates the record, and the reader walks that parse instead of ondemand
+  // values. False, with `t` cleared, when the record is not a valid native or chat trace of
+  // at most TapeDoc::kMaxRecord bytes; the ondemand path then reads it, or says why not.
+  bool read_validated(std::string_view text, const RecordOrigin& start, Trajectory& t, detail::Scratch& s,
+                      ParseOutcome& outcome, const Emit& emit) const;
 };
 
-bool TraceParser::Impl::read_validated_native(std::string_view text, const RecordOrigin& start, Trajectory& t,
-                                              detail::Scratch& s, ParseOutcome& outcome, const Emit& emit) const {
-  if (!c.options.dom_fast_path) return false;
-  if (c.options.format != InputFormat::auto_detect && c.options.format != InputFormat::native) return false;
-  // A record without the text "steps" is not native (an escaped key is found by the ondemand
-  // path): chat and OTel records are not parsed twice.
-  if (c.options.format == InputFormat::auto_detect && text.find("\"steps\"") == std::string_view::npos) return false;
-  detail::TapeDoc doc;
-  if (!doc.parse(s.dom_parser, text)) return false;
-  detail::TapeObject record(detail::TapeValue(&doc, 0, 1));
-  if (c.options.format == InputFormat::auto_detect) {
-    bool steps = false;  // object_shape: a "steps" member makes the record native
-    detail::for_tape_fields(record, [&](std::string_view key, const detail::TapeValue&) {
+namespace {
+
+// The shape read() would give a validated record (object_shape and the array rule), for
+// the shapes the fast path reads: native, chat, or unknown (declined).
+Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
+  detail::TapeValue root(&doc, 0, 1);
+  if (format == InputFormat::native) return doc.root_is_array() ? Shape::unknown : Shape::native;
+  if (format == InputFormat::openai || format == InputFormat::anthropic) return Shape::chat;
+  if (format != InputFormat::auto_detect) return Shape::unknown;
+  if (!doc.root_is_array()) {
+    bool steps = false, messages = false;
+    detail::for_tape_fields(detail::TapeObject(root), [&](std::string_view key, const detail::TapeValue&) {
       steps = key == "steps";
+      messages = messages || key == "messages" || key == "traj";
       return !steps;
     });
-    if (!steps) return false;
+    return steps ? Shape::native : messages ? Shape::chat : Shape::unknown;
   }
+  // An array: its first element decides, as in read(): an object with "role" and no
+  // "messages"/"traj" (both seen only before a "steps" key) is a message; empty is chat.
+  Shape shape = Shape::chat;
+  detail::for_tape_elements(detail::TapeArray(root), [&](const detail::TapeValue& v) {
+    shape = Shape::unknown;
+    if (v.doc()->at(v.token_index()) != '{') return false;
+    bool role = false, messages = false;
+    detail::for_tape_fields(detail::TapeObject(v), [&](std::string_view key, const detail::TapeValue&) {
+      if (key == "steps") return false;
+      role = role || key == "role";
+      messages = messages || key == "messages" || key == "traj";
+      return true;
+    });
+    if (role && !messages) shape = Shape::chat;
+    return false;
+  });
+  return shape;
+}
+
+// Whether a record may take the fast path, from its text alone (cheap next to a DOM parse):
+// auto-detected records need a key of their shape somewhere, and OTel records (which the
+// fast path does not read) are recognized by theirs. A false "yes" costs a parse, a false
+// "no" only the fast path.
+bool may_take_fast_path(std::string_view text, InputFormat format) {
+  std::size_t i = text.find_first_not_of(" \t\r\n");
+  if (i == std::string_view::npos) return false;
+  char top = text[i];
+  switch (format) {
+    case InputFormat::native: return top == '{';
+    case InputFormat::openai:
+    case InputFormat::anthropic: return top == '{' || top == '[';
+    case InputFormat::auto_detect: break;
+    default: return false;
+  }
+  // An escaped key is found by the ondemand path.
+  if (top == '[') return text.find("\"role\"") != std::string_view::npos;
+  if (top != '{') return false;
+  if (text.find("\"steps\"") != std::string_view::npos) return true;
+  return (text.find("\"messages\"") != std::string_view::npos || text.find("\"traj\"") != std::string_view::npos) &&
+         text.find("\"resourceSpans\"") == std::string_view::npos;
+}
+
+}  // namespace
+
+bool TraceParser::Impl::read_validated(std::string_view text, const RecordOrigin& start, Trajectory& t,
+                                       detail::Scratch& s, ParseOutcome& outcome, const Emit& emit) const {
+  if (!c.options.dom_fast_path || !may_take_fast_path(text, c.options.format)) return false;
+  detail::TapeDoc doc;
+  if (!doc.parse(s.dom_parser, text)) return false;
+  Shape shape = tape_shape(doc, c.options.format);
+  if (shape == Shape::unknown) return false;
+  detail::TapeValue root(&doc, 0, 1);
   ParseOutcome attempt;
   detail::ParseCtx ctx(c, text, start, t, s, attempt);
-  if (detail::read_native(ctx, record) && attempt.ok()) {
+  bool ok = shape == Shape::native ? detail::read_native(ctx, detail::TapeObject(root))
+            : doc.root_is_array()  ? detail::read_chat_array(ctx, detail::TapeArray(root))
+                                   : detail::read_chat_object(ctx, detail::TapeObject(root));
+  if (ok && attempt.ok()) {
+    if (doc.root_is_array()) {  // as read() names an array record
+      s.value.clear();
+      fmt::format_to(std::back_inserter(s.value), "{}:{}", t.origin.file, t.origin.line);
+      t.set_trace_id(t.store(s.value));
+    }
     ++outcome.traces;
     if (emit) emit(t);
     return true;
@@ -387,7 +437,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   start.column += skip;
   t.clear();
   t.origin = origin;
-  if (read_validated_native(text, start, t, s, outcome, emit)) return true;
+  if (read_validated(text, start, t, s, outcome, emit)) return true;
   detail::ParseCtx ctx(c, text, start, t, s, outcome);
 
   od::document doc;

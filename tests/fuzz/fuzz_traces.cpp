@@ -1,7 +1,8 @@
 // libFuzzer target for the trace readers: the input is split into records the way
 // RecordSource splits a JSONL file (lines, CR stripped, blank lines skipped) and each is
-// parsed with every input format forced in turn, plus auto-detection. Native records are
-// also read without the DOM fast path, and both readings must be the same.
+// parsed with every input format forced in turn, plus auto-detection. Under auto-detection
+// and the native, openai and anthropic formats (those the DOM fast path serves) records are
+// also read without the fast path, and both readings must be the same.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,12 +24,14 @@ const trajcheck::TraceParser& parser(trajcheck::InputFormat f) {
   return parsers[static_cast<int>(f)];
 }
 
-// The same auto-detecting and native parsers without the DOM fast path for native records:
-// both paths must agree on every input.
+// The same auto-detecting, native and chat parsers without the DOM fast path: both paths
+// must agree on every input.
 const trajcheck::TraceParser& ondemand_parser(trajcheck::InputFormat f) {
   static trajcheck::TraceParser parsers[] = {
       trajcheck::TraceParser({trajcheck::InputFormat::auto_detect, {{"a", "b"}}, {"^Error", "(?i)timeout"}, false, {}, false}),
       trajcheck::TraceParser({trajcheck::InputFormat::native, {}, {}, false, {}, false}),
+      trajcheck::TraceParser({trajcheck::InputFormat::openai, {}, {}, false, {}, false}),
+      trajcheck::TraceParser({trajcheck::InputFormat::anthropic, {}, {}, false, {}, false}),
   };
   return parsers[static_cast<int>(f)];
 }
@@ -65,6 +68,7 @@ void parse_record(std::string_view text, std::uint64_t line) {
                                       .parse(k == 0 ? copied : in_place, t, [&](trajcheck::Trajectory& tr) {
                                         trajcheck::write_normalized_json(tr, out);
                                         out += '\n';
+                                        for (const std::string& w : tr.warnings) out += w + '\n';
                                       });
       // Positions must stay inside the record.
       for (const auto& e : o.errors)
@@ -72,12 +76,13 @@ void parse_record(std::string_view text, std::uint64_t line) {
       results[k] = outcome_text(o, out);
     }
     if (copied.text.capacity() < text.size() + trajcheck::kRecordPadding && results[0] != results[1]) __builtin_trap();
-    if (f <= 1) {
+    if (f <= 3) {
       out.clear();
       trajcheck::ParseOutcome o = ondemand_parser(static_cast<trajcheck::InputFormat>(f))
                                       .parse(in_place, t, [&](trajcheck::Trajectory& tr) {
                                         trajcheck::write_normalized_json(tr, out);
                                         out += '\n';
+                                        for (const std::string& w : tr.warnings) out += w + '\n';
                                       });
       if (outcome_text(o, out) != results[1]) __builtin_trap();
     }

@@ -1,9 +1,10 @@
-// The native reader's fast path (readers/tape_value.hpp: one DOM parse validates the record,
-// the reader walks that parse) against the ondemand path it replaces for native records:
-// the same trajectories, errors and warnings on hand-picked records, on generated ones
-// (blanks, escapes, numbers of every form, all step fields) and on byte-level mutations of
-// them. The generated records are also read through the fast path directly, so the
-// comparison cannot pass by the fast path quietly declining everything.
+// The native and chat readers' fast path (readers/tape_value.hpp: one DOM parse validates the
+// record, the reader walks that parse) against the ondemand path it replaces: the same
+// trajectories, errors and warnings on hand-picked records, on generated ones (blanks,
+// escapes, numbers of every form, all step fields; OpenAI, Anthropic and tau-bench chat
+// messages) and on byte-level mutations of them. The generated records are also read through
+// the fast path directly, so the comparison cannot pass by the fast path quietly declining
+// everything.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -75,11 +76,43 @@ bool read_fast(std::string_view text, std::string* normalized) {
   return true;
 }
 
-// Both paths, both formats that take native records, with and without patterns and aliases.
-void check_same(const std::string& record) {
+// Reads `text` through the chat reader over TapeValue directly (an object or array record),
+// with default options; false when it declines the record.
+bool read_fast_chat(std::string_view text, std::string* normalized) {
+  detail::CompiledOptions c;
+  std::string padded(text);
+  padded.append(kRecordPadding, ' ');
+  detail::Scratch s;
+  detail::TapeDoc doc;
+  std::string_view in(padded.data(), text.size());
+  if (!doc.parse(s.dom_parser, in)) return false;
+  ToolTable tools;
+  Trajectory t(&tools);
+  t.origin = RecordOrigin{"mem", 1, 1, 0};
+  ParseOutcome outcome;
+  detail::ParseCtx ctx(c, in, t.origin, t, s, outcome);
+  detail::TapeValue root(&doc, 0, 1);
+  bool ok = doc.root_is_array() ? detail::read_chat_array(ctx, detail::TapeArray(root))
+                                : detail::read_chat_object(ctx, detail::TapeObject(root));
+  if (!ok || !outcome.ok()) return false;
+  if (doc.root_is_array()) t.set_trace_id(t.store("mem:1"));
+  normalized->clear();
+  write_normalized_json(t, *normalized);
+  for (const std::string& w : t.warnings) *normalized += "\nwarning " + w;
+  return true;
+}
+
+const InputFormat kNativeFormats[] = {InputFormat::auto_detect, InputFormat::native};
+const InputFormat kChatFormats[] = {InputFormat::auto_detect, InputFormat::openai, InputFormat::anthropic,
+                                    InputFormat::native};
+
+// Both paths, every format that may take the record, with and without patterns and aliases.
+template <std::size_t N = 2>
+void check_same(const std::string& record, const InputFormat (&formats)[N] = kNativeFormats) {
   CAPTURE(record);
-  for (InputFormat f : {InputFormat::auto_detect, InputFormat::native})
+  for (InputFormat f : formats)
     for (bool patterns : {false, true}) {
+      CAPTURE(static_cast<int>(f));
       std::string fast = describe(read_text(record, options(true, f, patterns)));
       std::string slow = describe(read_text(record, options(false, f, patterns)));
       CHECK(fast == slow);
@@ -185,7 +218,179 @@ struct Gen {
     for (std::size_t i = 0; i < f.size(); ++i) s += (i ? "," + sp() : "") + f[i] + sp();
     return s + "}" + sp();
   }
+
+  // ---- chat records ----
+  // `json` as a JSON string literal (arguments and results given as text).
+  static std::string quote(const std::string& json) {
+    std::string q = "\"";
+    for (char ch : json) {
+      if (ch == '"' || ch == '\\') q += '\\', q += ch;
+      else if (ch == '\n') q += "\\n";
+      else if (ch == '\t') q += "\\t";
+      else if (ch == '\r') q += "\\r";
+      else q += ch;
+    }
+    return q + "\"";
+  }
+  std::string object(std::vector<std::string> f) {
+    std::shuffle(f.begin(), f.end(), rng);
+    std::string s = "{" + sp();
+    for (std::size_t i = 0; i < f.size(); ++i) s += (i ? "," + sp() : "") + f[i] + sp();
+    return s + "}";
+  }
+  std::string array(const std::vector<std::string>& e) {
+    std::string s = "[" + sp();
+    for (std::size_t i = 0; i < e.size(); ++i) s += (i ? "," + sp() : "") + e[i] + sp();
+    return s + "]";
+  }
+  std::string tool_name() {
+    static const char* tools[] = {"\"get_order_details\"", "\" Order_Get \"", "\"refund_order\"", "\"t\\u00e9l\"",
+                                  "\"a\""};
+    return tools[pick(5)];
+  }
+  // Ids from a small pool, so that results sometimes answer a call and sometimes none.
+  std::string call_id() {
+    static const char* ids[] = {"\"call_1\"", "\"call_2\"", "\"toolu_1\"", "\"toolu_\\u0032\"", "7"};
+    return ids[pick(5)];
+  }
+  std::string text_value() {
+    static const char* texts[] = {"\"Error: gateway timeout\"", "\" {\\\"status\\\": \\\"ok\\\"}\"", "\"[1, 2]\"",
+                                  "\"plain text\\nresult\"", "\"\"", "\"{bad\""};
+    return pick(3) ? texts[pick(6)] : str();
+  }
+  std::string arguments() {
+    switch (pick(8)) {
+      case 0: return "\"\"";
+      case 1: return "\"  \"";
+      case 2: return "\"{\\\"order_id\\\": \\\"#W1\"";  // not JSON: warned about
+      case 3: return value(1);                              // not a string: stored as is
+      case 4: return str();
+      default: return quote(value(1));
+    }
+  }
+  std::string extra_field() {
+    static const char* keys[] = {"x\\u0041", "latency_ms", "cache_control", "name"};
+    return field(keys[pick(4)], value(2));
+  }
+  std::string openai_call() {
+    std::vector<std::string> fn;
+    if (pick(12)) fn.push_back(field("name", tool_name()));
+    if (pick(6)) fn.push_back(field("arguments", arguments()));
+    if (!pick(8)) fn.push_back(extra_field());
+    std::vector<std::string> f;
+    if (pick(4)) f.push_back(field("id", call_id()));
+    if (pick(3)) f.push_back(field("type", pick(6) ? "\"function\"" : "\"custom\""));
+    f.push_back(field("function", object(fn)));
+    if (!pick(8)) f.push_back(field("index", num()));
+    return object(f);
+  }
+  std::string block(bool tools) {
+    switch (tools ? pick(6) : pick(3)) {
+      case 0: case 1: {
+        std::vector<std::string> f{field("type", "\"text\""), field("text", str())};
+        if (!pick(6)) f.push_back(field("cache_control", value(2)));
+        return object(f);
+      }
+      case 2: return pick(3) ? object({field("type", "\"image\""), field("source", value(2))}) : str();
+      case 3: {
+        std::vector<std::string> f{field("type", "\"tool_use\""), field("name", tool_name())};
+        if (pick(4)) f.push_back(field("id", call_id()));
+        if (pick(5)) f.push_back(field("input", pick(4) ? value(1) : arguments()));
+        return object(f);
+      }
+      default: {
+        std::vector<std::string> f{field("type", "\"tool_result\"")};
+        if (pick(4)) f.push_back(field("tool_use_id", call_id()));
+        if (pick(4)) {
+          std::vector<std::string> inner;
+          for (int i = pick(3); i > 0; --i) inner.push_back(block(false));
+          f.push_back(field("content", pick(2) ? text_value() : array(inner)));
+        }
+        if (!pick(3)) f.push_back(field("is_error", pick(2) ? "true" : "false"));
+        return object(f);
+      }
+    }
+  }
+  std::string content(bool tools) {
+    if (!pick(6)) return "null";
+    if (pick(2)) return text_value();
+    std::vector<std::string> b;
+    for (int i = pick(4); i > 0; --i) b.push_back(block(tools));
+    return array(b);
+  }
+  std::string message() {
+    static const char* roles[] = {"\"system\"", "\"user\"", "\"assistant\"", "\"tool\"", "\"critic\"",
+                                  "\"developer\"", "\"function\"", "\"human\""};
+    int r = pick(8);
+    std::string role = roles[r];
+    std::vector<std::string> f{field("role", role)};
+    bool tool = r == 3 || r == 6;
+    if (pick(8)) f.push_back(field("content", content(!tool)));
+    if (r == 2 && pick(2)) {
+      std::vector<std::string> calls;
+      for (int i = 1 + pick(3); i > 0; --i) calls.push_back(openai_call());
+      f.push_back(field("tool_calls", pick(10) ? array(calls) : "null"));
+    }
+    if (r == 2 && !pick(8)) {
+      std::vector<std::string> fn{field("name", tool_name())};
+      if (pick(4)) fn.push_back(field("arguments", arguments()));
+      f.push_back(field("function_call", pick(6) ? object(fn) : "null"));
+    }
+    if (tool) {
+      if (pick(4)) f.push_back(field("tool_call_id", call_id()));
+      if (pick(2)) f.push_back(field("name", tool_name()));
+      if (!pick(6)) f.push_back(field("is_error", pick(2) ? "true" : "false"));
+      if (!pick(6)) f.push_back(field("error", value(2)));
+    }
+    if (!pick(6)) f.push_back(extra_field());
+    return object(f);
+  }
+  std::string chat_record() {
+    std::vector<std::string> m;
+    for (int i = pick(9); i > 0; --i) m.push_back(message());
+    std::string messages = array(m);
+    std::string s;
+    switch (pick(5)) {
+      case 0: s = messages; break;  // a bare message array
+      case 1: {  // tau-bench
+        std::vector<std::string> f{field("traj", messages), field("task_id", num()), field("reward", num())};
+        if (pick(2)) f.push_back(field("info", value(2)));
+        s = object(f);
+        break;
+      }
+      case 2: {  // Anthropic: the system prompt beside the messages
+        std::vector<std::string> f{field("messages", messages)};
+        if (pick(2)) f.push_back(field("system", pick(2) ? str() : value(2)));
+        if (pick(2)) f.push_back(field("model", "\"claude\""));
+        s = object(f);
+        break;
+      }
+      default: {
+        std::vector<std::string> f{field("messages", messages)};
+        if (pick(2)) f.push_back(field("trace_id", pick(3) ? str() : num()));
+        if (!pick(3)) f.push_back(field("context", value(2)));
+        if (!pick(4)) f.push_back(field("metadata", value(2)));
+        if (!pick(8)) f.push_back(field("traj", "[]"));
+        s = object(f);
+      }
+    }
+    return sp() + s + sp();
+  }
 };
+
+// Applies 1 to 3 byte-level mutations.
+void mutate(std::string& record, std::mt19937& rng) {
+  static const char bytes[] = "{}[],:\"\\ 0123456789eE+-.tfnulxa\xff\x01";
+  for (int m = 1 + static_cast<int>(rng() % 3); m > 0 && !record.empty(); --m) {
+    std::size_t at = rng() % record.size();
+    char b = bytes[rng() % (sizeof bytes - 1)];
+    switch (rng() % 3) {
+      case 0: record[at] = b; break;
+      case 1: record.insert(record.begin() + static_cast<std::ptrdiff_t>(at), b); break;
+      default: record.erase(at, 1);
+    }
+  }
+}
 
 }  // namespace
 
@@ -243,19 +448,112 @@ TEST_CASE("tape: generated native records, with and without blanks, take the fas
 TEST_CASE("tape: byte-level mutations of native records are read or rejected the same way") {
   Gen g(11);
   std::mt19937 rng(5);
-  static const char bytes[] = "{}[],:\"\\ 0123456789eE+-.tfnulxa\xff\x01";
   for (int i = 0; i < 1500; ++i) {
     g.blanks = i % 3 == 0;
     std::string record = g.record();
-    for (int m = 1 + static_cast<int>(rng() % 3); m > 0 && !record.empty(); --m) {
-      std::size_t at = rng() % record.size();
-      char b = bytes[rng() % (sizeof bytes - 1)];
-      switch (rng() % 3) {
-        case 0: record[at] = b; break;
-        case 1: record.insert(record.begin() + static_cast<std::ptrdiff_t>(at), b); break;
-        default: record.erase(at, 1);
-      }
-    }
+    mutate(record, rng);
     check_same(record);
+  }
+}
+
+TEST_CASE("tape: hand-picked chat records read the same on both paths") {
+  const char* records[] = {
+      R"({"task_id":3,"reward":1.0,"info":{"x":[1,2]},"traj":[{"role":"system","content":"policy"},{"role":"user","content":"refund #W1"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_order_details","arguments":"{"order_id": "#W1"}"}}]},{"role":"tool","tool_call_id":"call_1","name":"get_order_details","content":"{"status": "delivered"}"},{"role":"assistant","content":"Done."}]})",
+      R"([{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}])",
+      R"([])",
+      R"(  [ ]  )",
+      R"(["order_get","refund"])",
+      R"([{"steps":[],"role":"user","content":"x"}])",
+      R"([{"role":"user","steps":[],"content":"x"}])",
+      R"([{"role":"user","messages":[]}])",
+      R"([{"role":"user","content":"x"},"order_get"])",
+      R"([1])",
+      R"({"role":"user","content":"a lone message"})",
+      R"({"messages":[{"role":"user","content":"x"}]})",
+      R"({"messages":[{"role":"user","role":"assistant","content":"x"}]})",
+      R"({"messages":[{"content":"x","role":"assistant","extra":{"k":[1,{"a":null}]}}]})",
+      R"({"messages":[{"role":"user","content":"escaped role"}]})",
+      R"({"messages":[{"role":5,"content":"x"}]})",
+      R"({"messages":[{"content":"no role"}]})",
+      R"({"messages":[{"role":"tool","content":"orphan result"}]})",
+      R"({"messages":[{"role":"tool","tool_call_id":"call_9","content":"{"a": 1}"}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":[{"id":"c1","function":{"arguments":"{bad json","name":"t"}}]}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"t","arguments":""}},{"id":"c1","function":{"name":"t","arguments":"[1,
+ 2]"}}]},{"role":"tool","tool_call_id":"c1","content":"r1"},{"role":"tool","tool_call_id":"c1","content":"r2"},{"role":"tool","tool_call_id":"c1","content":"r3"}]})",
+      R"({"messages":[{"role":"assistant","function_call":{"name":"lookup","arguments":"{"q":"caf\u00e9"}"}},{"role":"function","name":"lookup","content":"Error: not found"}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":null,"function_call":null,"content":"plain"}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":{}}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}"}}]}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":[{"function":[]}]}]})",
+      R"({"messages":[{"role":"assistant","tool_calls":[5]}]})",
+      R"({"system":"be brief","messages":[{"role":"assistant","content":[{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"search","input":{"q":"x"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"found","cache_control":{"type":"ephemeral"}}],"is_error":true}]}]})",
+      R"({"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"image","source":{"data":"café \/"}},"plain string block",{"type":"tool_result","content":"{"a": [1, 2]}"}]}]})",
+      R"({"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"tool_use","name":"nested"}]}]}]})",
+      R"({"messages":[{"role":"user","content":[{"type":"tool_result","is_error":"yes"}]}]})",
+      R"({"messages":[{"role":"user","content":[{"type":5}]}]})",
+      R"({"messages":[{"role":"user","content":[{"text":"no type"}]}]})",
+      R"({"messages":[{"role":"user","content":5}]})",
+      R"({"messages":[{"role":"tool","tool_call_id":"c","error":{"code":1},"is_error":false,"content":null}]})",
+      R"({"messages":[{"role":"tool","tool_call_id":{},"content":"x"}]})",
+      R"({"messages":[],"traj":[{"role":"user","content":"second array goes to metadata"}]})",
+      R"({"messages":{}})",
+      R"({"model":"gpt"})",
+      R"({"messages":[],"resourceSpans":[]})",
+      R"({"messages":[],"steps":[]})",
+      R"({"trace_id":12,"id":"r1","metadata":{"m":1},"context":{"user":"u"},"messages":[{"role":"critic","content":"fine"}]})",
+      R"({"traj":[{"role":"user","content":"x"}],"reward":1e400})",
+      R"({"traj":[{"role":"user","content":"x"}]} trailing)",
+      "\xEF\xBB\xBF{\"messages\":[{\"role\":\"user\",\"content\":\"after a BOM\"}]}",
+      "{\"messages\":[{\"role\":\"user\",\"content\":\"bad \xff byte\"}]}",
+      "{\"messages\":[{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"t\",\"arguments\":\"{\\\"k\\\": \\\"\xc3\xa9\\\"\"}}]}]}",
+      R"({"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"t","arguments":"{\"k\": 1} x"}}]}]})",
+  };
+  for (const char* r : records) check_same(r, kChatFormats);
+}
+
+TEST_CASE("tape: chat records nested deeper than the readers allow are reported the same way") {
+  for (int depth : {510, 511, 512, 513, 1100}) {
+    CAPTURE(depth);
+    std::string deep = std::string(depth, '[') + std::string(depth, ']');
+    check_same(R"({"system":)" + deep + R"(,"messages":[]})", kChatFormats);
+    check_same(R"({"messages":[{"role":"user","content":[{"type":"image","source":)" + deep + "}]}]}", kChatFormats);
+    check_same(R"({"messages":[{"role":"assistant","tool_calls":[{"function":{"name":"t","arguments":)" + deep + "}}]}]}",
+               kChatFormats);
+  }
+}
+
+TEST_CASE("tape: generated chat records, with and without blanks, take the fast path and agree") {
+  Gen g(13);
+  int fast = 0, total = 0, warned = 0;
+  for (int i = 0; i < 800; ++i) {
+    g.blanks = i % 2 == 1;
+    std::string record = g.chat_record();
+    check_same(record, kChatFormats);
+    std::string direct;
+    ++total;
+    if (read_fast_chat(record, &direct)) {
+      ++fast;
+      ReadResult slow = read_text(record, options(false, InputFormat::openai, false));
+      REQUIRE(slow.normalized.size() == 1);
+      std::string expected = slow.normalized[0];
+      for (const std::string& w : slow.warnings) expected += "\nwarning " + w;
+      warned += !slow.warnings.empty();
+      CHECK(direct == expected);
+    }
+  }
+  MESSAGE("chat records read by the fast path: " << fast << " of " << total << ", " << warned << " with warnings");
+  // Declined: numbers beyond the DOM parser's range, and records with shape errors.
+  CHECK(fast > total * 2 / 3);
+  CHECK(warned > total / 10);
+}
+
+TEST_CASE("tape: byte-level mutations of chat records are read or rejected the same way") {
+  Gen g(17);
+  std::mt19937 rng(19);
+  for (int i = 0; i < 1500; ++i) {
+    g.blanks = i % 3 == 0;
+    std::string record = g.chat_record();
+    mutate(record, rng);
+    check_same(record, kChatFormats);
   }
 }
