@@ -1,5 +1,7 @@
 // TraceParser: per-record format detection and dispatch to the format readers, and the
 // normalization rules they share (tool names, aliases, status, results, arguments).
+#include <string.h>
+
 #include <fmt/format.h>
 
 #include "readers/parser_impl.hpp"
@@ -339,13 +341,22 @@ Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
   return shape;
 }
 
-// Whether a record may take the fast path, from its text alone (cheap next to a DOM parse):
-// auto-detected records need a key of their shape somewhere, and OTel records (which the
-// fast path does not read) are recognized by theirs. A false "yes" costs a parse, a false
-// "no" only the fast path.
+bool contains(std::string_view text, std::string_view needle) {
+  // memmem, not string_view::find: find stops at every '"' of the record for a memcmp,
+  // which costs a fifth of the read of a long chat record; memmem is ~6x faster.
+  return memmem(text.data(), text.size(), needle.data(), needle.size()) != nullptr;
+}
+
+// Whether a record may take the fast path, judged from its text (cheap next to a DOM parse):
+// an auto-detected record needs the key of a native or chat record somewhere (an escaped key
+// is found by the ondemand path), and OTel records and tool lists are declined from their
+// first bytes. A wrong "yes" costs a DOM parse (tape_shape then declines), a wrong "no" only
+// the fast path.
 bool may_take_fast_path(std::string_view text, InputFormat format) {
-  std::size_t i = text.find_first_not_of(" \t\r\n");
-  if (i == std::string_view::npos) return false;
+  auto blank = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n'; };
+  std::size_t i = 0;
+  while (i < text.size() && blank(text[i])) ++i;
+  if (i == text.size()) return false;
   char top = text[i];
   switch (format) {
     case InputFormat::native: return top == '{';
@@ -354,12 +365,18 @@ bool may_take_fast_path(std::string_view text, InputFormat format) {
     case InputFormat::auto_detect: break;
     default: return false;
   }
-  // An escaped key is found by the ondemand path.
-  if (top == '[') return text.find("\"role\"") != std::string_view::npos;
-  if (top != '{') return false;
-  if (text.find("\"steps\"") != std::string_view::npos) return true;
-  return (text.find("\"messages\"") != std::string_view::npos || text.find("\"traj\"") != std::string_view::npos) &&
-         text.find("\"resourceSpans\"") == std::string_view::npos;
+  if (top != '{' && top != '[') return false;
+  for (++i; i < text.size() && blank(text[i]); ++i) {
+  }
+  std::string_view first = text.substr(i);
+  if (first.empty()) return false;
+  // An array is chat when its first element is a message: an empty one is, one of tool
+  // names or of entries without a "role" is a tool list.
+  if (top == '[') return first.front() == ']' || (first.front() == '{' && contains(first, "\"role\""));
+  auto starts = [&](std::string_view key) { return first.substr(0, key.size()) == key; };
+  if (starts("\"resourceSpans\"") || starts("\"tool_calls\"")) return false;
+  if (starts("\"steps\"") || starts("\"messages\"") || starts("\"traj\"")) return true;
+  return contains(first, "\"steps\"") || contains(first, "\"traj\"") || contains(first, "\"messages\"");
 }
 
 }  // namespace
