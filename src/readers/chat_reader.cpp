@@ -44,7 +44,7 @@ bool peek_string(ParseCtx& c, TapeObject& o, std::string_view key, std::string_v
     if (v.type().value_unsafe() != od::json_type::string)
       ok = c.fail(location_of(v), fmt::format("\"{}\" must be a string", key));
     else if (v.get_string().get(*out))
-      ok = c.fail(location_of(v), "string");
+      ok = c.fail(location_of(v), "the record's two parse views disagree");
     return false;
   });
   if (!walked && !found) return c.fail(where, "the record's two parse views disagree");

@@ -54,6 +54,20 @@ class TapeDoc {
   }
   // Tape word after the container that opens at tape word t.
   std::uint32_t tape_after(std::uint32_t t) const { return static_cast<std::uint32_t>(tape_[t]); }
+  // The kind of value at tape word t: '{', '[', '"', 't', 'f', 'n', or a number ('l', 'u', 'd').
+  char tape_type(std::uint32_t t) const { return static_cast<char>(tape_[t] >> 56); }
+  // Calls fn(key) for each key of the object that opens at tape word t, in order, until fn
+  // returns false. Reads the tape alone: a container value is stepped over in one move,
+  // without the token walk that for_tape_fields needs (which is for reading values).
+  template <class Fn>
+  void for_keys(std::uint32_t t, Fn&& fn) const {
+    for (std::uint32_t w = t + 1; tape_type(w) != '}';) {
+      std::string_view key;
+      if (!string_at(w, &key) || !fn(key)) return;
+      char type = tape_type(w + 1);
+      w = type == '{' || type == '[' ? tape_after(w + 1) : type == 'l' || type == 'u' || type == 'd' ? w + 3 : w + 2;
+    }
+  }
   // The container that opens at token k: where it closes, whether its source text has no
   // blank between tokens, and whether it nests deeper than kMaxJsonDepth (the ondemand
   // reader then reports it). One walk over its tokens; the last result is remembered, as
