@@ -1,3 +1,5 @@
+// Records validated by simdjson's DOM parser, read through its tape and stage 1's structural
+// indexes (see tape_value.hpp): the parse, container spans and canonical raw text.
 #include "readers/tape_value.hpp"
 
 namespace trajcheck::detail {
@@ -7,6 +9,10 @@ bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 }  // namespace
 
 bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
+  // The tape and structural-index layout read here is simdjson 3's (checked on 3.0.1, the
+  // Debian 12 package); another major version reads every record the ondemand way until it
+  // is checked (readers_tape_test then fails on purpose).
+  if (simdjson::SIMDJSON_VERSION_MAJOR != 3) return false;
   if (text.size() > kMaxRecord) return false;
   // The parser's default depth limit is the ondemand reader's: a record too deep for one is
   // too deep for the other, and is reported by the ondemand reader.
@@ -15,7 +21,6 @@ bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
   if (!parser.implementation || parser.implementation->n_structural_indexes == 0) return false;
   text_ = text.data();
   idx_ = parser.implementation->structural_indexes.get();
-  n_ = parser.implementation->n_structural_indexes;
   tape_ = parser.doc.tape.get();
   strings_ = parser.doc.string_buf.get();
   // The root word, then the value; a record the readers can take is an object or an array

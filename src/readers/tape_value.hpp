@@ -8,8 +8,8 @@
 // over ondemand values (each is one template), and only fall back to the ondemand reader for
 // its error messages. Reading the tape and the structural indexes side by side relies on two
 // members simdjson documents as "for benchmarking access" (`parser::implementation`,
-// `document::tape`); every string read checks that the two views are in step, so a layout
-// change in a later simdjson makes the fast path decline, never misread.
+// `document::tape`): TapeDoc::parse declines under any simdjson major version but 3, and
+// every string read checks that the two views are in step.
 #pragma once
 
 #include <cstdint>
@@ -101,7 +101,6 @@ class TapeDoc {
   static constexpr std::uint64_t kPayload = (std::uint64_t{1} << 56) - 1;
   const char* text_ = nullptr;
   const std::uint32_t* idx_ = nullptr;
-  std::uint32_t n_ = 0;
   const std::uint64_t* tape_ = nullptr;
   const std::uint8_t* strings_ = nullptr;
   void remember(std::uint32_t k) const;
