@@ -57,28 +57,11 @@ NormalizeOptions options(bool fast, InputFormat format, bool patterns) {
   return o;
 }
 
-// Reads `text` through the fast path itself (TapeDoc + read_native over TapeValue), with
-// default options; false when it declines the record.
-bool read_fast(std::string_view text, std::string* normalized) {
-  detail::CompiledOptions c;
-  std::string padded(text);
-  padded.append(kRecordPadding, ' ');
-  detail::Scratch s;
-  detail::TapeDoc doc;
-  if (!doc.parse(s.dom_parser, std::string_view(padded.data(), text.size()))) return false;
-  ToolTable tools;
-  Trajectory t(&tools);
-  ParseOutcome outcome;
-  detail::ParseCtx ctx(c, std::string_view(padded.data(), text.size()), RecordOrigin{"mem", 1, 1, 0}, t, s, outcome);
-  if (!detail::read_native(ctx, detail::TapeObject(detail::TapeValue(&doc, 0, 1))) || !outcome.ok()) return false;
-  normalized->clear();
-  write_normalized_json(t, *normalized);
-  return true;
-}
-
-// Reads `text` through the chat reader over TapeValue directly (an object or array record),
-// with default options; false when it declines the record.
-bool read_fast_chat(std::string_view text, std::string* normalized) {
+// Reads `text` through a reader over TapeValue directly (the native reader, or the chat
+// reader for an object or array record), with default options: the normalized trace and its
+// warnings; false when the reader declines the record.
+enum class Reader { native, chat };
+bool read_fast(std::string_view text, Reader reader, std::string* normalized) {
   detail::CompiledOptions c;
   std::string padded(text);
   padded.append(kRecordPadding, ' ');
@@ -92,8 +75,9 @@ bool read_fast_chat(std::string_view text, std::string* normalized) {
   ParseOutcome outcome;
   detail::ParseCtx ctx(c, in, t.origin, t, s, outcome);
   detail::TapeValue root(&doc, 0, 1);
-  bool ok = doc.root_is_array() ? detail::read_chat_array(ctx, detail::TapeArray(root))
-                                : detail::read_chat_object(ctx, detail::TapeObject(root));
+  bool ok = reader == Reader::native ? !doc.root_is_array() && detail::read_native(ctx, detail::TapeObject(root))
+            : doc.root_is_array()    ? detail::read_chat_array(ctx, detail::TapeArray(root))
+                                     : detail::read_chat_object(ctx, detail::TapeObject(root));
   if (!ok || !outcome.ok()) return false;
   if (doc.root_is_array()) t.set_trace_id(t.store("mem:1"));
   normalized->clear();
@@ -434,7 +418,7 @@ TEST_CASE("tape: generated native records, with and without blanks, take the fas
     check_same(record);
     std::string direct;
     ++total;
-    if (read_fast(record, &direct)) {
+    if (read_fast(record, Reader::native, &direct)) {
       ++fast;
       ReadResult slow = read_text(record, options(false, InputFormat::native, false));
       REQUIRE(slow.normalized.size() == 1);
@@ -531,7 +515,7 @@ TEST_CASE("tape: generated chat records, with and without blanks, take the fast 
     check_same(record, kChatFormats);
     std::string direct;
     ++total;
-    if (read_fast_chat(record, &direct)) {
+    if (read_fast(record, Reader::chat, &direct)) {
       ++fast;
       ReadResult slow = read_text(record, options(false, InputFormat::openai, false));
       REQUIRE(slow.normalized.size() == 1);
