@@ -60,16 +60,17 @@ void parse_record(std::string_view text, std::uint64_t line) {
   in_place.text.resize(text.size());
   copied.origin = in_place.origin = trajcheck::RecordOrigin{"fuzz", line, 1, line};
   std::string out;
+  // Each trajectory's normalized JSON and warnings.
+  auto collect = [&](trajcheck::Trajectory& tr) {
+    trajcheck::write_normalized_json(tr, out);
+    out += '\n';
+    for (const std::string& w : tr.warnings) out += w + '\n';
+  };
   for (int f = 0; f < 6; ++f) {
     std::string results[2];
     for (int k = 0; k < 2; ++k) {
       out.clear();
-      trajcheck::ParseOutcome o = parser(static_cast<trajcheck::InputFormat>(f))
-                                      .parse(k == 0 ? copied : in_place, t, [&](trajcheck::Trajectory& tr) {
-                                        trajcheck::write_normalized_json(tr, out);
-                                        out += '\n';
-                                        for (const std::string& w : tr.warnings) out += w + '\n';
-                                      });
+      trajcheck::ParseOutcome o = parser(static_cast<trajcheck::InputFormat>(f)).parse(k == 0 ? copied : in_place, t, collect);
       // Positions must stay inside the record.
       for (const auto& e : o.errors)
         if (e.where.line < line) __builtin_trap();
@@ -78,12 +79,7 @@ void parse_record(std::string_view text, std::uint64_t line) {
     if (copied.text.capacity() < text.size() + trajcheck::kRecordPadding && results[0] != results[1]) __builtin_trap();
     if (f <= 3) {
       out.clear();
-      trajcheck::ParseOutcome o = ondemand_parser(static_cast<trajcheck::InputFormat>(f))
-                                      .parse(in_place, t, [&](trajcheck::Trajectory& tr) {
-                                        trajcheck::write_normalized_json(tr, out);
-                                        out += '\n';
-                                        for (const std::string& w : tr.warnings) out += w + '\n';
-                                      });
+      trajcheck::ParseOutcome o = ondemand_parser(static_cast<trajcheck::InputFormat>(f)).parse(in_place, t, collect);
       if (outcome_text(o, out) != results[1]) __builtin_trap();
     }
   }
