@@ -394,7 +394,7 @@ void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
     t.origin = outer.origin;
     if (from == 0) t.warnings = staging.warnings;
     std::string_view id = staging.text(trace_id);
-    t.set_trace_id(id.empty() ? t.store(fmt::format("{}:{}", outer.origin.file, outer.origin.line)) : t.store(id));
+    t.set_trace_id(id.empty() ? outer.origin_id() : t.store(id));
     std::string& m = s.merged;
     m.clear();
     ObjectWriter mw(m);

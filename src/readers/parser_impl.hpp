@@ -178,6 +178,8 @@ class ParseCtx {
   template <class V>
   bool wrapper_field(Wrapper& w, std::string_view key, V v);
   void finish_wrapper(Wrapper& w);
+  // The trace id of a record whose source gives none: "<file>:<line>", stored in the arena.
+  Slice origin_id();
 };
 
 // Calls fn(key, value) for each member of `o` in order; false (the record rejected) on

@@ -150,13 +150,15 @@ Slice ParseCtx::merge_extra(Slice a, std::string_view b) {
   return t.store(s.merged);
 }
 
+Slice ParseCtx::origin_id() {
+  s.value.clear();
+  fmt::format_to(std::back_inserter(s.value), "{}:{}", origin.file, origin.line);
+  return t.store(s.value);
+}
+
 void ParseCtx::finish_wrapper(Wrapper& w) {
   Slice id = !w.trace_id.empty() ? w.trace_id : !w.id.empty() ? w.id : !w.task_id.empty() ? w.task_id : w.case_id;
-  if (id.empty()) {
-    s.value.clear();
-    fmt::format_to(std::back_inserter(s.value), "{}:{}", origin.file, origin.line);
-    id = t.store(s.value);
-  }
+  if (id.empty()) id = origin_id();
   t.set_trace_id(id);
   std::string_view meta = w.meta->finish();
   if (!meta.empty()) t.set_metadata(t.store(meta));
@@ -392,11 +394,7 @@ bool TraceParser::Impl::read_validated(std::string_view text, const RecordOrigin
             : doc.root_is_array()  ? detail::read_chat_array(ctx, detail::TapeArray(root))
                                    : detail::read_chat_object(ctx, detail::TapeObject(root));
   if (ok && attempt.ok()) {
-    if (doc.root_is_array()) {  // as read() names an array record
-      s.value.clear();
-      fmt::format_to(std::back_inserter(s.value), "{}:{}", t.origin.file, t.origin.line);
-      t.set_trace_id(t.store(s.value));
-    }
+    if (doc.root_is_array()) t.set_trace_id(ctx.origin_id());  // as read() names an array record
     ++outcome.traces;
     if (emit) emit(t);
     return true;
@@ -534,9 +532,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
     if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
     bool ok = shape == Shape::chat ? read_chat_array(ctx, a) : read_list_array(ctx, a);
     if (!ok) return false;
-    s.value.clear();
-    fmt::format_to(std::back_inserter(s.value), "{}:{}", origin.file, origin.line);
-    t.set_trace_id(t.store(s.value));
+    t.set_trace_id(ctx.origin_id());
   } else {
     return ctx.fail(top, fmt::format("{}: the record is a JSON {}", kUnknownShape,
                                      type == json_type::string ? "string" : type == json_type::number ? "number"
