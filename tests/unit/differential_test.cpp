@@ -389,18 +389,25 @@ TEST_CASE("lazy scoped parametric slices agree with the reference") {
                                << ", traces " << st.traces << ", violated bindings " << st.parametric_entries);
 }
 
+// Parametric statements of one kind whose binders often have a free alternative (a call binds
+// nothing) and often read the call's status (the same call binds or not by its outcome).
+Gen free_alternative_gen(std::uint64_t seed, K kind, int max_len) {
+  Gen g(seed);
+  g.force_kind = static_cast<int>(kind);
+  g.param_percent = 90;
+  g.max_len = max_len;
+  g.free_alt = 60;
+  g.status_binder = 50;
+  return g;
+}
+
 // §5 lazy `no duplicate` with a free alternative: a call of the same tool and arguments may
 // bind a value or nothing depending on its outcome (`status` in the binder), so a slice's own
 // key is repeated by a step binding nothing (KeyWaiters) and the other way round, in every
 // scope (after / between / after … until: repeats searched by segment start).
 TEST_CASE("lazy no duplicate with a free alternative agrees with the reference") {
   const auto [seed, modules] = soak(5151, 1500, 4);
-  Gen g(seed);
-  g.force_kind = static_cast<int>(K::no_duplicate);
-  g.param_percent = 90;
-  g.max_len = 24;
-  g.free_alt = 60;
-  g.status_binder = 50;
+  Gen g = free_alternative_gen(seed, K::no_duplicate, 24);
   DiffStats st = run_differential(g, modules);
   CHECK(st.mismatches == 0);
   CHECK(st.lazy_free_nodup > modules / 4);
@@ -414,12 +421,7 @@ TEST_CASE("lazy no duplicate with a free alternative agrees with the reference")
 // own calls and free ones, failed and successful.
 TEST_CASE("lazy retries with a free alternative agree with the reference") {
   const auto [seed, modules] = soak(6262, 1500, 5);
-  Gen g(seed);
-  g.force_kind = static_cast<int>(K::retries);
-  g.param_percent = 90;
-  g.max_len = 40;
-  g.free_alt = 60;
-  g.status_binder = 50;
+  Gen g = free_alternative_gen(seed, K::retries, 40);
   DiffStats st = run_differential(g, modules);
   CHECK(st.mismatches == 0);
   CHECK(st.lazy_free_retries > modules / 4);
