@@ -22,10 +22,12 @@ struct SegmentLog {
   struct Entry {
     std::uint32_t close;          // the step that closed it
     std::uint32_t witness_begin;  // its witnesses in bottom's `witnesses`
-    std::uint32_t violated_before, satisfied_before;  // counts over the earlier entries
+    std::uint32_t violated_before;  // count over the earlier entries
   };
+  // Only violations are taken over: bottom binds nothing, so none of its segments is
+  // satisfied for a slice (RuleState::bound).
   std::vector<Entry> entries;
-  std::uint32_t violated = 0, satisfied = 0;
+  std::uint32_t violated = 0;
 };
 
 // One rule's per-trace state: the segment tracker and its statements' monitors.
@@ -36,6 +38,9 @@ struct RuleState {
   bool opened_once = false;  // `after Q` opens at the first Q only
   bool settled = false;   // single-segment scope whose monitors are all done
   bool violated = false, satisfied = false;
+  // Parametric slices (§5): a segment counts as satisfied only if one of its steps bound
+  // the slice's value (`bound`); one where it never was is vacuous, as a rule nothing binds.
+  bool needs_binding = false, bound = false;
   std::uint32_t seg_start = 0;  // the step that opened the current segment
   std::vector<std::uint32_t> witnesses;
   // Lazy parametric rules: the rule's logs of steps binding nothing (per statement), and,
@@ -45,6 +50,7 @@ struct RuleState {
 
   void begin_segment(std::uint32_t at) {
     open = true;
+    bound = false;
     seg_start = at;
     for (StatementMonitor& m : monitors) m.begin(at);
   }
@@ -62,12 +68,12 @@ struct RuleState {
         case VerdictStatus::vacuous: break;
       }
     }
+    if (needs_binding && !bound) seg_satisfied = false;
     violated = violated || seg_violated;
     satisfied = satisfied || seg_satisfied;
     if (seg_log != nullptr) {
-      seg_log->entries.push_back({end, witness_begin, seg_log->violated, seg_log->satisfied});
+      seg_log->entries.push_back({end, witness_begin, seg_log->violated});
       seg_log->violated += seg_violated;
-      seg_log->satisfied += seg_satisfied;
     }
   }
   void start_trace() {
@@ -209,7 +215,7 @@ struct Parametric {
     q_events.clear();
     r_events.clear();
     segments.entries.clear();
-    segments.violated = segments.satisfied = 0;
+    segments.violated = 0;
     bottom.start_trace();
   }
 
@@ -288,7 +294,6 @@ struct Parametric {
         rs.witnesses.insert(rs.witnesses.end(), bottom.witnesses.begin() + it->witness_begin,
                             bottom.witnesses.end());
       }
-      if (segments.satisfied > it->satisfied_before) rs.satisfied = true;
     }
     if (bottom.open) {
       rs.begin_segment(bottom.seg_start);
@@ -344,6 +349,7 @@ struct Checker::Impl {
           }
         }
         pm.bottom.nb = &pm.logs;  // copied into every slice
+        pm.bottom.needs_binding = true;
         pm.bottom.seg_log = &pm.segments;
       }
     init_interest();
@@ -424,6 +430,7 @@ struct Checker::Impl {
         p.catch_up(sl, i);
         eval.set_binding(sl.key);
         step(sl.state);
+        if (sl.state.open) sl.state.bound = true;  // the step is in the open segment
         sl.seen_upto = i + 1;
         if (p.has_no_duplicate)  // a key new to the slice and the log waits for a free step
           for (std::size_t k = 0; k < p.logs.size(); ++k)

@@ -301,12 +301,68 @@ struct Builder {
     n.variable = var.variable;
     n.text = fmt::format("({} where {}{} == ${})", base_text,
                          rest == kNoId ? "" : p.conds[rest].text + " and ", path_key(path.path), var.variable);
+    return intern(std::move(n));
+  }
+
+  std::uint32_t intern(PatternNode n) {
     auto it = pattern_keys.find(n.text);
     if (it != pattern_keys.end()) return it->second;
     auto pid = static_cast<std::uint32_t>(p.patterns.size());
     pattern_keys.emplace(n.text, pid);
     p.patterns.push_back(std::move(n));
     return pid;
+  }
+
+  // Whether IR pattern `id` carries a variable where `failed` may push down to it: a `where`
+  // whose condition has one, or an `|` or `failed` over such a pattern.
+  bool binds_under(ir::Id id, std::uint32_t depth) const {
+    if (id >= m.patterns.size() || depth > options.max_nesting + 64) return false;
+    const ir::Pattern& pt = m.patterns[id];
+    switch (pt.kind) {
+      case ir::Pattern::Kind::where: return pt.b < m.conds.size() && has_variable(pt.b, 0);
+      case ir::Pattern::Kind::or_: return binds_under(pt.a, depth + 1) || binds_under(pt.b, depth + 1);
+      case ir::Pattern::Kind::failed: return binds_under(pt.a, depth + 1);
+      default: return false;
+    }
+  }
+
+  // `failed P` over a pattern that binds: `failed (X where C)` is `(failed X) where C`, and
+  // `failed (A | B)` is `failed A | failed B`, so the binder itself tests the status and a
+  // call that did not fail binds nothing.
+  std::uint32_t failed_of(ir::Id id, std::uint32_t depth) {
+    if (id >= m.patterns.size() || depth > options.max_nesting + 64) {
+      error("E106", {}, "malformed rule IR: bad pattern reference");
+      return kNoId;
+    }
+    const ir::Pattern& pt = m.patterns[id];
+    PatternNode n;
+    n.kind = ir::Pattern::Kind::failed;
+    if (pt.kind == ir::Pattern::Kind::failed) return failed_of(pt.a, depth + 1);
+    if (pt.kind == ir::Pattern::Kind::or_ && binds_under(id, depth)) {
+      n.kind = ir::Pattern::Kind::or_;
+      n.a = failed_of(pt.a, depth + 1);
+      n.b = failed_of(pt.b, depth + 1);
+      if (n.a == kNoId || n.b == kNoId) return kNoId;
+      n.text = fmt::format("({} | {})", p.patterns[n.a].text, p.patterns[n.b].text);
+      n.parametric = p.patterns[n.a].parametric || p.patterns[n.b].parametric;
+      return intern(std::move(n));
+    }
+    if (pt.kind == ir::Pattern::Kind::where && binds_under(id, depth)) {
+      std::uint32_t base = failed_of(pt.a, depth + 1);
+      if (base == kNoId) return kNoId;
+      if (p.patterns[base].parametric) {
+        error("E102", pt.range, "a pattern that binds a variable cannot be refined by another `where`");
+        return kNoId;
+      }
+      PatternNode w;
+      w.kind = ir::Pattern::Kind::where;
+      w.a = base;
+      return binder(pt, std::move(w), p.patterns[base].text, depth);
+    }
+    n.a = pattern(id, depth + 1);
+    if (n.a == kNoId) return kNoId;
+    n.text = "failed " + p.patterns[n.a].text;
+    return intern(std::move(n));
   }
 
   void collect_binders(std::uint32_t id, std::vector<std::uint32_t>& out) const {
@@ -353,12 +409,19 @@ struct Builder {
                        (n.b != kNoId && p.patterns[n.b].parametric);
         break;
       }
-      case ir::Pattern::Kind::not_:
-      case ir::Pattern::Kind::failed: {
+      case ir::Pattern::Kind::failed:
+        if (binds_under(pt.a, depth + 1)) {
+          // `failed` only filters by status, so it may bind (§5): pushed down to the binder.
+          std::uint32_t f = failed_of(pt.a, depth + 1);
+          if (f != kNoId) pattern_map[id] = f;
+          return f;
+        }
+        [[fallthrough]];
+      case ir::Pattern::Kind::not_: {
         std::string ta = child(pt.a);
         n.a = pattern(pt.a, depth + 1);
         if (n.a != kNoId && p.patterns[n.a].parametric) {
-          error("E102", pt.range, "a pattern that binds a variable cannot be negated or wrapped in `failed`");
+          error("E102", pt.range, "a pattern that binds a variable cannot be negated");
           return kNoId;
         }
         n.text = fmt::format("{} {}", pt.kind == ir::Pattern::Kind::not_ ? "not" : "failed", ta);

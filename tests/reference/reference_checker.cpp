@@ -615,15 +615,21 @@ struct Ref {
   }
 };
 
-Verdict check_rule(Ref& ref, const ir::Rule& rule) {
+// `bound`, for a parametric rule's slice: the steps that bind its value. A segment none of
+// whose steps does is never satisfied (§5: a rule whose scope opened but that never bound a
+// value is vacuous).
+Verdict check_rule(Ref& ref, const ir::Rule& rule, const std::vector<bool>* bound = nullptr) {
   bool violated = false, satisfied = false;
   std::vector<std::uint32_t> w;
-  for (const auto& seg : ref.segments(rule.scope))
+  for (const auto& seg : ref.segments(rule.scope)) {
+    const bool binds = bound == nullptr ||
+                       std::any_of(seg.begin(), seg.end(), [&](std::uint32_t i) { return (*bound)[i]; });
     for (const ir::Statement& st : rule.statements) {
       VerdictStatus v = ref.statement(st, seg, w);
       violated = violated || v == VerdictStatus::violated;
-      satisfied = satisfied || v == VerdictStatus::satisfied;
+      satisfied = satisfied || (binds && v == VerdictStatus::satisfied);
     }
+  }
   Verdict v;
   if (violated) {
     v.status = VerdictStatus::violated;
@@ -645,23 +651,30 @@ bool has_variable(const ir::Module& m, ir::Id cond) {
 }
 
 // The where-patterns under `p` that compare a path with a variable, with that path: the
-// patterns that bind, and where their candidate values come from.
-void variable_paths(const ir::Module& m, ir::Id p, std::vector<std::pair<ir::Id, ir::Operand>>& out) {
+// patterns that bind, and where their candidate values come from. Under `failed`, only a
+// failed call binds.
+struct Carrier {
+  ir::Id pattern;
+  ir::Operand path;
+  bool failed;
+};
+void variable_paths(const ir::Module& m, ir::Id p, std::vector<Carrier>& out, bool failed = false) {
   if (p == ir::kNone) return;
   const ir::Pattern& pt = m.patterns[p];
+  failed = failed || pt.kind == ir::Pattern::Kind::failed;
   if (pt.kind == ir::Pattern::Kind::where) {
     std::function<void(ir::Id)> walk = [&](ir::Id c) {
       const ir::Cond& k = m.conds[c];
-      if (k.a.kind == ir::Operand::Kind::variable && k.b.kind == ir::Operand::Kind::path) out.emplace_back(p, k.b);
-      if (k.b.kind == ir::Operand::Kind::variable && k.a.kind == ir::Operand::Kind::path) out.emplace_back(p, k.a);
+      if (k.a.kind == ir::Operand::Kind::variable && k.b.kind == ir::Operand::Kind::path) out.push_back({p, k.b, failed});
+      if (k.b.kind == ir::Operand::Kind::variable && k.a.kind == ir::Operand::Kind::path) out.push_back({p, k.a, failed});
       if (k.kind == ir::Cond::Kind::and_ || k.kind == ir::Cond::Kind::or_) { walk(k.lhs); walk(k.rhs); }
       if (k.kind == ir::Cond::Kind::not_) walk(k.lhs);
     };
     walk(pt.b);
   }
   if (pt.kind != ir::Pattern::Kind::tool && pt.kind != ir::Pattern::Kind::glob) {
-    variable_paths(m, pt.a, out);
-    if (pt.kind == ir::Pattern::Kind::or_) variable_paths(m, pt.b, out);
+    variable_paths(m, pt.a, out, failed);
+    if (pt.kind == ir::Pattern::Kind::or_) variable_paths(m, pt.b, out, failed);
   }
 }
 
@@ -680,7 +693,7 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
   for (std::uint32_t r = 0; r < module.rules.size(); ++r) {
     const ir::Rule& rule = module.rules[r];
     // The statement patterns that carry the variable, and the paths it is compared with.
-    std::vector<std::pair<ir::Id, ir::Operand>> binders;
+    std::vector<Carrier> binders;
     for (const ir::Statement& st : rule.statements)
       for (ir::Id p : {st.a, st.b}) variable_paths(module, p, binders);
     ref.env.reset();
@@ -693,11 +706,13 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
     std::vector<std::vector<json>> binds(trace.steps().size());
     std::vector<json> domain;  // in order of first binding
     for (std::uint32_t i = 0; i < trace.steps().size(); ++i)
-      for (const auto& [binder, path] : binders) {
+      for (const auto& [binder, path, failed] : binders) {
         auto v = ref.value(path, i);
         if (!Ref::scalar(v)) continue;
         ref.env = v;
         if (!ref.match(binder, i)) continue;
+        const Step& s = trace.steps()[i];
+        if (failed && (s.type != StepType::tool_call || s.status != StepStatus::error)) continue;
         auto same = [&](const json& x) { return Ref::eq(x, *v); };
         if (std::none_of(binds[i].begin(), binds[i].end(), same)) binds[i].push_back(*v);
         if (std::none_of(domain.begin(), domain.end(), same)) domain.push_back(*v);
@@ -706,11 +721,12 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
     for (const json& v : domain) {
       ref.env = v;
       ref.keep.clear();
+      std::vector<bool> bound(trace.steps().size(), false);
       for (std::uint32_t i = 0; i < trace.steps().size(); ++i) {
-        bool binds_v = std::any_of(binds[i].begin(), binds[i].end(), [&](const json& x) { return Ref::eq(x, v); });
-        if (binds[i].empty() || binds_v) ref.keep.push_back(i);
+        bound[i] = std::any_of(binds[i].begin(), binds[i].end(), [&](const json& x) { return Ref::eq(x, v); });
+        if (binds[i].empty() || bound[i]) ref.keep.push_back(i);
       }
-      Verdict verdict = check_rule(ref, rule);
+      Verdict verdict = check_rule(ref, rule, &bound);
       if (verdict.status == VerdictStatus::violated) {
         violated = true;
         out.push_back(Entry{r, value_text(v), verdict});

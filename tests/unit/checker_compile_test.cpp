@@ -100,6 +100,64 @@ TEST_CASE("parametric rules and seen() from text") {
   CHECK(r[2].steps == W{5});
 }
 
+TEST_CASE("failed P may bind a variable: a failed refund of o is retried for o") {
+  auto p = compile_text(
+      "failed refund_order where arguments.order_id == $o is immediately followed by "
+      "refund_order where arguments.order_id == $o\n");
+  TraceBuilder t;
+  t.call("refund_order", R"({"order_id":"a"})", true);   // failed, retried next for a
+  t.call("refund_order", R"({"order_id":"a"})");
+  t.call("refund_order", R"({"order_id":"b"})", true);   // failed, then something else
+  t.call("order_get", R"({"order_id":"b"})");
+  t.call("refund_order", R"({"order_id":"c"})");          // did not fail: c has nothing to retry
+  auto r = run(p, t.t);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].status == V::violated);
+  CHECK(r[0].binding[0].second == "\"b\"");
+  CHECK(r[0].steps == W{2});
+  // A call that did not fail binds nothing through the failed side: a successful lookup of
+  // another order between a failure and its retry is in the slice, so the retry is not next.
+  TraceBuilder u;
+  u.call("refund_order", R"({"order_id":"a"})", true);
+  u.call("refund_order", R"({"order_id":"x"})");
+  u.call("refund_order", R"({"order_id":"a"})");
+  r = run(compile_text("failed refund_order where arguments.order_id == $o is immediately followed by "
+                       "order_get where arguments.order_id == $o\n"), u.t);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].status == V::violated);
+  CHECK(r[0].steps == W{0});
+}
+
+TEST_CASE("not P still cannot bind a variable") {
+  CompileResult r = compile(Source("t.rules", "forbid not refund_order where arguments.order_id == $o\n"), {});
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(!r.diagnostics.empty());
+  CHECK(r.diagnostics[0].code == "E102");
+}
+
+TEST_CASE("a scoped parametric rule whose segment binds no value is vacuous") {
+  auto p = compile_text(
+      "between login and logout:\n    refund_order where arguments.order_id == $o at most 1\n"
+      "before logout:\n    forbid refund_order where arguments.order_id == $o\n");
+  TraceBuilder t;  // the value is bound before login and after logout only
+  t.call("refund_order", R"({"order_id":"a"})");
+  t.call("login");
+  t.call("logout");
+  t.call("refund_order", R"({"order_id":"b"})");
+  auto r = run(p, t.t);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].status == V::vacuous);
+  CHECK(r[1].status == V::violated);  // a's refund is before logout
+  TraceBuilder u;  // bound inside the segment: exercised
+  u.call("login");
+  u.call("refund_order", R"({"order_id":"a"})");
+  u.call("logout");
+  r = run(p, u.t);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].status == V::satisfied);
+  CHECK(r[1].status == V::violated);
+}
+
 TEST_CASE("the automaton cap from text is E101 at the statement") {
   CompileOptions o;
   o.max_automaton_states = 79;  // 5 elements x 2^4 contexts = 80 positions

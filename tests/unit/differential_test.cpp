@@ -109,6 +109,7 @@ struct Gen {
   int extra_expect = 0;      // percent of rules given an extra `expect` statement
   int free_alt = 15;         // percent of binders given a free alternative (`| tool`)
   int status_binder = 0;     // percent of binders also testing `status` (a call binds or not by its outcome)
+  int failed_binder = 0;     // percent of binders wrapped in `failed` (only a failed call binds)
   int force_kind = -1;       // every statement of this kind (ir::StatementKind), when >= 0
 
   ir::Id binder() {
@@ -119,6 +120,7 @@ struct Gen {
       c = b.cand(chance(50) ? failed : b.cnot(failed), c);
     }
     ir::Id w = b.where(chance(70) ? tool_pattern() : b.type(StepType::approval), c);
+    if (failed_binder > 0 && chance(failed_binder)) w = b.failed(w);
     return chance(free_alt) ? b.or_(w, tool_pattern()) : w;
   }
 
@@ -428,6 +430,25 @@ TEST_CASE("lazy retries with a free alternative agree with the reference") {
   CHECK(st.parametric_entries > 500);
   MESSAGE("free-alternative retries " << st.lazy_free_retries << ", traces " << st.traces
                                       << ", violated bindings " << st.parametric_entries);
+}
+
+// §5 `failed P` binding under every scope: only a failed call binds (a successful one is a
+// step binding nothing, in every slice), and a segment in which the slice's value was never
+// bound is vacuous, not satisfied.
+TEST_CASE("failed binders under scopes agree with the reference") {
+  const auto [seed, modules] = soak(7373, 1500, 6);
+  Gen g(seed);
+  g.scoped_only = true;
+  g.param_percent = 90;
+  g.failed_binder = 50;
+  g.max_len = 16;
+  DiffStats st = run_differential(g, modules);
+  CHECK(st.mismatches == 0);
+  CHECK(st.lazy_scoped > modules / 2);
+  CHECK(st.parametric_entries > 500);
+  CHECK(st.by_status[2] > 100);
+  MESSAGE("lazy scoped rules " << st.lazy_scoped << ", traces " << st.traces << ", vacuous " << st.by_status[2]
+                               << ", violated bindings " << st.parametric_entries);
 }
 
 // §4a all-of, built by subsets of elements done: large and nested groups against the
