@@ -13,6 +13,18 @@ bool is_arguments_key(std::string_view k) {
   return k == "arguments" || k == "args" || k == "kwargs" || k == "input" || k == "parameters";
 }
 
+// A name that normalizes to "" (set_tool trims these): no tool is called "".
+bool blank(std::string_view name) {
+  return name.find_first_not_of(" \t\n\r\f\v") == std::string_view::npos;
+}
+
+// An entry without a usable name is no call: skipped, with a warning at the entry.
+bool skip_nameless(ParseCtx& c, const char* where, bool has_name) {
+  c.warn(where, has_name ? "tool list entry has a blank name; skipped"
+                         : "tool list entry has no \"name\" or \"function\"; skipped");
+  return true;
+}
+
 bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
   const char* where = location_of(ev);
   od::json_type type;
@@ -24,6 +36,7 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
   if (type == od::json_type::string) {
     std::string_view name;
     if (!c.get_string(ev, &name, "tool name")) return false;
+    if (blank(name)) return skip_nameless(c, where, true);
     c.set_tool(st, name);
     c.t.steps().push_back(st);
     return true;
@@ -33,12 +46,16 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
   od::object o;
   if (auto e = ev.get_object().get(o)) return c.fail(where, json_error_message(e));
   ObjectWriter extra(c.s.call_extra);
-  bool has_name = false, has_args = false, error = false;
+  bool has_name = false, blank_name = false, has_args = false, error = false;
   auto name_from = [&](od::value v, std::string_view what) {
     std::string_view name;
     if (!c.get_string(v, &name, what)) return false;
     if (has_name) {  // a second name field is data, not the call's name
       append_json_string(extra.key(what), name);
+      return true;
+    }
+    if (blank(name)) {  // a later non-blank name field may still name the call
+      blank_name = true;
       return true;
     }
     c.set_tool(st, name);
@@ -86,7 +103,7 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
     return ok;
   });
   if (!fields_ok) return false;
-  if (!has_name) return c.fail(where, "tool list entry has no \"name\" or \"function\"");
+  if (!has_name) return skip_nameless(c, where, blank_name);
   if (error) st.status = StepStatus::error;
   std::string_view x = extra.finish();
   if (!x.empty()) st.extra = c.t.store(x);

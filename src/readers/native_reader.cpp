@@ -1,5 +1,7 @@
 // The native format: {"trace_id", "context", "steps": [...]} as TRACES.md shows it, which is
 // also what `trajcheck normalize` prints (so normalized output reads back unchanged).
+#include <type_traits>
+
 #include <fmt/format.h>
 
 #include "readers/parser_impl.hpp"
@@ -137,6 +139,38 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   return true;
 }
 
+// A wrapped `steps` array may be a tool list (TRACES.md): its first entry is a tool name or an
+// object naming a tool ("name" / "function" / "tool_name") without a step's "type" or "tool".
+// The array is rewound after the look; a JSON error found here is left to the reader.
+bool steps_are_tool_list(od::array& steps) {
+  bool list = false;
+  for (auto element : steps) {
+    od::value v;
+    od::json_type type;
+    if (element.get(v) || v.type().get(type)) break;
+    if (type == od::json_type::string) {
+      list = true;
+    } else if (type == od::json_type::object) {
+      od::object o;
+      if (v.get_object().get(o)) break;
+      bool named = false, step = false;
+      for (auto field : o) {
+        std::string_view key;
+        if (field.unescaped_key().get(key)) break;
+        named = named || key == "name" || key == "function" || key == "tool_name";
+        step = step || key == "type" || key == "tool";
+      }
+      list = named && !step;
+    }
+    break;
+  }
+  bool rewound = false;
+  return !steps.reset().get(rewound) && list;
+}
+// A record the DOM path validated is read by it only when its steps are steps; the other
+// shape is read the ondemand way (read_step declines it).
+bool steps_are_tool_list(TapeArray&) { return false; }
+
 template <class Object>
 bool read_native_record(ParseCtx& c, Object& record) {
   ObjectWriter meta(c.s.meta);
@@ -150,7 +184,13 @@ bool read_native_record(ParseCtx& c, Object& record) {
       if (auto e = v.get_array().get(steps))
         return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("\"steps\" must be an array") : json_error_message(e));
       std::uint32_t i = 0;
-      if (!for_each_element(c, steps, [&](auto sv) { return read_step(c, sv, i++); })) return false;
+      if (steps_are_tool_list(steps)) {
+        if constexpr (std::is_same_v<decltype(steps), od::array>) {
+          if (!read_list_array(c, steps)) return false;
+        }
+      } else if (!for_each_element(c, steps, [&](auto sv) { return read_step(c, sv, i++); })) {
+        return false;
+      }
       has_steps = true;
       return true;
     }

@@ -213,3 +213,41 @@ TEST_CASE("native: invalid escapes and literals inside values are rejected with 
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].where.column == 40);
 }
+
+TEST_CASE("native: a wrapped steps array may be a tool list") {
+  ReadResult r = read_text(
+      R"({"trace_id":"t1","steps":["Search ",{"name":"ANALYZE"},{"function":"transform","arguments":{"k":1}}],"reward":1})");
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.traces.size() == 1);
+  const Trajectory& t = r.traces[0];
+  CHECK(t.trace_id() == "t1");
+  CHECK(t.metadata() == R"({"reward":1})");
+  REQUIRE(t.steps().size() == 3);
+  CHECK(tool_of(t, 0) == "search");
+  CHECK(tool_of(t, 1) == "analyze");
+  CHECK(tool_of(t, 2) == "transform");
+  CHECK(args_of(t, 2) == R"({"k":1})");
+  // Steps that are steps stay steps, whatever their order of keys.
+  r = read_text(R"({"trace_id":"t2","steps":[{"name":"x","type":"tool_call","tool":"order_get"}]})");
+  REQUIRE(r.errors.empty());
+  CHECK(tool_of(r.traces[0], 0) == "order_get");
+}
+
+TEST_CASE("lists: an entry with no name or a blank one is skipped with a located warning") {
+  ReadResult r = read_text(R"({"trace_id":"t1","steps":["a",{"name":"  "},{"x":1},"\t","b"]})");
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.traces.size() == 1);
+  REQUIRE(r.traces[0].steps().size() == 2);
+  CHECK(tool_of(r.traces[0], 0) == "a");
+  CHECK(tool_of(r.traces[0], 1) == "b");
+  REQUIRE(r.warnings.size() == 3);
+  CHECK(r.warnings[0] == "mem:1:31: warning: tool list entry has a blank name; skipped");
+  CHECK(r.warnings[1] == "mem:1:45: warning: tool list entry has no \"name\" or \"function\"; skipped");
+  CHECK(r.warnings[2] == "mem:1:53: warning: tool list entry has a blank name; skipped");
+  // A bare list too; a blank name beside a real one names the call.
+  r = read_text(R"([{"name":" ","function":"c"},{"arguments":{}}])");
+  REQUIRE(r.errors.empty());
+  REQUIRE(r.traces[0].steps().size() == 1);
+  CHECK(tool_of(r.traces[0], 0) == "c");
+  CHECK(r.warnings.size() == 1);
+}
