@@ -222,7 +222,7 @@ std::string compare_markdown(const CompareReport& r) {
 std::string compare_html(const CompareReport& r) {
   std::string b = fmt::format("<h1>trajcheck compare</h1>\n<p class=muted>A = {}, B = {}: {} paired cases; {:.0f}% "
                               "paired-bootstrap confidence intervals ({} resamples, seed {}).</p>\n",
-                              xml_escape(r.a_name), xml_escape(r.b_name), r.paired_cases, r.options.confidence * 100,
+                              html_escape(r.a_name), html_escape(r.b_name), r.paired_cases, r.options.confidence * 100,
                               r.options.resamples, r.options.seed);
   std::vector<DeltaRow> overall, groups;
   for (const auto& row : r.rows) {
@@ -235,11 +235,11 @@ std::string compare_html(const CompareReport& r) {
   for (const auto& row : r.rows)
     b += fmt::format("<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td class=num>{}</td></tr>\n",
-                     xml_escape(row.group), row.dimension, pct(row.a), pct(row.b), pts(row.delta), ci(row), row.paired);
+                     html_escape(row.group), row.dimension, pct(row.a), pct(row.b), pts(row.delta), ci(row), row.paired);
   b += "</table>\n<h2>Flipped cases</h2>\n";
   b += fmt::format("<p><b>pass &#8594; fail</b> ({}): {}</p>\n<p><b>fail &#8594; pass</b> ({}): {}</p>\n",
-                   r.pass_to_fail.size(), xml_escape(fmt::format("{}", fmt::join(r.pass_to_fail, ", "))),
-                   r.fail_to_pass.size(), xml_escape(fmt::format("{}", fmt::join(r.fail_to_pass, ", "))));
+                   r.pass_to_fail.size(), html_escape(fmt::format("{}", fmt::join(r.pass_to_fail, ", "))),
+                   r.fail_to_pass.size(), html_escape(fmt::format("{}", fmt::join(r.fail_to_pass, ", "))));
   return html_page("trajcheck compare", b);
 }
 

@@ -316,30 +316,30 @@ std::string report_junit(const EvalReport& r) {
   std::string cases_xml, gates_xml;
   std::size_t case_failures = 0, gate_failures = 0, skipped = 0;
   for (const auto& x : r.cases) {
-    cases_xml += fmt::format("    <testcase classname=\"{}.cases\" name=\"{}\"", xml_escape(r.suite_name), xml_escape(x.case_id));
+    cases_xml += fmt::format("    <testcase classname=\"{}.cases\" name=\"{}\"", xml_escaped(r.suite_name), xml_escaped(x.case_id));
     if (x.status != "judged") {
       ++skipped;
-      cases_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(x.status));
+      cases_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(x.status));
     } else if (!x.pass) {
       ++case_failures;
       std::string why;
       for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
-      cases_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escape(why));
+      cases_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escaped(why));
     } else {
       cases_xml += "/>\n";
     }
   }
   for (const auto& g : r.gates) {
     std::string name = g.text + (g.segment.empty() ? "" : " [" + g.segment + "]");
-    gates_xml += fmt::format("    <testcase classname=\"{}.gates\" name=\"{}\"", xml_escape(r.suite_name), xml_escape(name));
+    gates_xml += fmt::format("    <testcase classname=\"{}.gates\" name=\"{}\"", xml_escaped(r.suite_name), xml_escaped(name));
     bool ratio = ratio_metric(g.metric);
     if (g.status == "fail") {
       ++gate_failures;
       gates_xml += fmt::format("><failure message=\"value {} against threshold {}\"/></testcase>\n",
-                               xml_escape(fmt_value(g.value, ratio)), xml_escape(fmt_value(g.threshold, ratio)));
+                               xml_escaped(fmt_value(g.value, ratio)), xml_escaped(fmt_value(g.threshold, ratio)));
     } else if (g.status == "no data") {
       ++skipped;
-      gates_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escape(g.note));
+      gates_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(g.note));
     } else {
       gates_xml += "/>\n";
     }
@@ -348,26 +348,11 @@ std::string report_junit(const EvalReport& r) {
   o += fmt::format("<testsuites name=\"trajcheck eval\" tests=\"{}\" failures=\"{}\">\n", c.cases + r.gates.size(),
                    case_failures + gate_failures);
   o += fmt::format("  <testsuite name=\"{}.gates\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
-                   xml_escape(r.suite_name), r.gates.size(), gate_failures, gates_xml);
+                   xml_escaped(r.suite_name), r.gates.size(), gate_failures, gates_xml);
   o += fmt::format("  <testsuite name=\"{}.cases\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
-                   xml_escape(r.suite_name), c.cases, case_failures, cases_xml);
+                   xml_escaped(r.suite_name), c.cases, case_failures, cases_xml);
   o += "</testsuites>\n";
   (void)skipped;
-  return o;
-}
-
-std::string xml_escape(std::string_view s) {
-  std::string o;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += ch;
-    }
-  }
   return o;
 }
 

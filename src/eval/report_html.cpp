@@ -91,13 +91,13 @@ std::string svg_heatmap(const EvalReport& r) {
   for (const auto& [label, d] : rows) {
     int y = top + rh * i++;
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\" text-anchor=\"end\">{} ({})</text>\n", left - 8, y + 17,
-                     xml_escape(label), d->cases);
+                     html_escape(label), d->cases);
     c = 0;
     for (const char* name : kDims) {
       auto v = dim(*d, name);
       int x = left + cw * c++;
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" class=\"cell\"><title>{} {}: {}</title></rect>\n",
-                       x + 1, y + 1, cw - 2, rh - 2, v ? heat_color(*v) : "#e5e7eb", xml_escape(label), name,
+                       x + 1, y + 1, cw - 2, rh - 2, v ? heat_color(*v) : "#e5e7eb", html_escape(label), name,
                        fmt_value(v, true));
       s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"cellv\" text-anchor=\"middle\">{}</text>\n", x + cw / 2, y + 17,
                        fmt_value(v, true));
@@ -155,7 +155,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}tr.fail td:first-child
 std::string dims_row(const std::string& label, const Dimensions& d) {
   return fmt::format("<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>\n",
-                     xml_escape(label), d.cases, fmt_value(d.selection, true), fmt_value(d.arguments, true),
+                     html_escape(label), d.cases, fmt_value(d.selection, true), fmt_value(d.arguments, true),
                      fmt_value(d.order, true), fmt_value(d.recovery, true), fmt_value(d.outcome, true),
                      fmt_value(d.efficiency.calls_per_success, false),
                      d.violations.count("critical") ? d.violations.at("critical") : 0);
@@ -176,7 +176,7 @@ std::string svg_deltas(const std::vector<DeltaRow>& rows, const std::string& tit
       "<svg class=\"chart\" id=\"chart-deltas\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"deltas with confidence intervals\">\n",
       left + width + 90, h);
-  s += fmt::format("<text x=\"0\" y=\"18\" class=\"t\">{}</text>\n", xml_escape(title));
+  s += fmt::format("<text x=\"0\" y=\"18\" class=\"t\">{}</text>\n", html_escape(title));
   for (int t = -2; t <= 2; ++t) {
     double v = span * t / 2;
     s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"{3}\"/><text x=\"{0:.1f}\" y=\"{4}\" "
@@ -188,7 +188,7 @@ std::string svg_deltas(const std::vector<DeltaRow>& rows, const std::string& tit
   for (const auto& r : rows) {
     int y = top + rh * i++;
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\" text-anchor=\"end\">{}</text>\n", left - 8, y + 16,
-                     xml_escape(r.label));
+                     html_escape(r.label));
     if (!r.delta) {
       s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"ax\">n/a</text>\n", left + 4, y + 16);
       continue;
@@ -196,7 +196,7 @@ std::string svg_deltas(const std::vector<DeltaRow>& rows, const std::string& tit
     double x0 = X(0), x1 = X(*r.delta);
     s += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"12\" class=\"{}\"><title>{}: {:+.1f} pt</title></rect>\n",
                      std::min(x0, x1), y + 6, std::max(1.0, std::fabs(x1 - x0)), *r.delta >= 0 ? "dpos" : "dneg",
-                     xml_escape(r.label), *r.delta * 100);
+                     html_escape(r.label), *r.delta * 100);
     if (r.lo && r.hi) {
       s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{2}\" x2=\"{1:.1f}\" y2=\"{2}\" class=\"whisk\"/>"
                        "<line x1=\"{0:.1f}\" y1=\"{3}\" x2=\"{0:.1f}\" y2=\"{4}\" class=\"whisk\"/>"
@@ -213,18 +213,18 @@ std::string html_page(const std::string& title, const std::string& body) {
   return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n{}\n</style>\n"
                      "</head>\n<body>\n{}</body>\n</html>\n",
-                     xml_escape(title), kCss, body);
+                     html_escape(title), kCss, body);
 }
 
 std::string report_html(const EvalReport& r) {
   ReportCounts c = counts(r);
   std::string b;
-  b += fmt::format("<h1>trajcheck eval: {} <span class=\"status {}\">{}</span></h1>\n", xml_escape(r.suite_name),
+  b += fmt::format("<h1>trajcheck eval: {} <span class=\"status {}\">{}</span></h1>\n", html_escape(r.suite_name),
                    r.gates_pass() ? "pass" : "fail", r.gates_pass() ? "PASS" : "FAIL");
   b += fmt::format("<p class=muted>{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
                    "{} records read, {} rejected.{}</p>\n",
                    c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
-                   r.catalog_version.empty() ? "" : " Catalog " + xml_escape(r.catalog_version) + ".");
+                   r.catalog_version.empty() ? "" : " Catalog " + html_escape(r.catalog_version) + ".");
   b += "<h2>Gates <span class=muted>(critical first)</span></h2>\n<table id=\"gates\"><tr><th>status</th><th>gate</th>"
        "<th>segment</th><th>value</th><th>threshold</th></tr>\n";
   for (const auto& g : r.gates) {
@@ -233,8 +233,8 @@ std::string report_html(const EvalReport& r) {
                      "<td class=num>{}</td></tr>\n",
                      g.status == "pass" ? "pass" : g.status == "fail" ? "fail" : "nodata",
                      g.status == "pass" ? "pass" : g.status == "fail" ? "FAIL" : "no data",
-                     g.critical ? "<span class=crit>critical</span> " : "", xml_escape(g.text),
-                     g.segment.empty() ? "overall" : xml_escape(g.segment), fmt_value(g.value, ratio),
+                     g.critical ? "<span class=crit>critical</span> " : "", html_escape(g.text),
+                     g.segment.empty() ? "overall" : html_escape(g.segment), fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio));
   }
   b += "</table>\n<h2>Charts</h2>\n<div class=charts>\n";
@@ -262,14 +262,14 @@ std::string report_html(const EvalReport& r) {
     std::string st = x.status != "judged" ? x.status : x.pass ? "pass" : "FAIL";
     b += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td>{}</td></tr>\n",
-                     x.status != "judged" ? "nodata" : x.pass ? "pass" : "fail", st, xml_escape(x.case_id),
-                     xml_escape(x.split), xml_escape(x.control), xml_escape(x.expected_control),
-                     fmt_value(x.selection, true), x.status == "judged" ? std::to_string(x.calls) : "", xml_escape(why));
+                     x.status != "judged" ? "nodata" : x.pass ? "pass" : "fail", st, html_escape(x.case_id),
+                     html_escape(x.split), html_escape(x.control), html_escape(x.expected_control),
+                     fmt_value(x.selection, true), x.status == "judged" ? std::to_string(x.calls) : "", html_escape(why));
   }
   b += "</table>\n";
   if (!r.unmatched_runs.empty()) {
     b += "<h2>Runs that match no case</h2>\n<ul>\n";
-    for (const auto& u : r.unmatched_runs) b += "<li>" + xml_escape(u) + "</li>\n";
+    for (const auto& u : r.unmatched_runs) b += "<li>" + html_escape(u) + "</li>\n";
     b += "</ul>\n";
   }
   return html_page("trajcheck eval: " + r.suite_name, b);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "eval/eval.hpp"
+#include "util/xml_escape.hpp"
 
 namespace trajcheck::eval {
 
@@ -21,8 +22,8 @@ std::map<std::uint32_t, std::uint32_t> calls_histogram(const Efficiency& e);
 // "95.0%" for ratios, "3", "2.50", "0.0123" otherwise; "n/a" when absent.
 std::string fmt_value(const std::optional<double>& v, bool ratio);
 bool ratio_metric(std::string_view metric);
-// Escapes & < > " ' for XML and HTML text and attributes.
-std::string xml_escape(std::string_view s);
+// HTML text and attribute values (util/xml_escape.hpp in its HTML flavour).
+inline std::string html_escape(std::string_view s) { return xml_escaped(s, /*html=*/true); }
 
 }  // namespace trajcheck::eval
 
