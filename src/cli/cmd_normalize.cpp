@@ -7,7 +7,7 @@
 #include "cli/command.hpp"
 #include "cli/input.hpp"
 #include "trajcheck/reader.hpp"
-#include "util/pipeline.hpp"
+#include "run/pipeline.hpp"
 
 namespace trajcheck::cli {
 

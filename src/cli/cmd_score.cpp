@@ -15,7 +15,7 @@
 #include "metrics/json_canon.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
-#include "util/pipeline.hpp"
+#include "run/pipeline.hpp"
 
 namespace trajcheck::cli {
 namespace {

@@ -3,13 +3,6 @@
 
 #include <unistd.h>
 
-#include <thread>
-
-#include <fmt/format.h>
-#include <simdjson.h>
-
-#include "util/json_escape.hpp"
-
 namespace trajcheck::cli {
 
 void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_required) {
@@ -34,56 +27,14 @@ void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_re
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
-std::string context_value_json(std::string_view value) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element e;
-  if (!value.empty() && !parser.parse(value.data(), value.size()).get(e)) return simdjson::minify(e);
-  std::string out;
-  append_json_string(out, value);
-  return out;
-}
-
 bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, std::string* error) {
-  NormalizeOptions n;
-  if (!parse_input_format(o.input_format, &n.format)) {
-    *error = fmt::format("unknown --input-format '{}'", o.input_format);
-    return false;
-  }
-  for (const std::string& a : o.aliases) {
-    auto eq = a.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == a.size()) {
-      *error = fmt::format("--alias '{}': expected OBSERVED=CANONICAL", a);
-      return false;
-    }
-    n.aliases.emplace_back(a.substr(0, eq), a.substr(eq + 1));
-  }
-  n.error_patterns = o.error_patterns;
-  for (const std::string& c : o.context) {
-    auto eq = c.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      *error = fmt::format("--context '{}': expected KEY=VALUE", c);
-      return false;
-    }
-    n.context_overrides.emplace_back(c.substr(0, eq), context_value_json(c.substr(eq + 1)));
-  }
-  *out = std::move(n);
-  return true;
-}
-
-unsigned effective_jobs(unsigned jobs) {
-  if (jobs > 0) return jobs;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
+  return parse_reading_spec(ReadingSpec{o.input_format, o.aliases, o.error_patterns, o.context}, out, error);
 }
 
 bool use_color(const std::string& mode, std::FILE* f) {
   if (mode == "always") return true;
   if (mode == "never") return false;
   return ::isatty(::fileno(f)) != 0 && std::getenv("NO_COLOR") == nullptr;
-}
-
-std::string format_record_error(const RecordError& e) {
-  return fmt::format("{}:{}:{}: error: {}\n", e.where.file, e.where.line, e.where.column, e.message);
 }
 
 }  // namespace trajcheck::cli

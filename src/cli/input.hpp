@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "trajcheck/reader.hpp"
+#include "trajcheck/run.hpp"
 
 namespace trajcheck::cli {
 
@@ -29,18 +30,8 @@ void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_re
 // NormalizeOptions from the command line; false (with *error set) when invalid.
 bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, std::string* error);
 
-// The JSON text of a --context VALUE: itself when it is valid JSON (`17`, `true`,
-// `"17"`, `{"a":1}`), else a JSON string of it (`u_17` -> "u_17").
-std::string context_value_json(std::string_view value);
-
-// -j 0 means every core.
-unsigned effective_jobs(unsigned jobs);
-
 // Whether to colour output written to `f` under --color MODE (auto: only on a terminal).
 bool use_color(const std::string& mode, std::FILE* f);
-
-// "file:line:col: error: message" for a rejected record.
-std::string format_record_error(const RecordError& e);
 
 // Counts every command reports, so that read == traces + rejected holds and is visible.
 struct InputCounts {

@@ -1,7 +1,7 @@
 // --context KEY=VALUE: overrides replace the source's keys and reach conditions.
 #include <doctest/doctest.h>
 
-#include "cli/input.cpp"  // NOLINT: the executable's source, not a library header
+#include "trajcheck/run.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/rules.hpp"
 
@@ -22,12 +22,12 @@ std::string parse_context(const NormalizeOptions& o, const std::string& record, 
 }  // namespace
 
 TEST_CASE("VALUE is JSON when it parses, else a string") {
-  CHECK(cli::context_value_json("u_17") == "\"u_17\"");
-  CHECK(cli::context_value_json("17") == "17");
-  CHECK(cli::context_value_json("\"17\"") == "\"17\"");
-  CHECK(cli::context_value_json("true") == "true");
-  CHECK(cli::context_value_json("") == "\"\"");
-  CHECK(cli::context_value_json("{\"a\": 1}") == "{\"a\":1}");
+  CHECK(context_value_json("u_17") == "\"u_17\"");
+  CHECK(context_value_json("17") == "17");
+  CHECK(context_value_json("\"17\"") == "\"17\"");
+  CHECK(context_value_json("true") == "true");
+  CHECK(context_value_json("") == "\"\"");
+  CHECK(context_value_json("{\"a\": 1}") == "{\"a\":1}");
 }
 
 TEST_CASE("overrides replace the trace's own keys and keep the others") {

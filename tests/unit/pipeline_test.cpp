@@ -9,7 +9,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "util/pipeline.hpp"
+#include "run/pipeline.hpp"
 
 using namespace trajcheck;
 namespace fs = std::filesystem;

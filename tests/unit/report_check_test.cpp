@@ -1,11 +1,13 @@
-// Unit tests of the check report helpers (escaping, truncation, step descriptions). The CLI
-// sources are not part of the library, so the one under test is compiled in here.
+// Unit tests of the check report helpers (escaping, truncation, step descriptions).
 #include <doctest/doctest.h>
 
-#include "cli/report_check.cpp"  // NOLINT: the executable's source, not a library header
+#include "run/text.hpp"
+#include "trajcheck/report.hpp"
+#include "util/json_escape.hpp"
+#include "util/xml_escape.hpp"
 
 using namespace trajcheck;
-using namespace trajcheck::cli;
+using trajcheck::detail::truncate_utf8;
 
 TEST_CASE("json strings escape quotes, backslashes and control characters") {
   std::string out;

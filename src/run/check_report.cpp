@@ -1,8 +1,6 @@
 // The five output formats of `trajcheck check`. Per-trace parts are rendered by the
 // workers into their batch text; the summary is rendered once, from merged counters.
-#include "cli/report_check.hpp"
-
-#include "util/pipeline.hpp"
+#include "trajcheck/report.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +8,12 @@
 
 #include <fmt/format.h>
 
-namespace trajcheck::cli {
+#include "run/pipeline.hpp"
+#include "run/text.hpp"
+#include "util/json_escape.hpp"
+#include "util/xml_escape.hpp"
+
+namespace trajcheck {
 
 namespace {
 
@@ -40,13 +43,6 @@ const char* severity_color(RuleSeverity s) {
   return kReset;
 }
 
-template <class F>
-void for_each_result(const RuleCatalog& rules, const std::vector<std::vector<RuleResult>>& results,
-                     F&& f) {
-  for (std::size_t p = 0; p < results.size(); ++p)
-    for (const RuleResult& r : results[p]) f(rules.base[p] + r.rule, r);
-}
-
 std::string origin_text(const RecordOrigin& o) { return fmt::format("{}:{}", o.file, o.line); }
 
 }  // namespace
@@ -64,86 +60,28 @@ bool parse_check_format(std::string_view name, CheckFormat* out) {
   return false;
 }
 
-void RuleCatalog::add(std::string file, std::shared_ptr<const Program> program) {
-  base.push_back(static_cast<std::uint32_t>(rules.size()));
-  for (const RuleInfo& info : program->rules())
-    rules.push_back(Entry{&info, static_cast<std::uint32_t>(files.size())});
-  files.push_back(std::move(file));
-  programs.push_back(std::move(program));
-}
-
-void CheckStats::merge(const CheckStats& o) {
-  records += o.records;
-  traces += o.traces;
-  passed += o.passed;
-  failed += o.failed;
-  rejected += o.rejected;
-  flagged += o.flagged;
-  warnings += o.warnings;
-  if (rules.size() < o.rules.size()) rules.resize(o.rules.size());
-  for (std::size_t i = 0; i < o.rules.size(); ++i) {
-    rules[i].violations += o.rules[i].violations;
-    rules[i].violated_traces += o.rules[i].violated_traces;
-    rules[i].activated += o.rules[i].activated;
+std::string_view to_string(CheckFormat f) {
+  switch (f) {
+    case CheckFormat::text: return "text";
+    case CheckFormat::json: return "json";
+    case CheckFormat::jsonl: return "jsonl";
+    case CheckFormat::junit: return "junit";
+    case CheckFormat::markdown: return "markdown";
   }
-  catalog.merge(o.catalog);
-}
-
-void CatalogStats::add(const CatalogTraceReport& r) {
-  calls += r.calls;
-  known_calls += r.known_calls;
-  invalid_calls += r.invalid.size();
-  write_calls += r.write_calls;
-  unknown_calls += r.unknown_calls;
-  for (std::size_t i = 0; i < r.unknown.size() && i < r.unknown_counts.size(); ++i)
-    unknown_tools[r.unknown[i]] += r.unknown_counts[i];
-}
-
-void CatalogStats::merge(const CatalogStats& o) {
-  calls += o.calls;
-  known_calls += o.known_calls;
-  invalid_calls += o.invalid_calls;
-  write_calls += o.write_calls;
-  unknown_calls += o.unknown_calls;
-  for (const auto& [name, n] : o.unknown_tools) unknown_tools[name] += n;
-}
-
-std::uint64_t CheckStats::violations_of(const RuleCatalog& c, RuleSeverity s) const {
-  std::uint64_t n = 0;
-  for (std::size_t i = 0; i < rules.size() && i < c.rules.size(); ++i)
-    if (c.rules[i].info->severity == s) n += rules[i].violations;
-  return n;
+  return "text";
 }
 
 // ---------------------------------------------------------------------------------------
 // Escaping and step descriptions
 
-void append_xml_escaped(std::string& out, std::string_view s) {
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters even as references.
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += ' ';
-        } else {
-          out += ch;
-        }
-    }
-  }
-}
-
+namespace detail {
 std::string truncate_utf8(std::string_view s, std::size_t max) {
   if (s.size() <= max) return std::string(s);
   std::size_t cut = max;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return std::string(s.substr(0, cut)) + "…";
 }
+}  // namespace detail
 
 namespace {
 // Appends one line of text, however the message was written: blanks trimmed and runs of them
@@ -206,40 +144,40 @@ std::string describe_step(const Trajectory& t, std::uint32_t index, std::size_t 
 // ---------------------------------------------------------------------------------------
 // Per trace
 
-bool CheckReporter::fails(std::uint32_t global) const {
-  return options_.has_fail_on && rules_.rules[global].info->severity >= options_.fail_on;
+CheckReport::CheckReport(std::shared_ptr<const RuleSet> rules, CheckReportOptions options)
+    : rules_(std::move(rules)), options_(options) {}
+
+bool CheckReport::buffered() const {
+  return options_.format == CheckFormat::json || options_.format == CheckFormat::junit ||
+         options_.format == CheckFormat::markdown;
 }
 
-void CheckReporter::trace(const Trajectory& t, const std::vector<std::vector<RuleResult>>& results,
-                          bool failed, std::string& out, const CatalogTraceReport* catalog) const {
+void CheckReport::trace(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
   switch (options_.format) {
     case CheckFormat::text:
       // A passing trace may still break rules below --fail-on; show those too.
       {
         bool any = false;
-        for_each_result(rules_, results, [&](std::uint32_t, const RuleResult& r) {
-          any |= r.status == VerdictStatus::violated || r.bindings_dropped != 0;
-        });
-        if (any) trace_text(t, results, failed, out);
+        for (const RuleResult& r : v.results) any |= r.status == VerdictStatus::violated || r.bindings_dropped != 0;
+        if (any) trace_text(t, v, out);
       }
       break;
     case CheckFormat::json:
       out += ",\n";  // the first element's separator is dropped in finish()
-      trace_json(t, results, failed, out, catalog);
+      trace_json(t, v, out);
       break;
     case CheckFormat::jsonl:
-      trace_json(t, results, failed, out, catalog);
+      trace_json(t, v, out);
       out += '\n';
       break;
-    case CheckFormat::junit: trace_junit(t, results, failed, out); break;
-    case CheckFormat::markdown: trace_markdown(t, results, out); break;
+    case CheckFormat::junit: trace_junit(t, v, out); break;
+    case CheckFormat::markdown: trace_markdown(t, v, out); break;
   }
 }
 
-void CheckReporter::trace_text(const Trajectory& t,
-                               const std::vector<std::vector<RuleResult>>& results, bool failed,
-                               std::string& out) const {
+void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
   const bool c = options_.color;
+  const bool failed = v.failed;
   fmt::format_to(std::back_inserter(out), "{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
                      c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", t.trace_id(),
                      c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
@@ -252,15 +190,16 @@ void CheckReporter::trace_text(const Trajectory& t,
       fmt::format_to(std::back_inserter(out), "    … and {} more violations of this rule (other bindings)\n",
                          run_count - kMaxResultsPerRule);
   };
-  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
-    if (r.status != VerdictStatus::violated) return;
+  for (const RuleResult& r : v.results) {
+    const std::uint32_t g = r.rule;
+    if (r.status != VerdictStatus::violated) continue;
     if (g != run_rule) {
       flush_run();
       run_rule = g;
       run_count = 0;
     }
-    if (++run_count > kMaxResultsPerRule) return;
-    const RuleInfo& info = *rules_.rules[g].info;
+    if (++run_count > kMaxResultsPerRule) continue;
+    const RuleInfo& info = *rules_->rules()[g].info;
     fmt::format_to(std::back_inserter(out), "  {}{}{} {}{}", c ? severity_color(info.severity) : "",
                        to_string(info.severity), c ? kReset : "", c ? kBold : "", info.name);
     if (c) out += kReset;
@@ -277,7 +216,7 @@ void CheckReporter::trace_text(const Trajectory& t,
     if (r.steps.empty()) {
       fmt::format_to(std::back_inserter(out), "      at end of trace ({} step{})\n", t.steps().size(),
                          t.steps().size() == 1 ? "" : "s");
-      return;
+      continue;
     }
     std::uint32_t shown_until = 0;  // steps below this index were already printed
     bool first = true;
@@ -306,27 +245,26 @@ void CheckReporter::trace_text(const Trajectory& t,
       if (r.steps.size() - kMaxWitnesses > 8) rest += ", …";
       fmt::format_to(std::back_inserter(out), "    … and {} more ({})\n", r.steps.size() - kMaxWitnesses, rest);
     }
-  });
+  }
   flush_run();
   // A parametric rule that reached its bindings limit checked only part of the trace: say so.
   std::uint32_t noted = 0xffffffffu;
-  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
-    if (r.bindings_dropped == 0 || g == noted) return;
-    noted = g;
+  for (const RuleResult& r : v.results) {
+    if (r.bindings_dropped == 0 || r.rule == noted) continue;
+    noted = r.rule;
     fmt::format_to(std::back_inserter(out), "  note: {}: {} binding{} of values past the bindings limit not checked\n",
-                       rules_.rules[g].info->name, r.bindings_dropped, r.bindings_dropped == 1 ? "" : "s");
-  });
+                       rules_->rules()[r.rule].info->name, r.bindings_dropped, r.bindings_dropped == 1 ? "" : "s");
+  }
 }
 
-void CheckReporter::trace_json(const Trajectory& t,
-                               const std::vector<std::vector<RuleResult>>& results, bool failed,
-                               std::string& out, const CatalogTraceReport* catalog) const {
+void CheckReport::trace_json(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
   out += "{\"trace_id\":";
   append_json_string(out, t.trace_id());
-  out += failed ? ",\"status\":\"fail\",\"results\":[" : ",\"status\":\"pass\",\"results\":[";
+  out += v.failed ? ",\"status\":\"fail\",\"results\":[" : ",\"status\":\"pass\",\"results\":[";
   bool first = true;
-  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
-    const RuleInfo& info = *rules_.rules[g].info;
+  for (const RuleResult& r : v.results) {
+    if (r.rule >= rules_->rules().size()) continue;
+    const RuleInfo& info = *rules_->rules()[r.rule].info;
     if (!first) out += ',';
     first = false;
     out += "{\"rule\":";
@@ -359,9 +297,10 @@ void CheckReporter::trace_json(const Trajectory& t,
       out += '}';
     }
     out += '}';
-  });
+  }
   out += ']';
-  if (catalog != nullptr) {
+  if (v.has_catalog) {
+    const CatalogTraceReport* catalog = &v.catalog;
     out += fmt::format(",\"catalog\":{{\"calls\":{},\"writes\":{},\"invalid\":[", catalog->calls, catalog->write_calls);
     for (std::size_t i = 0; i < catalog->invalid.size(); ++i) {
       const CatalogCallErrors& call = catalog->invalid[i];
@@ -385,9 +324,7 @@ void CheckReporter::trace_json(const Trajectory& t,
   out += '}';
 }
 
-void CheckReporter::trace_junit(const Trajectory& t,
-                                const std::vector<std::vector<RuleResult>>& results, bool failed,
-                                std::string& out) const {
+void CheckReport::trace_junit(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
   out += "    <testcase name=\"";
   append_xml_escaped(out, t.trace_id());
   out += "\" classname=\"";
@@ -395,9 +332,9 @@ void CheckReporter::trace_junit(const Trajectory& t,
   out += '"';
   std::string detail;
   std::size_t violations = 0;
-  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
-    if (r.status != VerdictStatus::violated) return;
-    const RuleInfo& info = *rules_.rules[g].info;
+  for (const RuleResult& r : v.results) {
+    if (r.status != VerdictStatus::violated) continue;
+    const RuleInfo& info = *rules_->rules()[r.rule].info;
     ++violations;
     detail += fmt::format("[{}] {}", to_string(info.severity), info.name);
     if (!info.message.empty()) detail += fmt::format(": {}", info.message);
@@ -409,14 +346,14 @@ void CheckReporter::trace_junit(const Trajectory& t,
     detail += '\n';
     if (r.steps.empty()) detail += "  at end of trace\n";
     for (std::uint32_t s : r.steps) detail += fmt::format("  #{} {}\n", s, describe_step(t, s));
-  });
+  }
   if (violations == 0) {
     out += "/>\n";
     return;
   }
   out += ">\n";
   // Violations below --fail-on do not fail the test case; they stay visible as output.
-  if (failed) {
+  if (v.failed) {
     out += fmt::format("      <failure message=\"{} violation{}\" type=\"violation\">",
                        violations, violations == 1 ? "" : "s");
     append_xml_escaped(out, detail);
@@ -448,13 +385,11 @@ std::string md_cell(std::string_view s) {
 }
 }  // namespace
 
-void CheckReporter::trace_markdown(const Trajectory& t,
-                                   const std::vector<std::vector<RuleResult>>& results,
-                                   std::string& out) const {
+void CheckReport::trace_markdown(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
   // One table row per violation, one line each, so finish() can cap by lines.
-  for_each_result(rules_, results, [&](std::uint32_t g, const RuleResult& r) {
-    if (r.status != VerdictStatus::violated) return;
-    const RuleInfo& info = *rules_.rules[g].info;
+  for (const RuleResult& r : v.results) {
+    if (r.status != VerdictStatus::violated) continue;
+    const RuleInfo& info = *rules_->rules()[r.rule].info;
     std::string steps;
     for (std::size_t i = 0; i < r.steps.size() && i < kMaxWitnesses; ++i)
       steps += fmt::format("{}#{}", i ? ", " : "", r.steps[i]);
@@ -465,11 +400,12 @@ void CheckReporter::trace_markdown(const Trajectory& t,
                        md_cell(info.name), to_string(info.severity), steps,
                        first.empty() ? std::string() : "`" + md_cell(first) + "`",
                        md_cell(info.message));
-  });
+  }
 }
 
-void CheckReporter::rejected(const RecordOrigin& where, std::string_view message,
-                             std::string& out) const {
+void CheckReport::rejected(const RecordError& e, std::string& out) const {
+  const RecordOrigin& where = e.where;
+  const std::string& message = e.message;
   switch (options_.format) {
     case CheckFormat::text:
     case CheckFormat::markdown: break;  // already on standard error, counted in the summary
@@ -496,23 +432,23 @@ void CheckReporter::rejected(const RecordOrigin& where, std::string_view message
 // ---------------------------------------------------------------------------------------
 // Summaries
 
-void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
+void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
   const bool c = options_.color;
   std::size_t never = 0;
-  if (!options_.quiet && !rules_.rules.empty()) {
+  if (!options_.quiet && !rules_->rules().empty()) {
     std::size_t width = 4;
-    for (const auto& e : rules_.rules) width = std::max(width, std::min<std::size_t>(e.info->name.size(), 60));
+    for (const auto& e : rules_->rules()) width = std::max(width, std::min<std::size_t>(e.info->name.size(), 60));
     // A blank line parts the table from the traces listed above it, if any.
     if (st.flagged > 0) out += '\n';
     out += fmt::format("{:<{}}  {:<8}  {:>10}  {:>6}  {:>9}  {}\n", "rule", width, "severity",
                        "violations", "traces", "activated", "source");
-    for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
-      const RuleInfo& info = *rules_.rules[i].info;
+    for (std::size_t i = 0; i < rules_->rules().size(); ++i) {
+      const RuleInfo& info = *rules_->rules()[i].info;
       const RuleStats& rs = i < st.rules.size() ? st.rules[i] : RuleStats{};
       std::string activated = fmt::format("{}/{}", rs.activated, st.traces);
       bool none = rs.activated == 0 && st.traces > 0;
       out += fmt::format("{:<{}}  {}{:<8}{}  {:>10}  {:>6}  {}{:>9}{}  {}{}\n",
-                         truncate_utf8(info.name, 60), width,
+                         detail::truncate_utf8(info.name, 60), width,
                          c && rs.violations ? severity_color(info.severity) : "",
                          to_string(info.severity), c && rs.violations ? kReset : "", rs.violations,
                          rs.violated_traces, c && none ? kYellow : "", activated,
@@ -520,13 +456,13 @@ void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
                          none ? "  (never activated)" : "");
     }
   }
-  for (std::size_t i = 0; i < rules_.rules.size(); ++i)
+  for (std::size_t i = 0; i < rules_->rules().size(); ++i)
     if (st.traces > 0 && (i >= st.rules.size() || st.rules[i].activated == 0)) ++never;
   std::string sev;
   std::uint64_t total = 0;
   for (RuleSeverity s : {RuleSeverity::critical, RuleSeverity::error, RuleSeverity::warning,
                          RuleSeverity::info}) {
-    std::uint64_t n = st.violations_of(rules_, s);
+    std::uint64_t n = st.violations_of(*rules_, s);
     total += n;
     if (n) sev += fmt::format("{}{} {}", sev.empty() ? "" : ", ", n, to_string(s));
   }
@@ -538,15 +474,15 @@ void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
                      st.rejected);
   out += fmt::format("{} violation{}{}", total, total == 1 ? "" : "s",
                      sev.empty() ? "" : " (" + sev + ")");
-  out += fmt::format("; {} of {} rule{} never activated", never, rules_.rules.size(),
-                     rules_.rules.size() == 1 ? "" : "s");
-  if (!options_.has_fail_on) out += " (--fail-on never)";
+  out += fmt::format("; {} of {} rule{} never activated", never, rules_->rules().size(),
+                     rules_->rules().size() == 1 ? "" : "s");
+  if (options_.fail_on.never) out += " (--fail-on never)";
   out += '\n';
-  if (options_.catalog) {
+  if (rules_->catalog()) {
     const CatalogStats& cs = st.catalog;
     out += fmt::format("catalog {}: {} tool call{}, argument validity {} ({} of {} calls of catalog tools "
                        "valid), {} state-changing, {} call{} of unknown tools",
-                       options_.catalog->version(), cs.calls, cs.calls == 1 ? "" : "s",
+                       rules_->catalog()->version(), cs.calls, cs.calls == 1 ? "" : "s",
                        cs.known_calls ? fmt::format("{:.1f}%", 100.0 * double(cs.known_calls - cs.invalid_calls) /
                                                                    double(cs.known_calls))
                                       : std::string("n/a"),
@@ -559,20 +495,20 @@ void CheckReporter::summary_text(const CheckStats& st, std::string& out) const {
   }
 }
 
-void CheckReporter::summary_json(const CheckStats& st, std::string& out) const {
+void CheckReport::summary_json(const CheckStats& st, std::string& out) const {
   out += fmt::format(
       "\"summary\":{{\"records\":{},\"traces\":{},\"passed\":{},\"failed\":{},\"rejected\":{},"
       "\"fail_on\":\"{}\",\"violations\":{{",
-      st.records, st.traces, st.passed, st.failed, st.rejected, options_.fail_on_name);
+      st.records, st.traces, st.passed, st.failed, st.rejected, options_.fail_on.name());
   bool first = true;
   for (RuleSeverity s : {RuleSeverity::critical, RuleSeverity::error, RuleSeverity::warning,
                          RuleSeverity::info}) {
-    out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(s), st.violations_of(rules_, s));
+    out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(s), st.violations_of(*rules_, s));
     first = false;
   }
   out += "},\"rules\":[";
-  for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
-    const RuleInfo& info = *rules_.rules[i].info;
+  for (std::size_t i = 0; i < rules_->rules().size(); ++i) {
+    const RuleInfo& info = *rules_->rules()[i].info;
     const RuleStats& rs = i < st.rules.size() ? st.rules[i] : RuleStats{};
     if (i) out += ',';
     out += "\n  {\"rule\":";
@@ -583,12 +519,12 @@ void CheckReporter::summary_json(const CheckStats& st, std::string& out) const {
                        rs.violations, rs.violated_traces, rs.activated);
   }
   out += ']';
-  if (options_.catalog) {
+  if (rules_->catalog()) {
     const CatalogStats& cs = st.catalog;
     out += ",\"catalog\":";
-    append_json_string(out, options_.catalog->version());
+    append_json_string(out, rules_->catalog()->version());
     out += ",\"catalog_file\":";
-    append_json_string(out, options_.catalog->path());
+    append_json_string(out, rules_->catalog()->path());
     out += fmt::format(",\"tool_calls\":{},\"catalog_calls\":{},\"invalid_calls\":{},\"argument_validity\":{},"
                        "\"write_calls\":{},\"unknown_calls\":{},\"unknown_tools\":[",
                        cs.calls, cs.known_calls, cs.invalid_calls,
@@ -608,26 +544,26 @@ void CheckReporter::summary_json(const CheckStats& st, std::string& out) const {
   out += '}';
 }
 
-void CheckReporter::summary_markdown(const CheckStats& st, std::string& out) const {
+void CheckReport::summary_markdown(const CheckStats& st, std::string& out) const {
   out += fmt::format("## trajcheck: {} of {} traces failed\n\n", st.failed, st.traces);
   out += "| records | traces | passed | failed | rejected | fail on |\n|---:|---:|---:|---:|---:|---|\n";
   out += fmt::format("| {} | {} | {} | {} | {} | {} |\n\n", st.records, st.traces, st.passed,
-                     st.failed, st.rejected, options_.fail_on_name);
+                     st.failed, st.rejected, options_.fail_on.name());
   out += "| rule | severity | violations | traces violating | activated | source |\n"
          "|---|---|---:|---:|---:|---|\n";
-  for (std::size_t i = 0; i < rules_.rules.size(); ++i) {
-    const RuleInfo& info = *rules_.rules[i].info;
+  for (std::size_t i = 0; i < rules_->rules().size(); ++i) {
+    const RuleInfo& info = *rules_->rules()[i].info;
     const RuleStats& rs = i < st.rules.size() ? st.rules[i] : RuleStats{};
     out += fmt::format("| `{}` | {} | {} | {} | {}/{}{} | {} |\n", md_cell(info.name),
                        to_string(info.severity), rs.violations, rs.violated_traces, rs.activated,
                        st.traces, rs.activated == 0 && st.traces ? " ⚠ never" : "",
                        md_cell(info.location));
   }
-  if (options_.catalog) {
+  if (rules_->catalog()) {
     const CatalogStats& cs = st.catalog;
     out += fmt::format("\n| catalog | tool calls | argument validity | state-changing | unknown-tool calls |\n"
                        "|---|---:|---:|---:|---:|\n| `{}` | {} | {} | {} | {} |\n",
-                       md_cell(options_.catalog->version()), cs.calls,
+                       md_cell(rules_->catalog()->version()), cs.calls,
                        cs.known_calls ? fmt::format("{:.1f}% ({}/{})",
                                                     100.0 * double(cs.known_calls - cs.invalid_calls) / double(cs.known_calls),
                                                     cs.known_calls - cs.invalid_calls, cs.known_calls)
@@ -670,7 +606,7 @@ std::uint64_t copy_lines(std::FILE* from, std::FILE* to, std::size_t max) {
 }
 }  // namespace
 
-void CheckReporter::finish(const CheckStats& st, std::FILE* body, std::FILE* out) const {
+void CheckReport::finish(const CheckStats& st, std::FILE* body, std::FILE* out) const {
   std::string s;
   switch (options_.format) {
     case CheckFormat::text:
@@ -689,8 +625,9 @@ void CheckReporter::finish(const CheckStats& st, std::FILE* body, std::FILE* out
       break;
     }
     case CheckFormat::junit: {
-      std::string name = rules_.programs.size() == 1 && !rules_.programs[0]->workflow().empty()
-                             ? rules_.programs[0]->workflow()
+      const auto& programs = rules_->programs();
+      std::string name = programs.size() == 1 && !programs[0]->workflow().empty()
+                             ? programs[0]->workflow()
                              : "trajcheck";
       s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"";
       append_xml_escaped(s, name);
@@ -717,4 +654,4 @@ void CheckReporter::finish(const CheckStats& st, std::FILE* body, std::FILE* out
   }
 }
 
-}  // namespace trajcheck::cli
+}  // namespace trajcheck

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "trajcheck/reader.hpp"
+#include "trajcheck/run.hpp"
 
 namespace trajcheck {
 
@@ -71,17 +72,17 @@ inline void bound_kept_memory(Batch& b) {
 }
 }  // namespace detail
 
+// Records from `input`; each batch's text handed to `output` (err, then out) in input order.
 template <class Worker>
-std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
-                                    const std::function<Worker()>& make_worker, std::FILE* out,
-                                    std::FILE* err) {
+std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
+                                    const std::function<Worker()>& make_worker, const RunOutput& output) {
   using detail::Batch;
   auto fill = [&](Batch& b) {
     b.used = 0;
     std::size_t bytes = 0;
     while (b.used < kBatchRecords && bytes < kBatchBytes) {
       if (b.used == b.records.size()) b.records.emplace_back();
-      if (!source.next(b.records[b.used])) break;
+      if (!input(b.records[b.used])) break;
       bytes += b.records[b.used].text.size();
       ++b.used;
     }
@@ -96,8 +97,7 @@ std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
       b.out.clear();
       b.err.clear();
       for (std::size_t i = 0; i < b.used; ++i) workers[0].process(b.records[i], b.out, b.err);
-      detail::write_all(err, b.err);
-      detail::write_all(out, b.out);
+      output(b.out, b.err);
     }
     return workers;
   }
@@ -143,8 +143,7 @@ std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
       Batch* b = it->second;
       done.erase(it);
       lk.unlock();
-      detail::write_all(err, b->err);
-      detail::write_all(out, b->out);
+      output(b->out, b->err);
       lk.lock();
       free_batches.push_back(b);
       ++next_write;
@@ -189,6 +188,15 @@ std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
   cv.notify_all();
   for (auto& t : threads) t.join();
   return workers;
+}
+
+// The records of `source`, each batch's `err` written to `err` and `out` to `out`.
+template <class Worker>
+std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
+                                    const std::function<Worker()>& make_worker, std::FILE* out,
+                                    std::FILE* err) {
+  return process_records<Worker>([&](RawRecord& r) { return source.next(r); }, jobs, make_worker,
+                                 write_to(out, err));
 }
 
 }  // namespace trajcheck

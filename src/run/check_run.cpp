@@ -1,0 +1,112 @@
+// The corpus runner of `trajcheck check`: records read in batches, checked by one
+// RuleSetChecker per worker thread, their text handed over in input order.
+#include <atomic>
+
+#include "run/pipeline.hpp"
+#include "trajcheck/run.hpp"
+
+namespace trajcheck {
+
+struct CheckRunner::Impl {
+  std::shared_ptr<const RuleSet> rules;
+  CheckRunOptions options;
+  TraceParser parser;
+  Impl(std::shared_ptr<const RuleSet> r, CheckRunOptions o)
+      : rules(std::move(r)), options(std::move(o)), parser(rules->reading_options(options.reading)) {}
+};
+
+namespace {
+
+// Per-thread state: its own tool table, trajectory buffers and checker, all reused from trace
+// to trace.
+struct CheckWorker {
+  const TraceParser* parser = nullptr;
+  const CheckWriter* writer = nullptr;
+  const CheckRunOptions* options = nullptr;
+  std::atomic<std::uint64_t>* records_read = nullptr;  // for the progress callback
+  std::unique_ptr<ToolTable> tools;
+  std::unique_ptr<Trajectory> scratch;
+  std::unique_ptr<RuleSetChecker> checker;
+  CheckStats stats;
+  TraceParser::Emit emit;
+  std::string* cur_out = nullptr;
+  std::string* cur_err = nullptr;
+
+  void process(const RawRecord& rec, std::string& out, std::string& err) {
+    ++stats.records;
+    if (options->progress) {
+      std::uint64_t n = ++*records_read;
+      if (n % 256 == 0) options->progress(n);
+    }
+    if (!rec.container_error.empty()) {
+      reject(RecordError{rec.origin, rec.container_error}, out, err);
+      return;
+    }
+    // The emit callback captures only `this` (no allocation per record); it is made on first
+    // use, once the worker has its final address.
+    if (!emit) emit = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
+    cur_out = &out;
+    cur_err = &err;
+    ParseOutcome o = parser->parse(rec, *scratch, emit);
+    if (!o.ok()) {
+      for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
+      reject(o.errors[0], out, err);
+    }
+  }
+
+  void reject(const RecordError& e, std::string& out, std::string& err) {
+    ++stats.rejected;
+    err += format_record_error(e);
+    writer->rejected(e, out);
+  }
+
+  void check_one(Trajectory& t, std::string& out, std::string& err) {
+    if (!options->quiet)
+      for (const std::string& w : t.warnings) {
+        err += w;
+        if (w.empty() || w.back() != '\n') err += '\n';
+      }
+    const TraceVerdict& v = checker->check(t);
+    stats.add(v, t.warnings.size());
+    writer->trace(t, v, out);
+  }
+};
+
+}  // namespace
+
+CheckRunner::CheckRunner(std::shared_ptr<const RuleSet> rules, CheckRunOptions options)
+    : impl_(std::make_unique<Impl>(std::move(rules), std::move(options))) {}
+CheckRunner::~CheckRunner() = default;
+
+const std::string& CheckRunner::option_error() const { return impl_->parser.option_error(); }
+
+CheckStats CheckRunner::run(const RecordInput& input, const CheckWriter& writer, const RunOutput& output) const {
+  const Impl& m = *impl_;
+  CheckStats total;
+  total.rules.resize(m.rules->rules().size());
+  if (!option_error().empty()) return total;
+  std::atomic<std::uint64_t> records_read{0};
+  std::vector<CheckWorker> workers = process_records<CheckWorker>(
+      input, effective_jobs(m.options.jobs),
+      [&] {
+        CheckWorker w;
+        w.parser = &m.parser;
+        w.writer = &writer;
+        w.options = &m.options;
+        w.records_read = &records_read;
+        w.tools = std::make_unique<ToolTable>();
+        w.scratch = std::make_unique<Trajectory>(w.tools.get());
+        w.checker = std::make_unique<RuleSetChecker>(m.rules, m.options.fail_on);
+        w.stats.rules.resize(m.rules->rules().size());
+        return w;
+      },
+      output);
+  for (const CheckWorker& w : workers) total.merge(w.stats);
+  return total;
+}
+
+CheckStats CheckRunner::run(RecordSource& source, const CheckWriter& writer, const RunOutput& output) const {
+  return run([&](RawRecord& r) { return source.next(r); }, writer, output);
+}
+
+}  // namespace trajcheck
