@@ -24,6 +24,9 @@
 #include "trajcheck/trace.hpp"
 
 namespace trajcheck {
+namespace metrics {
+struct ScorerCore;  // the library's own
+}  // namespace metrics
 
 enum class SelectionMetric : std::uint8_t { jaccard, recall, precision, f1 };
 std::string_view to_string(SelectionMetric m);
@@ -83,10 +86,6 @@ class Scorer {
 
   const ScoreOptions& options() const;
 
-  struct Impl;  // opaque (src/metrics/scorer_impl.hpp)
-  // For the library's own fast paths (the score command reads calls into it directly).
-  Impl& impl() { return *impl_; }
-
   // Expected side as a trajectory (its tool calls, in order, with their arguments).
   ScoreResult score(const Trajectory& actual, const Trajectory& expected);
   // Expected side as a PATH of the rule language; `name` labels parse errors.
@@ -94,7 +93,7 @@ class Scorer {
                     std::string_view name = "<expected>");
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<metrics::ScorerCore> impl_;
 };
 
 // One-shot conveniences (build a Scorer each call).

@@ -7,7 +7,7 @@ namespace trajcheck {
 namespace metrics {
 
 // Shared with tests: score against an already-built PATH tree.
-ScoreResult score_path_tree(Scorer::Impl& impl, const std::vector<Call>& actual,
+ScoreResult score_path_tree(ScorerCore& impl, const std::vector<Call>& actual,
                             const ir::Module& module, ir::Id root) {
   PathOrdering po;
   po.module = &module;

@@ -9,8 +9,13 @@ namespace trajcheck {
 
 ScoreResult Scorer::score(const Trajectory& actual, std::string_view expected_path,
                           std::string_view name) {
+  return impl_->score(actual, expected_path, name);
+}
+
+ScoreResult metrics::ScorerCore::score(const Trajectory& act, std::string_view expected_path,
+                                       std::string_view name) {
   // Records of one suite often share their expected PATH: parse it once.
-  Impl::PathCache& c = impl_->path_cache;
+  PathCache& c = path_cache;
   if (!c.valid || c.text != expected_path) {
     c.valid = true;
     c.text.assign(expected_path);
@@ -34,8 +39,8 @@ ScoreResult Scorer::score(const Trajectory& actual, std::string_view expected_pa
     r.error = c.error;
     return r;
   }
-  metrics::collect_calls(actual, impl_->actual);
-  return metrics::score_path_tree(*impl_, impl_->actual, c.module, c.root);
+  metrics::collect_calls(act, actual);
+  return metrics::score_path_tree(*this, actual, c.module, c.root);
 }
 
 ScoreResult score(const Trajectory& actual, std::string_view expected_path, const ScoreOptions& options) {

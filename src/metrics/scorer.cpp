@@ -147,13 +147,13 @@ namespace metrics {
 std::string fold_tool_name(std::string_view n) { return fold_name(n); }
 }  // namespace metrics
 
-ArgumentMode Scorer::Impl::mode_for(std::string_view tool) const {
+ArgumentMode metrics::ScorerCore::mode_for(std::string_view tool) const {
   for (const auto& [name, mode] : opt.tool_args_for)
     if (name == tool) return mode;
   return opt.tool_args;
 }
 
-ScoreResult Scorer::Impl::score_calls(const std::vector<Call>& act, const std::vector<Call>& exp,
+ScoreResult metrics::ScorerCore::score_calls(const std::vector<Call>& act, const std::vector<Call>& exp,
                                       const metrics::PathOrdering* path) {
   // Arguments of every call in canonical form, once.
   canon.clear();
@@ -181,7 +181,7 @@ void group_by_name(const std::vector<std::uint32_t>& ids, std::size_t n, Keep ke
 }
 }  // namespace
 
-ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const std::vector<Call>& exp,
+ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, const std::vector<Call>& exp,
                                           const metrics::PathOrdering* path) {
   using namespace metrics;
   ScoreResult r;
@@ -475,10 +475,17 @@ ScoreResult Scorer::Impl::score_canonical(const std::vector<Call>& act, const st
   return r;
 }
 
-Scorer::Scorer(ScoreOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->opt = std::move(options);
-  for (auto& [name, mode] : impl_->opt.tool_args_for) name = metrics::fold_tool_name(name);
+metrics::ScorerCore::ScorerCore(ScoreOptions options) : opt(std::move(options)) {
+  for (auto& [name, mode] : opt.tool_args_for) name = metrics::fold_tool_name(name);
 }
+
+ScoreResult metrics::ScorerCore::score(const Trajectory& act, const Trajectory& exp) {
+  metrics::collect_calls(act, actual);
+  metrics::collect_calls(exp, expected);
+  return score_calls(actual, expected, nullptr);
+}
+
+Scorer::Scorer(ScoreOptions options) : impl_(std::make_unique<metrics::ScorerCore>(std::move(options))) {}
 Scorer::~Scorer() = default;
 Scorer::Scorer(Scorer&&) noexcept = default;
 Scorer& Scorer::operator=(Scorer&&) noexcept = default;
@@ -486,9 +493,7 @@ Scorer& Scorer::operator=(Scorer&&) noexcept = default;
 const ScoreOptions& Scorer::options() const { return impl_->opt; }
 
 ScoreResult Scorer::score(const Trajectory& actual, const Trajectory& expected) {
-  metrics::collect_calls(actual, impl_->actual);
-  metrics::collect_calls(expected, impl_->expected);
-  return impl_->score_calls(impl_->actual, impl_->expected, nullptr);
+  return impl_->score(actual, expected);
 }
 
 ScoreResult score(const Trajectory& actual, const Trajectory& expected, const ScoreOptions& options) {

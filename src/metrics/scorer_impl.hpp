@@ -1,5 +1,6 @@
-// Internals of trajcheck::Scorer shared by the trajectory and PATH entry points (two files,
-// so that scoring trajectories does not pull in the rule-language front end).
+// The scorer itself (trajcheck::Scorer is a handle to one), shared by the trajectory and PATH
+// entry points (two files, so that scoring trajectories does not pull in the rule-language
+// front end) and by the score runner's direct reader (run/score_run.cpp).
 #pragma once
 
 #include <string>
@@ -37,16 +38,17 @@ void collect_calls(const Trajectory& t, std::vector<Call>& out);
 // Trim and ASCII case-fold (the readers' default normalization of tool names).
 std::string fold_tool_name(std::string_view n);
 
-}  // namespace trajcheck::metrics
+struct ScorerCore {
+  explicit ScorerCore(ScoreOptions options = {});
+  // Scorer::score, both forms.
+  ScoreResult score(const Trajectory& actual, const Trajectory& expected);
+  ScoreResult score(const Trajectory& actual, std::string_view expected_path, std::string_view name);
 
-namespace trajcheck {
-
-struct Scorer::Impl {
   ScoreOptions opt;
-  metrics::ArgCanon canon;
-  metrics::BipartiteMatcher matcher;
-  metrics::FormEvaluator evaluator;
-  std::vector<metrics::Call> actual, expected;
+  ArgCanon canon;
+  BipartiteMatcher matcher;
+  FormEvaluator evaluator;
+  std::vector<Call> actual, expected;
   std::vector<std::uint32_t> name_slots;  // local name ids by hash (1-based; 0 = free)
   std::vector<char> adj;
   // Scratch reused between records (no steady-state allocation for these).
@@ -54,9 +56,9 @@ struct Scorer::Impl {
   std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
   std::vector<std::uint32_t> unit_end, swap_bound;
   std::vector<std::uint32_t> group_start_e, group_start_a, fill;
-  std::vector<metrics::CanonArgs> aa, ea;
+  std::vector<CanonArgs> aa, ea;
   std::vector<char> seen, matched, eu, au, block_adj;
-  metrics::BipartiteMatcher block_matcher;
+  BipartiteMatcher block_matcher;
   // The last expected PATH text and its parse.
   struct PathCache {
     bool valid = false;
@@ -66,24 +68,21 @@ struct Scorer::Impl {
     std::string error;
   } path_cache;
 
-  ScoreResult score_calls(const std::vector<metrics::Call>& actual,
-                          const std::vector<metrics::Call>& expected,
-                          const metrics::PathOrdering* path);
+  ScoreResult score_calls(const std::vector<Call>& actual,
+                          const std::vector<Call>& expected,
+                          const PathOrdering* path);
   // score_calls once `aa` and `ea` hold the canonical arguments of `actual` and `expected`
   // (in `canon`): the score command's direct reader computes them while reading.
   // Set while every call's name is a view of one interned copy per distinct name (the
   // direct reader's), so that equal names have equal addresses.
   bool names_interned = false;
-  ScoreResult score_canonical(const std::vector<metrics::Call>& actual,
-                              const std::vector<metrics::Call>& expected,
-                              const metrics::PathOrdering* path);
+  ScoreResult score_canonical(const std::vector<Call>& actual,
+                              const std::vector<Call>& expected,
+                              const PathOrdering* path);
   ArgumentMode mode_for(std::string_view tool) const;
 };
 
-}  // namespace trajcheck
-
-namespace trajcheck::metrics {
 // Scores `actual` against an already-built PATH tree (score_path.cpp).
-ScoreResult score_path_tree(Scorer::Impl& impl, const std::vector<Call>& actual,
+ScoreResult score_path_tree(ScorerCore& impl, const std::vector<Call>& actual,
                             const ir::Module& module, ir::Id root);
 }  // namespace trajcheck::metrics

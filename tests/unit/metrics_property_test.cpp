@@ -299,7 +299,7 @@ TEST_CASE("property: PATH ordering equals the best linearization") {
       double ratio = l.empty() ? 1.0 : double(ref_lcs(m, l, actual)) / double(l.size());
       best = std::max(best, ratio);
     }
-    Scorer::Impl impl;
+    metrics::ScorerCore impl;
     std::vector<metrics::Call> calls;
     for (const std::string& s : actual) {
       metrics::Call c;
@@ -338,7 +338,7 @@ TEST_CASE("PATH: alternatives, groups and repetition on the brief's examples") {
                                           atom("order_search_by_email")}),
                             atom("order_get")});
   auto run = [&](ir::Id root, std::vector<std::string> names) {
-    Scorer::Impl impl;
+    metrics::ScorerCore impl;
     std::vector<metrics::Call> calls;
     for (const std::string& s : names) {
       metrics::Call c;

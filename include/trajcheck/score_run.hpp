@@ -1,0 +1,112 @@
+// trajcheck/score_run.hpp — scoring a corpus of score records (`trajcheck score`): records that
+// carry both the actual and the expected trajectory, scored in parallel, in input order.
+//
+//   trajcheck::ScoreRunOptions o;                     // reading, scoring, format, -j
+//   o.format = trajcheck::ScoreFormat::jsonl;
+//   trajcheck::ScoreRunner runner(o);
+//   if (!runner.option_error().empty()) …;
+//   trajcheck::RecordSource src({"records.jsonl"});
+//   trajcheck::ScoreSummary s = runner.run(src, trajcheck::write_to(stdout, stderr));
+//   trajcheck::finish_score(o.format, s, nullptr, stdout);   // the summary (text, json)
+//   return trajcheck::exit_status(s);
+//
+// A record is an object with "actual" (or "outputs") and "expected" (or "reference_outputs"):
+// each a trajectory in any input format, or, for "expected", a tool list or a PATH string.
+// Its id is the first of "id", "case_id", "trace_id" present, else file:line. One record
+// alone: ScoreRecordReader (one per thread). ScoreSummary is plain counters and sums:
+// summaries of parts of a corpus merge into the summary of the whole, and travel as JSON.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "trajcheck/metrics.hpp"
+#include "trajcheck/reader.hpp"
+#include "trajcheck/run.hpp"
+
+namespace trajcheck {
+
+enum class ScoreFormat : std::uint8_t { text, json, jsonl };
+// Accepts "text", "json", "jsonl"; false when unknown.
+bool parse_score_format(std::string_view name, ScoreFormat* out);
+
+struct ScoreRunOptions {
+  NormalizeOptions reading;  // how both sides are read (format, aliases, error patterns)
+  ScoreOptions scoring;
+  ScoreFormat format = ScoreFormat::text;
+  bool quiet = false;  // text: no per-record blocks; warnings counted, not written
+  unsigned jobs = 1;   // worker threads; 0 = one per core
+};
+
+// Aggregates over scored records.
+struct ScoreSummary {
+  std::uint64_t records = 0;   // records read
+  std::uint64_t rejected = 0;  // records rejected (each reported on `err`)
+  std::uint64_t warnings = 0;
+  std::uint64_t scored = 0;
+  double selection = 0, ordering = 0, overall = 0, arguments = 0;  // sums
+  std::uint64_t ordering_n = 0, arguments_n = 0;
+  std::uint64_t strict = 0, unordered = 0, subset = 0, superset = 0;
+  std::uint64_t duplicates = 0;
+  std::uint64_t buckets[6] = {};  // overall in [0,.2) [.2,.4) [.4,.6) [.6,.8) [.8,1) and =1
+  std::map<std::string, std::uint64_t> missed, extra;  // tool -> records
+
+  void add(const ScoreResult& r);
+  void merge(const ScoreSummary& o);
+  // One JSON object holding every field; from_json reads it back (false, *error set, on
+  // anything else). Sums are written with 17 significant digits, so they round-trip.
+  std::string to_json() const;
+  static bool from_json(std::string_view json, ScoreSummary* out, std::string* error);
+};
+
+// The summary as `score --format text` ends (text) and as the "summary" member of
+// `--format json` (json).
+std::string score_summary_text(const ScoreSummary& s);
+std::string score_summary_json(const ScoreSummary& s);
+// Writes the end of a run's output to `out`: text, the summary; json, the whole document
+// from `body` (a file holding every record's part, in input order; null when none);
+// jsonl, nothing.
+void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out);
+// CLI.md's exit status of a score run: 2 when a record was rejected, else 0.
+int exit_status(const ScoreSummary& s);
+
+// Reads and scores one record at a time; one per thread (it keeps scratch memory).
+class ScoreRecordReader {
+ public:
+  explicit ScoreRecordReader(const ScoreRunOptions& options);
+  ~ScoreRecordReader();
+  ScoreRecordReader(ScoreRecordReader&&) noexcept;
+  ScoreRecordReader& operator=(ScoreRecordReader&&) noexcept;
+
+  // Non-empty when an option is unusable (a bad --error-pattern, …).
+  const std::string& option_error() const;
+
+  // Scores `record`: appends its part in the options' format to `out` (jsonl: one line,
+  // the record's object or {"record","error"}; json: the same followed by ",\n"; text:
+  // its block unless quiet), its messages to `err`, and counts it in `summary`.
+  void read(const RawRecord& record, std::string& out, std::string& err, ScoreSummary& summary);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+class ScoreRunner {
+ public:
+  explicit ScoreRunner(ScoreRunOptions options);
+  ~ScoreRunner();
+  const std::string& option_error() const;
+  // Scores every record, in parallel, keeping input order in what `output` receives.
+  ScoreSummary run(const RecordInput& input, const RunOutput& output) const;
+  ScoreSummary run(RecordSource& source, const RunOutput& output) const;
+
+ private:
+  ScoreRunOptions options_;
+  std::string option_error_;
+};
+
+}  // namespace trajcheck

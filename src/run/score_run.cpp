@@ -1,0 +1,631 @@
+// The score runner: score records read (both sides, any format), scored, written as text,
+// json or jsonl in input order, and summarized.
+#include "trajcheck/score_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "metrics/chat_calls.hpp"
+#include "metrics/json_canon.hpp"
+#include "metrics/scorer_impl.hpp"
+#include "run/pipeline.hpp"
+#include "util/json_escape.hpp"
+
+namespace trajcheck {
+
+bool parse_score_format(std::string_view name, ScoreFormat* out) {
+  if (name == "text") *out = ScoreFormat::text;
+  else if (name == "json") *out = ScoreFormat::json;
+  else if (name == "jsonl") *out = ScoreFormat::jsonl;
+  else return false;
+  return true;
+}
+
+void ScoreSummary::add(const ScoreResult& r) {
+    ++scored;
+    selection += r.selection;
+    overall += r.overall;
+    if (r.ordering) {
+      ordering += *r.ordering;
+      ++ordering_n;
+    }
+    if (r.arguments) {
+      arguments += *r.arguments;
+      ++arguments_n;
+    }
+    strict += r.match.strict;
+    unordered += r.match.unordered;
+    subset += r.match.subset;
+    superset += r.match.superset;
+    duplicates += r.duplicates;
+    int b = r.overall >= 1.0 ? 5 : std::clamp(static_cast<int>(r.overall * 5), 0, 4);
+    ++buckets[b];
+    for (const auto& m : r.missing) ++missed[m];
+    for (const auto& e : r.extra) ++extra[e];
+}
+
+void ScoreSummary::merge(const ScoreSummary& o) {
+    records += o.records;
+    rejected += o.rejected;
+    warnings += o.warnings;
+    scored += o.scored;
+    selection += o.selection;
+    ordering += o.ordering;
+    overall += o.overall;
+    arguments += o.arguments;
+    ordering_n += o.ordering_n;
+    arguments_n += o.arguments_n;
+    strict += o.strict;
+    unordered += o.unordered;
+    subset += o.subset;
+    superset += o.superset;
+    duplicates += o.duplicates;
+    for (int i = 0; i < 6; ++i) buckets[i] += o.buckets[i];
+    for (const auto& [k, v] : o.missed) missed[k] += v;
+    for (const auto& [k, v] : o.extra) extra[k] += v;
+}
+
+namespace {
+
+constexpr const char* kBucketNames[6] = {"0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0", "1.0"};
+
+// Scores print with at most four decimals.
+double round4(double x) { return std::round(x * 10000.0) / 10000.0; }
+
+void append_number(std::string& out, double x) { fmt::format_to(std::back_inserter(out), "{}", round4(x)); }
+
+void append_string_list(std::string& out, const std::vector<std::string>& v) {
+  out += '[';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, v[i]);
+  }
+  out += ']';
+}
+
+void append_record_json(std::string& out, std::string_view id_json, const ScoreResult& r) {
+  out += "{\"id\":";
+  out += id_json;
+  out += ",\"selection\":";
+  append_number(out, r.selection);
+  out += ",\"ordering\":";
+  if (r.ordering) append_number(out, *r.ordering);
+  else out += "null";
+  out += ",\"overall\":";
+  append_number(out, r.overall);
+  out += ",\"missing\":";
+  append_string_list(out, r.missing);
+  out += ",\"extra\":";
+  append_string_list(out, r.extra);
+  // Appended piece by piece: the same text as fmt's "{}" of these, without parsing a
+  // format string per record.
+  out += ",\"duplicates\":";
+  fmt::format_int duplicates(r.duplicates);
+  out.append(duplicates.data(), duplicates.size());
+  auto flag = [&](const char* key, bool b) {
+    out += key;
+    out += b ? "true" : "false";
+  };
+  flag(",\"match\":{\"strict\":", r.match.strict);
+  flag(",\"unordered\":", r.match.unordered);
+  flag(",\"subset\":", r.match.subset);
+  flag(",\"superset\":", r.match.superset);
+  out += '}';
+  out += ",\"arguments\":";
+  if (r.arguments) append_number(out, *r.arguments);
+  else out += "null";
+  out += ",\"explanation\":";
+  append_json_string(out, r.explanation);
+  out += '}';
+}
+
+std::string fixed2(double x) { return fmt::format("{:.2f}", x); }
+
+void append_record_text(std::string& out, std::string_view id, const ScoreResult& r) {
+  auto yn = [](bool b) { return b ? "yes" : "no"; };
+  fmt::format_to(std::back_inserter(out), "record {}\n", id);
+  fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", "selection", fixed2(r.selection));
+  fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", "ordering",
+                 r.ordering ? fixed2(*r.ordering) : std::string("-"));
+  fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", "overall", fixed2(r.overall));
+  fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", "arguments",
+                 r.arguments ? fixed2(*r.arguments) : std::string("-"));
+  fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", "duplicates", r.duplicates);
+  fmt::format_to(std::back_inserter(out), "  {:<11} strict {}, unordered {}, subset {}, superset {}\n",
+                 "match", yn(r.match.strict), yn(r.match.unordered), yn(r.match.subset),
+                 yn(r.match.superset));
+  fmt::format_to(std::back_inserter(out), "  {}\n\n", r.explanation);
+}
+
+// The `n` most frequent names, "name (count)".
+std::vector<std::pair<std::string, std::uint64_t>> top(const std::map<std::string, std::uint64_t>& m,
+                                                       std::size_t n) {
+  std::vector<std::pair<std::string, std::uint64_t>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (v.size() > n) v.resize(n);
+  return v;
+}
+
+double mean(double sum, std::uint64_t n) { return n ? sum / double(n) : 0.0; }
+
+}  // namespace
+
+std::string score_summary_text(const ScoreSummary& s) {
+  const ScoreSummary& c = s;
+  std::string out;
+  fmt::format_to(std::back_inserter(out), "scored {} record{} (read {}, rejected {})\n", s.scored,
+                 s.scored == 1 ? "" : "s", c.records, c.rejected);
+  if (s.scored == 0) return out;
+  fmt::format_to(std::back_inserter(out), "mean selection {}, ordering {} ({} scored), overall {}, arguments {}\n",
+                 fixed2(mean(s.selection, s.scored)),
+                 s.ordering_n ? fixed2(mean(s.ordering, s.ordering_n)) : std::string("-"), s.ordering_n,
+                 fixed2(mean(s.overall, s.scored)),
+                 s.arguments_n ? fixed2(mean(s.arguments, s.arguments_n)) : std::string("-"));
+  fmt::format_to(std::back_inserter(out), "match: strict {}/{}, unordered {}/{}, subset {}/{}, superset {}/{}\n",
+                 s.strict, s.scored, s.unordered, s.scored, s.subset, s.scored, s.superset, s.scored);
+  out += "overall distribution:";
+  for (int i = 5; i >= 0; --i) fmt::format_to(std::back_inserter(out), " {}: {}{}", kBucketNames[i], s.buckets[i], i ? "," : "");
+  out += '\n';
+  fmt::format_to(std::back_inserter(out), "duplicate calls: {}\n", s.duplicates);
+  for (auto [label, m] : {std::pair{"most often missed", &s.missed}, std::pair{"most often extra", &s.extra}}) {
+    auto t = top(*m, 5);
+    if (t.empty()) continue;
+    fmt::format_to(std::back_inserter(out), "{}:", label);
+    for (std::size_t i = 0; i < t.size(); ++i)
+      fmt::format_to(std::back_inserter(out), "{} {} ({})", i ? "," : "", t[i].first, t[i].second);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string score_summary_json(const ScoreSummary& s) {
+  const ScoreSummary& c = s;
+  std::string out;
+  fmt::format_to(std::back_inserter(out), "{{\"records\":{},\"scored\":{},\"rejected\":{}", c.records, s.scored,
+                 c.rejected);
+  auto num = [&](const char* key, double sum, std::uint64_t n) {
+    fmt::format_to(std::back_inserter(out), ",\"{}\":", key);
+    if (n) append_number(out, sum / double(n));
+    else out += "null";
+  };
+  num("selection", s.selection, s.scored);
+  num("ordering", s.ordering, s.ordering_n);
+  num("overall", s.overall, s.scored);
+  num("arguments", s.arguments, s.arguments_n);
+  fmt::format_to(std::back_inserter(out),
+                 ",\"match\":{{\"strict\":{},\"unordered\":{},\"subset\":{},\"superset\":{}}},\"duplicates\":{}",
+                 s.strict, s.unordered, s.subset, s.superset, s.duplicates);
+  out += ",\"distribution\":{";
+  for (int i = 0; i < 6; ++i) fmt::format_to(std::back_inserter(out), "{}\"{}\":{}", i ? "," : "", kBucketNames[i], s.buckets[i]);
+  out += '}';
+  for (auto [label, m] : {std::pair{"missed", &s.missed}, std::pair{"extra", &s.extra}}) {
+    fmt::format_to(std::back_inserter(out), ",\"{}\":{{", label);
+    auto t = top(*m, 10);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, t[i].first);
+      fmt::format_to(std::back_inserter(out), ":{}", t[i].second);
+    }
+    out += '}';
+  }
+  out += '}';
+  return out;
+}
+
+// Heap state (a Trajectory points at its ToolTable): parsers, scorer and scratch of one thread.
+struct ScoreRecordReader::Impl {
+  explicit Impl(const ScoreRunOptions& o)
+      : options(o), parser(o.reading), list_parser(list_options(o.reading)), core(o.scoring), fast(o.reading) {}
+  static NormalizeOptions list_options(NormalizeOptions n) {
+    n.format = InputFormat::list;
+    return n;
+  }
+  ScoreRunOptions options;
+  TraceParser parser, list_parser;
+  ToolTable tools;
+  Trajectory actual_trace{&tools}, expected_trace{&tools};
+  metrics::ScorerCore core;
+  metrics::ChatCallReader fast;
+  simdjson::dom::parser json;
+  simdjson::ondemand::parser od;
+  std::string buf, id_json, plain_id;  // the record's id as JSON and as text
+  ScoreSummary* summary = nullptr;  // the caller's, during read()
+
+  void reject(const RecordOrigin& where, const std::string& message, std::string& out, std::string& err) {
+    ++summary->rejected;
+    err += format_record_error(RecordError{where, message});
+    if (options.format != ScoreFormat::text) {
+      out += "{\"record\":";
+      append_json_string(out, fmt::format("{}:{}", where.file, where.line));
+      out += ",\"error\":";
+      append_json_string(out, message);
+      out += options.format == ScoreFormat::json ? "},\n" : "}\n";
+    }
+  }
+
+  // Where byte `off` of a record is, for messages.
+  static RecordOrigin at(const RawRecord& rec, std::size_t off) {
+    RecordOrigin o = rec.origin;
+    off = std::min(off, rec.text.size());
+    std::size_t nl = rec.text.rfind('\n', off == 0 ? 0 : off - 1);
+    if (off == 0 || nl == std::string::npos) {
+      o.column += off;
+    } else {
+      o.line += static_cast<std::uint64_t>(std::count(rec.text.begin(), rec.text.begin() + off, '\n'));
+      o.column = off - nl;
+    }
+    return o;
+  }
+
+  bool parse_side(std::string_view raw, bool list_like, const RawRecord& rec, Trajectory& t,
+                  std::string& out, std::string& err) {
+    // Messages point at the side itself and say which side it is.
+    const bool is_actual = &t == &actual_trace;
+    RecordOrigin where = rec.origin;
+    if (raw.data() >= buf.data() && raw.data() <= buf.data() + buf.size())
+      where = at(rec, static_cast<std::size_t>(raw.data() - buf.data()));
+    ParseOutcome o = (list_like ? list_parser : parser).parse_value(raw, where, t);
+    if (!o.ok()) {
+      ++summary->rejected;
+      for (RecordError& e : o.errors) {
+        e.message.insert(0, is_actual ? "actual: " : "expected: ");
+        err += format_record_error(e);
+      }
+      if (options.format != ScoreFormat::text) {
+        out += "{\"record\":";
+        append_json_string(out, fmt::format("{}:{}", rec.origin.file, rec.origin.line));
+        out += ",\"error\":";
+        append_json_string(out, o.errors.front().message);
+        out += options.format == ScoreFormat::json ? "},\n" : "}\n";
+      }
+      return false;
+    }
+    summary->warnings += t.warnings.size();
+    if (!options.quiet)
+      for (const std::string& w : t.warnings) err += w + "\n";
+    return true;
+  }
+
+  // An expected array is a tool list unless its entries are chat messages (have a "role").
+  bool is_tool_list(std::string_view raw) {
+    simdjson::dom::element root;
+    simdjson::dom::array items;
+    if (json.parse(raw.data(), raw.size(), true).get(root) != simdjson::SUCCESS ||
+        root.get_array().get(items) != simdjson::SUCCESS)
+      return false;
+    for (simdjson::dom::element item : items)
+      if (item.is_object() && item["role"].error() == simdjson::SUCCESS) return false;
+    return true;
+  }
+
+  void emit(const ScoreResult& r, std::string& out) {
+    summary->add(r);
+    if (options.format == ScoreFormat::text) {
+      if (!options.quiet) append_record_text(out, plain_id, r);
+    } else {
+      append_record_json(out, id_json, r);
+      out += options.format == ScoreFormat::json ? ",\n" : "\n";
+    }
+  }
+
+  // The record's id so far: the best of its id fields (id > case_id > trace_id), as a
+  // string (decoded, in plain_id) or a number (its source text).
+  struct RecordId {
+    int rank = 0;  // 0: none yet
+    bool is_string = false;
+    std::string_view number;
+  };
+
+  static std::string_view trim_number(std::string_view n) {
+    while (!n.empty() && (n.back() == ' ' || n.back() == '\n' || n.back() == '\t' || n.back() == '\r'))
+      n.remove_suffix(1);
+    return n;
+  }
+
+  // Takes `v` as the id when `key` names a better id field than `id` holds; values of other
+  // types are passed over. Both record readers go through here, so they pick the same id.
+  simdjson::error_code read_id(std::string_view key, simdjson::ondemand::value& v,
+                               simdjson::ondemand::json_type type, RecordId& id) {
+    int rank = key == "id" ? 3 : key == "case_id" ? 2 : key == "trace_id" ? 1 : 0;
+    if (rank <= id.rank) return simdjson::SUCCESS;
+    if (type == simdjson::ondemand::json_type::string) {
+      std::string_view text;
+      if (auto e = v.get_string().get(text)) return e;
+      plain_id.assign(text);  // the view dies with the next string read
+      id.is_string = true;
+      id.rank = rank;
+    } else if (type == simdjson::ondemand::json_type::number) {
+      id.number = trim_number(v.raw_json_token());
+      id.is_string = false;
+      id.rank = rank;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // Sets the record's id (JSON text and plain text) from `id`, else file:line.
+  void set_id(const RawRecord& rec, const RecordId& id) {
+    id_json.clear();
+    if (id.rank > 0 && id.is_string) {
+      append_json_string(id_json, plain_id);
+    } else if (id.rank > 0) {
+      id_json.assign(id.number);
+      plain_id = id_json;
+    } else {
+      plain_id = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
+      append_json_string(id_json, plain_id);
+    }
+  }
+
+  // The common record — both sides OpenAI chat messages — in one pass over the record's
+  // own document (metrics/chat_calls.hpp): no copy or second parse of a side, arguments
+  // canonicalized once from their source. False, with nothing written or counted, for
+  // anything else: process() then reads the record as below, with the same results.
+  bool fast_process(const RawRecord& rec, std::string& out) {
+    if (!fast.enabled() || !rec.container_error.empty()) return false;
+    simdjson::padded_string_view view;
+    if (rec.text.capacity() - rec.text.size() >= simdjson::SIMDJSON_PADDING) {
+      view = simdjson::padded_string_view(rec.text.data(), rec.text.size(), rec.text.capacity());
+    } else {
+      buf.reserve(rec.text.size() + simdjson::SIMDJSON_PADDING);
+      buf.assign(rec.text);
+      view = simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity());
+    }
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object obj;
+    if (od.iterate(view).get(doc) || doc.get_object().get(obj)) return false;
+    metrics::ScorerCore& impl = core;
+    fast.begin_record(impl.canon);
+    impl.actual.clear();
+    impl.expected.clear();
+    impl.aa.clear();
+    impl.ea.clear();
+    bool have_actual = false, have_expected = false;
+    RecordId id;
+    const bool members_ok = metrics::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
+      if (key == "actual" || key == "outputs") {
+        if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.aa)) return false;
+        have_actual = true;
+        return true;
+      }
+      if (key == "expected" || key == "reference_outputs") {
+        if (have_expected || !fast.read_side(v, impl.canon, impl.expected, impl.ea)) return false;
+        have_expected = true;
+        return true;
+      }
+      simdjson::ondemand::json_type type;
+      return !v.type().get(type) && !read_id(key, v, type, id);
+    });
+    if (!members_ok || !have_actual || !have_expected) return false;
+    ++summary->records;
+    set_id(rec, id);
+    impl.names_interned = true;  // the direct reader interns every name
+    ScoreResult r = impl.score_canonical(impl.actual, impl.expected, nullptr);
+    impl.names_interned = false;
+    emit(r, out);
+    return true;
+  }
+
+  void process(const RawRecord& rec, std::string& out, std::string& err) {
+    if (fast_process(rec, out)) return;
+    ++summary->records;
+    if (!rec.container_error.empty()) return reject(rec.origin, rec.container_error, out, err);
+    // A padded copy lets simdjson's on-demand parser hand out raw slices of each side
+    // without re-serializing them.
+    buf.assign(rec.text);
+    buf.reserve(rec.text.size() + simdjson::SIMDJSON_PADDING);
+    simdjson::ondemand::document doc;
+    auto bad_json = [&](simdjson::error_code e) {
+      const char* loc = nullptr;
+      std::size_t off = 0;
+      if (doc.current_location().get(loc) == simdjson::SUCCESS && loc >= buf.data())
+        off = static_cast<std::size_t>(loc - buf.data());
+      reject(at(rec, off), fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
+    };
+    if (auto e = od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc)) {
+      // Rejected before iteration started (e.g. an unclosed string): the document has no
+      // position to ask for (asking crashed), so the record's start is reported.
+      return reject(rec.origin, fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
+    }
+    simdjson::ondemand::object obj;
+    if (auto e = doc.get_object().get(obj)) {
+      if (e == simdjson::INCORRECT_TYPE)
+        return reject(rec.origin, "a score record is an object with \"actual\" and \"expected\"", out, err);
+      return bad_json(e);
+    }
+    std::string_view actual, expected, path, key;
+    bool expected_is_path = false, expected_is_array = false;
+    std::size_t path_off = 0;
+    RecordId id;
+    for (auto field : obj) {
+      if (auto e = field.unescaped_key().get(key)) return bad_json(e);
+      simdjson::ondemand::value v;
+      if (auto e = field.value().get(v)) return bad_json(e);
+      simdjson::ondemand::json_type type;
+      if (auto e = v.type().get(type)) return bad_json(e);
+      bool is_actual = key == "actual" || key == "outputs";
+      bool is_expected = key == "expected" || key == "reference_outputs";
+      std::string_view raw;
+      simdjson::error_code e = simdjson::SUCCESS;
+      if (is_actual || is_expected) {
+        if (type == simdjson::ondemand::json_type::array) {
+          simdjson::ondemand::array a;
+          e = v.get_array().get(a);
+          if (!e) e = a.raw_json().get(raw);
+        } else if (type == simdjson::ondemand::json_type::object) {
+          simdjson::ondemand::object o;
+          e = v.get_object().get(o);
+          if (!e) e = o.raw_json().get(raw);
+        } else if (is_expected && type == simdjson::ondemand::json_type::string) {
+          std::string_view token = v.raw_json_token();
+          path_off = static_cast<std::size_t>(token.data() - buf.data());
+          e = v.get_string().get(path);
+          expected_is_path = true;
+          raw = path;
+        } else {
+          raw = v.raw_json_token();
+        }
+        if (e) return bad_json(e);
+        if (is_actual) actual = raw;
+        else {
+          expected = raw;
+          expected_is_array = type == simdjson::ondemand::json_type::array;
+          if (type != simdjson::ondemand::json_type::string) expected_is_path = false;
+        }
+      } else if (auto e2 = read_id(key, v, type, id)) {
+        return bad_json(e2);
+      }
+    }
+    if (actual.empty()) return reject(rec.origin, "record has no \"actual\" (or \"outputs\")", out, err);
+    if (expected.empty() && !expected_is_path)
+      return reject(rec.origin, "record has no \"expected\" (or \"reference_outputs\")", out, err);
+
+    set_id(rec, id);
+
+    if (!parse_side(actual, false, rec, actual_trace, out, err)) return;
+    ScoreResult r;
+    if (expected_is_path) {
+      r = core.score(actual_trace, path, "expected");
+      if (!r.error.empty()) return reject(at(rec, path_off), r.error, out, err);
+    } else {
+      if (!parse_side(expected, expected_is_array && is_tool_list(expected), rec, expected_trace, out, err))
+        return;
+      r = core.score(actual_trace, expected_trace);
+    }
+    emit(r, out);
+  }
+};
+
+ScoreRecordReader::ScoreRecordReader(const ScoreRunOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+ScoreRecordReader::~ScoreRecordReader() = default;
+ScoreRecordReader::ScoreRecordReader(ScoreRecordReader&&) noexcept = default;
+ScoreRecordReader& ScoreRecordReader::operator=(ScoreRecordReader&&) noexcept = default;
+
+const std::string& ScoreRecordReader::option_error() const { return impl_->parser.option_error(); }
+
+void ScoreRecordReader::read(const RawRecord& record, std::string& out, std::string& err, ScoreSummary& summary) {
+  impl_->summary = &summary;
+  impl_->process(record, out, err);
+  impl_->summary = nullptr;
+}
+
+namespace {
+struct ScoreWorker {
+  ScoreRecordReader reader;
+  ScoreSummary summary;
+  void process(const RawRecord& rec, std::string& out, std::string& err) { reader.read(rec, out, err, summary); }
+};
+}  // namespace
+
+ScoreRunner::ScoreRunner(ScoreRunOptions options) : options_(std::move(options)) {
+  option_error_ = TraceParser(options_.reading).option_error();
+}
+ScoreRunner::~ScoreRunner() = default;
+
+const std::string& ScoreRunner::option_error() const { return option_error_; }
+
+ScoreSummary ScoreRunner::run(const RecordInput& input, const RunOutput& output) const {
+  ScoreSummary total;
+  if (!option_error_.empty()) return total;
+  std::vector<ScoreWorker> done = process_records<ScoreWorker>(
+      input, effective_jobs(options_.jobs), [&] { return ScoreWorker{ScoreRecordReader(options_), {}}; }, output);
+  for (const ScoreWorker& w : done) total.merge(w.summary);
+  return total;
+}
+
+ScoreSummary ScoreRunner::run(RecordSource& source, const RunOutput& output) const {
+  return run([&](RawRecord& r) { return source.next(r); }, output);
+}
+
+void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out) {
+  if (format == ScoreFormat::text) {
+    detail::write_all(out, score_summary_text(s));
+    return;
+  }
+  if (format != ScoreFormat::json) return;
+  std::fputs("{\"records\":[\n", out);
+  long size = 0;
+  if (body) {
+    std::fflush(body);
+    size = std::ftell(body);
+    std::rewind(body);
+    // Every record's part ends in ",\n": copy all but the last.
+    long left = size >= 2 ? size - 2 : 0;
+    char buf[1 << 16];
+    while (left > 0) {
+      std::size_t n = std::fread(buf, 1, std::min<long>(left, sizeof buf), body);
+      if (n == 0) break;
+      std::fwrite(buf, 1, n, out);
+      left -= static_cast<long>(n);
+    }
+  }
+  fmt::print(out, "{}],\n\"summary\":{}}}\n", size >= 2 ? "\n" : "", score_summary_json(s));
+}
+
+int exit_status(const ScoreSummary& s) { return s.rejected > 0 ? 2 : 0; }
+
+std::string ScoreSummary::to_json() const {
+  std::string out = fmt::format(
+      "{{\"records\":{},\"rejected\":{},\"warnings\":{},\"scored\":{},\"selection\":{:.17g},\"ordering\":{:.17g},"
+      "\"overall\":{:.17g},\"arguments\":{:.17g},\"ordering_n\":{},\"arguments_n\":{},\"strict\":{},\"unordered\":{},"
+      "\"subset\":{},\"superset\":{},\"duplicates\":{},\"buckets\":[{},{},{},{},{},{}]",
+      records, rejected, warnings, scored, selection, ordering, overall, arguments, ordering_n, arguments_n, strict,
+      unordered, subset, superset, duplicates, buckets[0], buckets[1], buckets[2], buckets[3], buckets[4], buckets[5]);
+  for (auto [label, m] : {std::pair{"missed", &missed}, std::pair{"extra", &extra}}) {
+    fmt::format_to(std::back_inserter(out), ",\"{}\":{{", label);
+    bool first = true;
+    for (const auto& [name, n] : *m) {
+      if (!first) out += ',';
+      first = false;
+      append_json_string(out, name);
+      fmt::format_to(std::back_inserter(out), ":{}", n);
+    }
+    out += '}';
+  }
+  out += '}';
+  return out;
+}
+
+bool ScoreSummary::from_json(std::string_view json, ScoreSummary* out, std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  auto fail = [&](std::string_view what) {
+    *error = fmt::format("score summary: {}", what);
+    return false;
+  };
+  if (parser.parse(json.data(), json.size()).get(root)) return fail("not JSON");
+  ScoreSummary s;
+  std::pair<const char*, std::uint64_t*> counts[] = {
+      {"records", &s.records},       {"rejected", &s.rejected}, {"warnings", &s.warnings},
+      {"scored", &s.scored},         {"ordering_n", &s.ordering_n}, {"arguments_n", &s.arguments_n},
+      {"strict", &s.strict},         {"unordered", &s.unordered}, {"subset", &s.subset},
+      {"superset", &s.superset},     {"duplicates", &s.duplicates}};
+  for (auto [key, v] : counts)
+    if (root[key].get_uint64().get(*v)) return fail(fmt::format("\"{}\" is not a non-negative integer", key));
+  std::pair<const char*, double*> sums[] = {
+      {"selection", &s.selection}, {"ordering", &s.ordering}, {"overall", &s.overall}, {"arguments", &s.arguments}};
+  for (auto [key, v] : sums)
+    if (root[key].get_double().get(*v)) return fail(fmt::format("\"{}\" is not a number", key));
+  simdjson::dom::array buckets;
+  if (root["buckets"].get_array().get(buckets) || buckets.size() != 6) return fail("\"buckets\" is not 6 counts");
+  for (std::size_t i = 0; i < 6; ++i)
+    if (buckets.at(i).get_uint64().get(s.buckets[i])) return fail("\"buckets\" is not 6 counts");
+  for (auto [key, m] : {std::pair{"missed", &s.missed}, std::pair{"extra", &s.extra}}) {
+    simdjson::dom::object o;
+    if (root[key].get_object().get(o)) return fail(fmt::format("\"{}\" is not an object", key));
+    for (auto [name, n] : o) {
+      std::uint64_t count;
+      if (n.get_uint64().get(count)) return fail(fmt::format("\"{}\" holds a count that is not an integer", key));
+      (*m)[std::string(name)] = count;
+    }
+  }
+  *out = std::move(s);
+  return true;
+}
+
+}  // namespace trajcheck

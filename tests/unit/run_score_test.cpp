@@ -1,0 +1,150 @@
+// The score runner through the public headers alone: `trajcheck score`'s golden outputs
+// rebuilt from include/trajcheck/*, whole, in pieces whose summaries travel as JSON, and one
+// record at a time.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "trajcheck/score_run.hpp"
+
+using namespace trajcheck;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string read_back(std::FILE* f) {
+  std::string s;
+  std::fflush(f);
+  std::rewind(f);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  return s;
+}
+
+struct InData {
+  InData() {
+    char buf[4096];
+    REQUIRE(::getcwd(buf, sizeof buf) != nullptr);
+    old = buf;
+    REQUIRE(::chdir(TRAJCHECK_TEST_DIR "/data/score") == 0);
+  }
+  ~InData() { (void)::chdir(old.c_str()); }
+  std::string old;
+};
+
+// What the golden runner records: stdout, "--- stderr", stderr, "--- exit N". With `split`,
+// the records before it and from it on are scored by two runners and their summaries merged.
+std::string score(const std::string& file, ScoreRunOptions o, std::size_t split = 0) {
+  std::string body, err;
+  RunOutput output = [&](std::string_view out, std::string_view e) {
+    body.append(out);
+    err.append(e);
+  };
+  ScoreSummary total;
+  for (int part = 0; part < (split ? 2 : 1); ++part) {
+    ScoreRunner runner(o);
+    REQUIRE(runner.option_error().empty());
+    RecordSource source({file});
+    std::size_t index = 0;
+    const std::size_t first = part == 0 ? 0 : split, last = part == 0 && split ? split : SIZE_MAX;
+    ScoreSummary s = runner.run(
+        [&](RawRecord& r) {
+          while (index < first && source.next(r)) ++index;
+          if (index >= last || !source.next(r)) return false;
+          ++index;
+          return true;
+        },
+        output);
+    ScoreSummary back;
+    std::string error;
+    REQUIRE(ScoreSummary::from_json(s.to_json(), &back, &error));
+    CHECK(back.to_json() == s.to_json());
+    total.merge(back);
+  }
+  std::FILE* b = std::tmpfile();
+  std::FILE* out = std::tmpfile();
+  REQUIRE(b);
+  REQUIRE(out);
+  std::fwrite(body.data(), 1, body.size(), b);
+  finish_score(o.format, total, o.format == ScoreFormat::json ? b : nullptr, out);
+  std::string text = (o.format == ScoreFormat::json ? std::string() : body) + read_back(out);
+  std::fclose(b);
+  std::fclose(out);
+  return text + "--- stderr\n" + err + "--- exit " + std::to_string(exit_status(total)) + "\n";
+}
+
+const std::string kGolden = TRAJCHECK_TEST_DIR "/golden/score/";
+
+}  // namespace
+
+TEST_CASE("the public score runner prints what trajcheck score prints") {
+  InData in;
+  ScoreRunOptions jsonl;
+  jsonl.format = ScoreFormat::jsonl;
+  ScoreRunOptions text;
+  text.jobs = 1;
+  ScoreRunOptions json;
+  json.format = ScoreFormat::json;
+  json.scoring.tool_args = ArgumentMode::superset;
+  for (std::size_t split : {0, 1, 3}) {
+    CAPTURE(split);
+    for (unsigned jobs : {1u, 3u}) {
+      jsonl.jobs = jobs;
+      CHECK(score("records.jsonl", jsonl, split) == slurp(kGolden + "records.jsonl.expected"));
+      CHECK(score("bad.jsonl", jsonl, split) == slurp(kGolden + "bad.jsonl.expected"));
+    }
+    CHECK(score("records.jsonl", text, split) == slurp(kGolden + "records.text.expected"));
+    CHECK(score("agentevals.jsonl", json, split) == slurp(kGolden + "agentevals.json.expected"));
+  }
+}
+
+TEST_CASE("one score record, read alone, gives its jsonl line") {
+  ScoreRunOptions o;
+  o.format = ScoreFormat::jsonl;
+  ScoreRecordReader reader(o);
+  REQUIRE(reader.option_error().empty());
+  RawRecord rec;
+  rec.origin = RecordOrigin{"mem.jsonl", 4, 1, 3};
+  rec.text = R"({"id":7,"actual":[{"tool":"a"},{"tool":"b"}],"expected":["a","c"]})";
+  std::string out, err;
+  ScoreSummary s;
+  reader.read(rec, out, err, s);
+  CHECK(err.empty());
+  CHECK(out.rfind("{\"id\":7,\"selection\":0.3333,", 0) == 0);
+  CHECK(out.find("\"missing\":[\"c\"],\"extra\":[\"b\"]") != std::string::npos);
+  CHECK(s.records == 1);
+  CHECK(s.scored == 1);
+  rec.text = "{\"actual\":[]}";
+  out.clear();
+  reader.read(rec, out, err, s);
+  CHECK(out == "{\"record\":\"mem.jsonl:4\",\"error\":\"record has no \\\"expected\\\" (or \\\"reference_outputs\\\")\"}\n");
+  CHECK(err == "mem.jsonl:4:1: error: record has no \"expected\" (or \"reference_outputs\")\n");
+  CHECK(s.rejected == 1);
+  CHECK(exit_status(s) == 2);
+}
+
+TEST_CASE("score summaries refuse JSON that is not theirs") {
+  ScoreSummary s;
+  std::string error;
+  CHECK_FALSE(ScoreSummary::from_json("{}", &s, &error));
+  CHECK_FALSE(error.empty());
+  ScoreSummary t;
+  t.scored = 3;
+  t.selection = 0.1 + 0.2;  // not exactly representable in few digits
+  t.missed["x"] = 2;
+  REQUIRE(ScoreSummary::from_json(t.to_json(), &s, &error));
+  CHECK(s.selection == t.selection);
+  CHECK(s.missed["x"] == 2);
+}
