@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
 
 namespace trajcheck::detail {
 

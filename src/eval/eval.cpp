@@ -16,7 +16,6 @@
 #include "compiler/program.hpp"
 #include "eval/eval_internal.hpp"
 #include "trajcheck/catalog.hpp"
-#include "metrics/json_canon.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
 #include "run/pipeline.hpp"

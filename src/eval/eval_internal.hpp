@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/eval.hpp"
-#include "metrics/json_canon.hpp"
+#include "json/canon.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/rules.hpp"
 
@@ -65,7 +65,7 @@ class CaseJudge {
   std::vector<std::unique_ptr<Checker>> checkers_;  // lazily, per program
   std::unique_ptr<Checker> control_checker_;
   Scorer scorer_;
-  metrics::ArgCanon canon_;
+  json::ArgCanon canon_;
   std::vector<RuleResult> results_;
 };
 

@@ -142,7 +142,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   std::string_view prev_tool;
   std::uint32_t run_len = 0;
   canon_.clear();
-  std::vector<metrics::CanonArgs> expected_args;
+  std::vector<trajcheck::json::CanonArgs> expected_args;
   for (const auto& [tool, args] : c.arguments) expected_args.push_back(canon_.add(args));
   double latency_sum = 0;
   bool latency_any = false;
@@ -174,7 +174,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       last_failed[tool] = classes.size() - 1;
     }
     // A duplicate repeats a call that succeeded; repeating a failed call is a retry.
-    metrics::CanonArgs a = canon_.add(run.text(s.arguments));
+    trajcheck::json::CanonArgs a = canon_.add(run.text(s.arguments));
     std::string key = std::string(tool) + '\0' + std::string(canon_.whole(a));
     auto seen = seen_calls.find(key);
     if (seen != seen_calls.end()) ++out.duplicates;

@@ -38,7 +38,7 @@ std::string print_statement(const ast::File& file, ast::Id id);
 std::string print_scope(const ast::File& file, const ast::Scope& scope);  // without ':'
 std::string print_line(const ast::File& file, const ast::Line& line);      // code part only
 std::string print_operand(const ir::Operand& operand);
-std::string quote_string(std::string_view value);
+std::string quote_string(std::string_view value);  // a string literal: the JSON escaper, DEL escaped too
 std::string quote_name_if_needed(std::string_view name);
 std::string dump_ast(const ast::File& file);
 std::string_view statement_kind_name(ir::StatementKind kind);

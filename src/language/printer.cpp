@@ -3,6 +3,7 @@
 // `or` -> `|`, args -> arguments, once -> 1), user parentheses kept.
 #include <fmt/format.h>
 
+#include "json/escape.hpp"
 #include "language/parser.hpp"
 
 namespace trajcheck::language::detail {
@@ -10,22 +11,8 @@ namespace trajcheck::language::detail {
 using ast::Id;
 
 std::string quote_string(std::string_view value) {
-  std::string out = "\"";
-  for (unsigned char c : value) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20 || c == 0x7F) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
-    }
-  }
-  out += '"';
+  std::string out;
+  append_json_string(out, value, /*escape_del=*/true);
   return out;
 }
 

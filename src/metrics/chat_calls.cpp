@@ -7,13 +7,18 @@
 #include <cstring>
 
 #include "readers/chat_roles.hpp"
-#include "readers/json_util.hpp"
+#include "json/ondemand.hpp"
 
 namespace trajcheck::metrics {
 
 namespace od = simdjson::ondemand;
-using detail::is_json_number;
-using detail::trim_ws;
+using json::canonical_string_size;
+using json::for_members;
+using json::is_json_number;
+using json::number_token;
+using json::plain_string_token;
+using json::trim_ws;
+using json::unescaped_length;
 
 namespace {
 
@@ -355,7 +360,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
         // Message text is only validated. Stage 1 has checked its UTF-8 and control
         // characters, so what is left are its escapes: when all are ones the canonical scan
         // accepts (\" \\ \n \r \t \b \f), the text is valid without being decoded.
-        if (detail::canonical_string_size(v.raw_json_token())) {
+        if (canonical_string_size(v.raw_json_token())) {
           simdjson::ondemand::raw_json_string consumed;
           if (v.get_raw_json_string().get(consumed)) return false;
         } else {

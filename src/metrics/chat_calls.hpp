@@ -19,7 +19,7 @@
 
 #include <simdjson.h>
 
-#include "metrics/json_canon.hpp"
+#include "json/canon.hpp"
 #include "metrics/scorer_impl.hpp"
 #include "trajcheck/reader.hpp"
 

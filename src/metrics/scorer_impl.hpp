@@ -9,12 +9,17 @@
 #include <vector>
 
 #include "ir/ir.hpp"
-#include "metrics/json_canon.hpp"
+#include "json/canon.hpp"
 #include "metrics/matching.hpp"
 #include "metrics/ordering.hpp"
 #include "trajcheck/metrics.hpp"
 
 namespace trajcheck::metrics {
+
+// Arguments are compared by their canonical JSON text (src/json).
+using json::ArgCanon;
+using json::CanonArgs;
+using json::CanonMember;
 
 struct Call {
   std::string_view name;

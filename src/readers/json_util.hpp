@@ -1,8 +1,9 @@
-// JSON helpers shared by the trace readers: escaping, validating minified copies of ondemand
-// values, number syntax, UTF-8 and error positions. Internal to src/readers/.
+// JSON helpers shared by the trace readers: validating minified copies of ondemand values,
+// error messages and positions, on top of src/json. Internal to src/readers/.
 #pragma once
 
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
+#include "json/text.hpp"
 
 #include <cstdint>
 #include <string>
@@ -20,15 +21,10 @@ namespace od = simdjson::ondemand;
 // depth of what it skips, so every recursive walk here counts levels itself.
 constexpr int kMaxJsonDepth = 512;
 
-using trajcheck::append_json_string;  // util/json_escape.hpp
-
-// True when `s` is exactly one JSON number (RFC 8259 grammar, any magnitude).
-bool is_json_number(std::string_view s);
-
-std::string_view trim_ws(std::string_view s);
-
-// Offset of the first byte that is not valid UTF-8, or npos.
-std::size_t find_invalid_utf8(std::string_view s);
+using json::canonical_string_size;
+using json::find_invalid_utf8;
+using json::is_json_number;
+using json::trim_ws;
 
 // A message for a simdjson error, phrased for users.
 std::string json_error_message(simdjson::error_code e);
@@ -42,15 +38,6 @@ struct JsonFailure {
   std::string message;
   bool failed() const { return !message.empty(); }
 };
-
-// Size, quotes included, of the JSON string literal at `p` (its opening quote, inside a
-// document simdjson has indexed) when its source text is what append_json_string would write
-// for its value: no escapes but \" \\ \n \r \t \b \f. 0 otherwise (\u, \/, an invalid
-// escape): then the caller decodes and re-escapes it.
-std::size_t canonical_string_size(const char* p);
-// The same for a string value's raw_json_token() (which runs to the next structural
-// character, so the closing quote need not be searched for: faster on long strings).
-std::size_t canonical_string_size(std::string_view token);
 
 // Pointer to the token the iterator stopped at; null when simdjson cannot say.
 const char* location_of(od::value& v);

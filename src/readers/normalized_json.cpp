@@ -44,7 +44,7 @@ std::string normalize_tool_name(std::string_view raw, bool case_sensitive) {
 
 void write_normalized_json(const Trajectory& t, std::string& out) {
   out += "{\"trace_id\":";
-  detail::append_json_string(out, t.trace_id());
+  append_json_string(out, t.trace_id());
   if (!t.context().empty()) {
     out += ",\"context\":";
     out += t.context();
@@ -59,18 +59,18 @@ void write_normalized_json(const Trajectory& t, std::string& out) {
     if (!first) out.push_back(',');
     first = false;
     out += "{\"type\":";
-    detail::append_json_string(out, s.type == StepType::other ? t.text(s.type_name) : to_string(s.type));
+    append_json_string(out, s.type == StepType::other ? t.text(s.type_name) : to_string(s.type));
     if (!s.id.empty()) {
       out += ",\"id\":";
-      detail::append_json_string(out, t.text(s.id));
+      append_json_string(out, t.text(s.id));
     }
     if (s.type == StepType::tool_call) {
       out += ",\"tool\":";
-      detail::append_json_string(out, t.text(s.tool_name));
+      append_json_string(out, t.text(s.tool_name));
       std::string_view raw = t.text(s.raw_tool);
       if (!s.raw_tool.empty() && raw != t.text(s.tool_name)) {
         out += ",\"raw_tool\":";
-        detail::append_json_string(out, raw);
+        append_json_string(out, raw);
       }
     }
     if (!s.arguments.empty()) {
@@ -91,7 +91,7 @@ void write_normalized_json(const Trajectory& t, std::string& out) {
                    s.type == StepType::system_message || s.type == StepType::final_answer;
     if (message || !s.content.empty()) {
       out += ",\"content\":";
-      detail::append_json_string(out, t.text(s.content));
+      append_json_string(out, t.text(s.content));
     }
     append_members(out, t.text(s.extra));
     out.push_back('}');

@@ -10,7 +10,7 @@
 
 #include "run/pipeline.hpp"
 #include "run/text.hpp"
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
 #include "util/xml_escape.hpp"
 
 namespace trajcheck {

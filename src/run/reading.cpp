@@ -5,7 +5,7 @@
 #include <simdjson.h>
 
 #include "trajcheck/run.hpp"
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
 
 namespace trajcheck {
 

@@ -11,11 +11,12 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "json/canon.hpp"
+#include "json/escape.hpp"
+#include "json/ondemand.hpp"
 #include "metrics/chat_calls.hpp"
-#include "metrics/json_canon.hpp"
 #include "metrics/scorer_impl.hpp"
 #include "run/pipeline.hpp"
-#include "util/json_escape.hpp"
 
 namespace trajcheck {
 
@@ -387,7 +388,7 @@ struct ScoreRecordReader::Impl {
     impl.ea.clear();
     bool have_actual = false, have_expected = false;
     RecordId id;
-    const bool members_ok = metrics::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
+    const bool members_ok = json::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
       if (key == "actual" || key == "outputs") {
         if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.aa)) return false;
         have_actual = true;

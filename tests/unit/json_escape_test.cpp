@@ -1,17 +1,17 @@
-// append_json_string (eight bytes at a time) against a byte-at-a-time reference, and the
-// readers' canonical-string scan against what append_json_string writes.
+// append_json_string (eight bytes at a time) against a byte-at-a-time reference, with and
+// without DEL escaped, and the canonical-string scan against what append_json_string writes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "readers/json_util.hpp"
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
+#include "json/text.hpp"
 
 namespace {
 
-std::string reference_escape(std::string_view s) {
+std::string reference_escape(std::string_view s, bool escape_del = false) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "\"";
   for (char ch : s) {
@@ -25,7 +25,7 @@ std::string reference_escape(std::string_view s) {
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || (escape_del && c == 0x7f)) {
           out += "\\u00";
           out.push_back(kHex[c >> 4]);
           out.push_back(kHex[c & 15]);
@@ -77,8 +77,24 @@ TEST_CASE("append_json_string matches the byte-at-a-time reference") {
   CHECK(out == "\"\\u0000\"");
 }
 
+TEST_CASE("append_json_string with DEL escaped (the rule printer's strings)") {
+  Rng rng;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = random_text(rng);
+    std::string out;
+    trajcheck::append_json_string(out, s, /*escape_del=*/true);
+    REQUIRE(out == reference_escape(s, true));
+  }
+  std::string out;
+  trajcheck::append_json_string(out, "a\x7f\x01" "b", true);
+  CHECK(out == "\"a\\u007f\\u0001b\"");
+  out.clear();
+  trajcheck::append_json_string(out, "a\x7f\x01" "b");
+  CHECK(out == "\"a\x7f\\u0001" "b\"");  // JSON writers keep DEL as it is
+}
+
 TEST_CASE("canonical_string_size: the size of what append_json_string writes, 0 for other escapes") {
-  using trajcheck::detail::canonical_string_size;
+  using trajcheck::json::canonical_string_size;
   Rng rng;
   for (int i = 0; i < 20000; ++i) {
     std::string s = random_text(rng);

@@ -3,10 +3,11 @@
 
 #include <string>
 
-#include "metrics/json_canon.hpp"
+#include "json/canon.hpp"
+#include "json/ondemand.hpp"
 
-using trajcheck::metrics::ArgCanon;
-using trajcheck::metrics::CanonArgs;
+using trajcheck::json::ArgCanon;
+using trajcheck::json::CanonArgs;
 
 namespace {
 std::string canon(const char* json) {
@@ -76,7 +77,7 @@ TEST_CASE("the shared string scan stops at the first quote or backslash, whateve
       buf.append(16, ' ');  // padding: whole words are read
       INFO("stop " << stop << " at " << at);
       CHECK(trajcheck::swar::find_quote_or_backslash(buf.data()) == buf.data() + at);
-      std::size_t len = trajcheck::metrics::unescaped_length(buf.data());
+      std::size_t len = trajcheck::json::unescaped_length(buf.data());
       CHECK(len == (stop == '"' ? at : std::string::npos));
     }
   }

@@ -11,6 +11,7 @@
 
 #include <simdjson.h>
 
+#include "json/text.hpp"
 #include "metrics/chat_calls.hpp"
 #include "metrics/scorer_impl.hpp"
 #include "trajcheck/reader.hpp"
@@ -342,7 +343,7 @@ TEST_CASE("canonical arguments from On-Demand equal those from the DOM, or are r
     ArgCanon dom, od;
     CanonArgs expected = dom.add(text);
     CanonArgs got;
-    REQUIRE(od.add_object_text(detail::trim_ws(text), parser, padded, &got));
+    REQUIRE(od.add_object_text(json::trim_ws(text), parser, padded, &got));
     CHECK(od.whole(got) == dom.whole(expected));
     CHECK(got.members_end - got.members_begin == expected.members_end - expected.members_begin);
   }

@@ -3,7 +3,7 @@
 
 #include "run/text.hpp"
 #include "trajcheck/report.hpp"
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
 #include "util/xml_escape.hpp"
 
 using namespace trajcheck;

@@ -1,11 +1,11 @@
 // JSON string escaping, copying runs of plain bytes in bulk.
-#include "util/json_escape.hpp"
+#include "json/escape.hpp"
 
-#include "util/swar.hpp"
+#include "json/swar.hpp"
 
 namespace trajcheck {
 
-void append_json_string(std::string& out, std::string_view s) {
+void append_json_string(std::string& out, std::string_view s, bool escape_del) {
   static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   const char* p = s.data();
@@ -16,6 +16,7 @@ void append_json_string(std::string& out, std::string_view s) {
     if (end - p >= 8) {
       std::uint64_t w = swar::load(p);
       std::uint64_t m = swar::less(w, 0x20) | swar::equal(w, '"') | swar::equal(w, '\\');
+      if (escape_del) m |= swar::equal(w, 0x7f);
       if (!m) {
         p += 8;
         continue;
@@ -23,7 +24,7 @@ void append_json_string(std::string& out, std::string_view s) {
       p += swar::first(m);
     }
     auto c = static_cast<unsigned char>(*p);
-    if (c >= 0x20 && c != '"' && c != '\\') {
+    if (c >= 0x20 && c != '"' && c != '\\' && (c != 0x7f || !escape_del)) {
       ++p;
       continue;
     }

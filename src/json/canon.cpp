@@ -1,15 +1,15 @@
 // Canonical JSON text for argument comparison: sorted keys, numbers printed by value, so deep
 // equality of values is equality of their canonical bytes.
-#include "metrics/json_canon.hpp"
+#include "json/canon.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "readers/json_util.hpp"
+#include "json/ondemand.hpp"
 
-namespace trajcheck::metrics {
+namespace trajcheck::json {
 
 namespace {
 void append_number(std::string& out, double d) {
@@ -174,7 +174,7 @@ bool ArgCanon::find(const CanonArgs& a, std::string_view key, std::string_view* 
 
 // ---- On-Demand ----------------------------------------------------------------------------
 // The same text as canon() over a DOM element, written in one pass over the source; what is
-// validated and how matches detail::write_value, so a value accepted here is one the readers
+// validated and how matches the readers' validating minifier, so a value accepted here is one the readers
 // would have stored (and canon() would have read back).
 
 namespace {
@@ -311,4 +311,4 @@ bool ArgCanon::add_object_text(std::string_view text, od::parser& parser, std::s
   return true;
 }
 
-}  // namespace trajcheck::metrics
+}  // namespace trajcheck::json

@@ -1,98 +1,17 @@
-// Canonical text of JSON argument values, so that deep equality (numbers by value, arrays by
-// position, object keys in any order, strings never numbers) becomes byte equality.
+// Reading simdjson On-Demand values the way the trace readers store them: strings and numbers
+// by their source text when it is canonical, keys without copies, members one by one.
 #pragma once
-
-#include "util/json_escape.hpp"
 
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include <simdjson.h>
 
-#include "readers/json_util.hpp"
-#include "util/swar.hpp"
+#include "json/swar.hpp"
+#include "json/text.hpp"
 
-namespace trajcheck::metrics {
-
-// One call's arguments in canonical form; text lives in ArgCanon's arena.
-struct CanonArgs {
-  bool object = true;          // absent arguments count as the empty object
-  std::uint32_t whole_off = 0, whole_len = 0;
-  std::uint32_t members_begin = 0, members_end = 0;  // into ArgCanon::members(), sorted by key
-};
-
-struct CanonMember {
-  std::uint32_t key_off = 0, key_len = 0;
-  std::uint32_t value_off = 0, value_len = 0;
-};
-
-// Canonicalizes many calls' arguments into one arena; clear() keeps capacity.
-class ArgCanon {
- public:
-  void clear();
-  // Canonicalizes raw JSON text (empty: absent = {}); text that is not JSON is kept as a
-  // JSON string of itself so that it equals only the same text.
-  CanonArgs add(std::string_view raw_json);
-
-  std::string_view text(std::uint32_t off, std::uint32_t len) const {
-    return std::string_view(arena_.data() + off, len);
-  }
-  std::string_view whole(const CanonArgs& a) const { return text(a.whole_off, a.whole_len); }
-  std::string_view key(const CanonMember& m) const { return text(m.key_off, m.key_len); }
-  std::string_view value(const CanonMember& m) const { return text(m.value_off, m.value_len); }
-  const std::vector<CanonMember>& members() const { return members_; }
-
-  // The value of `key` in `a`, or false.
-  bool find(const CanonArgs& a, std::string_view key, std::string_view* value) const;
-
-  // The same canonical form, straight from an On-Demand object (arguments given as a JSON
-  // value) or from the text of one (arguments given as a JSON string, parsed with `parser`
-  // in `padded`; empty text is {}), validating every value as the trace readers do. False,
-  // with nothing added, when the readers would not store the value as that object: invalid
-  // JSON, another type, trailing content, nesting deeper than 64 levels; and also for
-  // integers beyond 64 bits (compared as text elsewhere), so the caller must fall back.
-  bool add_object(simdjson::ondemand::object o, CanonArgs* out);
-  bool add_object_text(std::string_view text, simdjson::ondemand::parser& parser,
-                       std::string& padded, CanonArgs* out);
-
- private:
-  void canon(simdjson::dom::element e, std::string& out);
-  bool canon_od(simdjson::ondemand::value v, std::string& out, int depth);
-  void write_members(CanonArgs& a);
-  simdjson::dom::parser parser_;
-  std::string arena_;
-  std::string scratch_;
-  std::vector<CanonMember> members_;
-  struct Member {
-    std::string_view key;  // into the parser's document
-    std::uint32_t off, len;  // canonical value in scratch_
-    bool plain = false;      // the key needs no escaping
-  };
-  void append_key(std::string& out, const Member& m) {
-    if (m.plain) {
-      out += '"';
-      out += m.key;
-      out += '"';
-    } else {
-      append_json_string(out, m.key);
-    }
-  }
-  // Appends each member of `o` to `members`, its canonical value (nesting `depth`) to `values`.
-  bool collect_members(simdjson::ondemand::object o, std::vector<Member>& members, std::string& values,
-                       int depth);
-  std::vector<Member> sort_buf_;
-  // Per nesting level below the top: members and their canonical values (reused).
-  struct Level {
-    std::vector<Member> members;
-    std::string values;
-  };
-  std::vector<Level> levels_;
-};
-
-using trajcheck::append_json_string;  // util/json_escape.hpp
+namespace trajcheck::json {
 
 // Every value the direct readers look at is consumed, not merely peeked at: On-Demand
 // checks the separators and brackets after a value only when the value was consumed, and
@@ -106,14 +25,14 @@ inline std::size_t unescaped_length(const char* p) {
   return *q == '"' ? static_cast<std::size_t>(q - p) : std::string_view::npos;
 }
 
-// The source text of a string value when it is canonical (detail::canonical_string_size:
+// The source text of a string value when it is canonical (canonical_string_size:
 // what append_json_string would write for its value, so also valid), consumed; false
 // otherwise, leaving the value for get_string(). `no_escapes` (optional): the text holds no
 // escape at all, so what lies between the quotes is the decoded value.
 inline bool plain_string_token(simdjson::ondemand::value& v, std::string_view* quoted,
                                bool* no_escapes = nullptr) {
   std::string_view raw = v.raw_json_token();
-  std::size_t size = detail::canonical_string_size(raw.data());
+  std::size_t size = canonical_string_size(raw.data());
   if (!size) return false;
   if (no_escapes) *no_escapes = std::memchr(raw.data() + 1, '\\', size - 2) == nullptr;
   simdjson::ondemand::raw_json_string consumed;
@@ -136,8 +55,8 @@ struct NumberValue {
 // doubles out of range). On-Demand's get_number() is not used: simdjson 3.0.1 returns 0 for
 // decimals with more than 19 significant digits there.
 inline bool number_token(simdjson::ondemand::value& v, std::string_view* text, NumberValue* n = nullptr) {
-  *text = detail::trim_ws(v.raw_json_token());
-  if (!detail::is_json_number(*text)) return false;
+  *text = trim_ws(v.raw_json_token());
+  if (!is_json_number(*text)) return false;
   NumberValue local;
   NumberValue& out = n ? *n : local;
   if (text->find_first_of(".eE") != std::string_view::npos) {
@@ -190,4 +109,4 @@ bool for_members(simdjson::ondemand::object o, F&& f) {
   return true;
 }
 
-}  // namespace trajcheck::metrics
+}  // namespace trajcheck::json
