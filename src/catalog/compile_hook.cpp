@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "trajcheck/catalog.hpp"
+#include "util/glob.hpp"
 
 namespace trajcheck {
 

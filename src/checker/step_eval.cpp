@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "json/escape.hpp"
+#include "util/glob.hpp"
 
 namespace trajcheck::detail {
 

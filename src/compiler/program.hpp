@@ -102,7 +102,4 @@ std::shared_ptr<ProgramImpl> build_program(const ir::Module& module, const Sourc
                                            const CompileOptions& options,
                                            std::vector<Diagnostic>& diagnostics);
 
-// `*` any run, `?` one character (bytes), whole-string match.
-bool glob_match(std::string_view glob, std::string_view text);
-
 }  // namespace trajcheck::detail

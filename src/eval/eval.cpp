@@ -19,6 +19,7 @@
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
 #include "run/pipeline.hpp"
+#include "util/glob.hpp"
 
 namespace trajcheck::eval {
 

@@ -10,6 +10,7 @@
 #include <re2/re2.h>
 
 #include "language/parser.hpp"
+#include "util/glob.hpp"
 
 namespace trajcheck::language::detail {
 
@@ -58,26 +59,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     std::swap(prev, cur);
   }
   return prev[b.size()];
-}
-
-bool glob_match(std::string_view glob, std::string_view s) {
-  std::size_t g = 0, i = 0, star_g = std::string_view::npos, star_i = 0;
-  while (i < s.size()) {
-    if (g < glob.size() && (glob[g] == '?' || glob[g] == s[i])) {
-      ++g;
-      ++i;
-    } else if (g < glob.size() && glob[g] == '*') {
-      star_g = g++;
-      star_i = i;
-    } else if (star_g != std::string_view::npos) {
-      g = star_g + 1;
-      i = ++star_i;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.size() && glob[g] == '*') ++g;
-  return g == glob.size();
 }
 
 class Lowerer {
@@ -849,7 +830,8 @@ class Lowerer {
     for (const auto& [from, to] : aliases_) {
       bool used = used_names_.count(from) || used_names_.count(to);
       for (std::size_t i = 0; !used && i < used_globs_.size(); ++i)
-        used = glob_match(used_globs_[i], to) || glob_match(used_globs_[i], from);
+        used = trajcheck::detail::glob_match(used_globs_[i], to) ||
+               trajcheck::detail::glob_match(used_globs_[i], from);
       if (!used)
         warning("W001", file_.lines[alias_line_[from]].range,
                 fmt::format("alias '{}' = '{}' is not used by any rule", from, to));

@@ -5,6 +5,8 @@
 #include <climits>
 #include <string>
 
+#include "util/glob.hpp"
+
 namespace trajcheck::metrics {
 
 namespace {
@@ -150,26 +152,6 @@ std::vector<Form> expand(const ir::Module& m, ir::Id id, bool* truncated, int de
   return out;
 }
 
-bool glob_match(std::string_view g, std::string_view s) {
-  std::size_t gi = 0, si = 0, star = std::string_view::npos, mark = 0;
-  while (si < s.size()) {
-    if (gi < g.size() && (g[gi] == '?' || g[gi] == s[si])) {
-      ++gi;
-      ++si;
-    } else if (gi < g.size() && g[gi] == '*') {
-      star = gi++;
-      mark = si;
-    } else if (star != std::string_view::npos) {
-      gi = star + 1;
-      si = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (gi < g.size() && g[gi] == '*') ++gi;
-  return gi == g.size();
-}
-
 }  // namespace
 
 std::vector<Form> expand_path(const ir::Module& m, ir::Id root, bool* truncated) {
@@ -198,7 +180,7 @@ bool pattern_matches_name(const ir::Module& m, ir::Id id, std::string_view name)
   const ir::Pattern& p = m.patterns[id];
   switch (p.kind) {
     case ir::Pattern::Kind::tool: return p.name == name;
-    case ir::Pattern::Kind::glob: return glob_match(p.name, name);
+    case ir::Pattern::Kind::glob: return detail::glob_match(p.name, name);
     case ir::Pattern::Kind::any_tool:
     case ir::Pattern::Kind::any_step: return true;
     case ir::Pattern::Kind::step_type: return p.step_type == StepType::tool_call;

@@ -1,0 +1,76 @@
+// One glob matcher for every stage: `*` and `?` in the glob are wildcards, and in a tool
+// name they are ordinary bytes, so the checker, lint and score agree on such names.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "language/frontend.hpp"
+#include "metrics_test_util.hpp"
+#include "trajcheck/metrics.hpp"
+#include "trajcheck/rules.hpp"
+#include "util/glob.hpp"
+
+using namespace trajcheck;
+using detail::glob_match;
+
+TEST_CASE("glob_match: whole-string matching with * and ?") {
+  CHECK(glob_match("delete_*", "delete_user"));
+  CHECK(glob_match("delete_*", "delete_"));
+  CHECK_FALSE(glob_match("delete_*", "undelete_user"));
+  CHECK(glob_match("get_?", "get_x"));
+  CHECK_FALSE(glob_match("get_?", "get_"));
+  CHECK_FALSE(glob_match("get_?", "get_xy"));
+  CHECK(glob_match("*", ""));
+  CHECK(glob_match("**a**", "bab"));
+  CHECK(glob_match("a*b*c", "aXbYbZc"));
+  CHECK_FALSE(glob_match("a*b*c", "aXbYbZ"));
+  CHECK(glob_match("", ""));
+  CHECK_FALSE(glob_match("", "a"));
+}
+
+TEST_CASE("glob_match: a * or ? inside the name is an ordinary byte") {
+  CHECK(glob_match("a*", "a*b"));
+  CHECK(glob_match("x*y", "x*zy"));
+  CHECK(glob_match("x?y", "x*y"));
+  CHECK(glob_match("x*", "x*"));
+  CHECK(glob_match("*?", "?"));
+  CHECK_FALSE(glob_match("x*y", "x*z"));
+}
+
+namespace {
+
+Trajectory one_call(ToolTable& tools, const std::string& name) {
+  Trajectory t(&tools);
+  test::build(t, {{name}});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("check, lint and score agree on a glob against a name holding a *") {
+  ToolTable tools;
+  Trajectory t = one_call(tools, "x*zy");
+
+  // The checker: `forbid x*y` is violated by a call to x*zy.
+  CompileResult compiled = compile(Source("t.rules", "forbid x*y\n"));
+  REQUIRE(compiled.ok());
+  Checker checker(compiled.program);
+  std::vector<RuleResult> results;
+  checker.check(t, results);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == VerdictStatus::violated);
+
+  // Lint: an alias whose name the glob matches is used (no W001).
+  Source rules("t.rules", "alias \"x*zy\" = other\nforbid x*y\n");
+  language::FrontendResult lint = language::parse_rules(rules);
+  CAPTURE(format_diagnostics(rules, lint.diagnostics));
+  for (const Diagnostic& d : lint.diagnostics) CHECK(d.code != "W001");
+
+  // Score: the PATH glob x*y matches the call to x*zy.
+  Scorer scorer;
+  ScoreResult r = scorer.score(t, "x*y");
+  REQUIRE(r.error.empty());
+  CHECK(r.selection == 1.0);
+  CHECK(*r.ordering == 1.0);
+}
