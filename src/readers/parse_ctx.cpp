@@ -1,0 +1,160 @@
+// ParseCtx: the per-record state every format reader writes through, and the normalization
+// rules they share (tool names, aliases, results, arguments, error positions).
+#include <fmt/format.h>
+
+#include "readers/parser_impl.hpp"
+
+namespace trajcheck::detail {
+
+RecordOrigin ParseCtx::where(const char* p) const {
+  std::size_t off = 0;
+  if (p && p >= text.data() && p <= text.data() + text.size()) off = static_cast<std::size_t>(p - text.data());
+  return locate(origin, text, off);
+}
+
+bool ParseCtx::fail(const char* p, std::string message) {
+  if (outcome.errors.empty()) outcome.errors.push_back(RecordError{where(p), std::move(message)});
+  return false;
+}
+
+bool ParseCtx::fail(const JsonFailure& f) { return fail(f.where ? f.where : here(), f.message); }
+
+void ParseCtx::warn(const char* p, const std::string& message) {
+  RecordOrigin w = where(p);
+  t.warnings.push_back(fmt::format("{}:{}:{}: warning: {}", w.file, w.line, w.column, message));
+}
+
+bool ParseCtx::store_value(od::value v, Slice* out) {
+  s.value.clear();
+  if (!write_value(v, s.value)) return false;
+  *out = t.store(s.value);
+  return true;
+}
+
+bool ParseCtx::write_value(od::value v, std::string& out) {
+  JsonFailure f;
+  if (!detail::write_value(v, out, f)) return fail(f);
+  return true;
+}
+
+bool ParseCtx::store_value(const TapeValue& v, Slice* out) {
+  if (std::string_view text = canonical_tape_text(v); !text.empty()) {
+    *out = t.store(text);
+    return true;
+  }
+  s.value.clear();
+  if (!write_tape_value(v, s.value)) return false;
+  *out = t.store(s.value);
+  return true;
+}
+
+bool ParseCtx::skip_value(od::value v) {
+  s.value.clear();
+  return write_value(v, s.value);
+}
+
+bool ParseCtx::matches_error_pattern(std::string_view text) const {
+  for (const auto& re : opts.error_patterns)
+    if (RE2::PartialMatch(text, *re)) return true;
+  return false;
+}
+
+// Its first character after whitespace (raw or escaped) is '{' or '['.
+bool may_hold_json(std::string_view raw) {
+  std::size_t i = 0;
+  while (i < raw.size()) {
+    char c = raw[i];
+    if (c == ' ') {
+      ++i;
+    } else if (c == '\\' && i + 1 < raw.size() && (raw[i + 1] == 'n' || raw[i + 1] == 't' || raw[i + 1] == 'r')) {
+      i += 2;
+    } else {
+      return c == '{' || c == '[';
+    }
+  }
+  return false;
+}
+
+Slice ParseCtx::store_text_result(std::string_view text, bool* error) {
+  *error = matches_error_pattern(text);
+  std::string_view trimmed = trim_ws(text);
+  if (!trimmed.empty() && (trimmed.front() == '{' || trimmed.front() == '[')) {
+    JsonFailure f;
+    s.result_text.clear();
+    if (minify_document(s.inner_parser, trimmed, s.inner_padded, s.result_text, f))
+      return t.store(s.result_text);
+  }
+  s.result_text.clear();
+  append_json_string(s.result_text, text);
+  return t.store(s.result_text);
+}
+
+void ParseCtx::set_arguments_text(Step& step, std::string_view text, const char* where) {
+  std::string_view trimmed = trim_ws(text);
+  if (trimmed.empty()) {  // some producers write "" for a call without arguments
+    step.arguments = t.store("{}");
+    return;
+  }
+  JsonFailure f;
+  s.value.clear();
+  if (minify_document(s.inner_parser, trimmed, s.inner_padded, s.value, f)) {
+    step.arguments = t.store(s.value);
+    return;
+  }
+  s.value.clear();
+  append_json_string(s.value, text);
+  step.arguments = t.store(s.value);
+  step.arguments_invalid = true;
+  warn(where, fmt::format("arguments of '{}' are not valid JSON ({}); kept as a string",
+                          t.text(step.raw_tool), f.message));
+}
+
+void ParseCtx::set_tool(Step& step, std::string_view raw) {
+  step.raw_tool = t.store(raw);
+  // `raw` may point into the arena (a result kept as a call of its own is named from its
+  // stored name), which the store may just have moved: read the stored copy.
+  raw = t.text(step.raw_tool);
+  // Normalized in place in a reused buffer: normalize_tool_name would allocate per step.
+  std::string_view sv = raw;
+  auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
+  while (!sv.empty() && space(sv.front())) sv.remove_prefix(1);
+  while (!sv.empty() && space(sv.back())) sv.remove_suffix(1);
+  s.name.assign(sv);
+  if (!opts.options.case_sensitive)
+    for (char& ch : s.name)
+      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  std::string_view canonical = s.name;
+  if (!opts.aliases.empty()) {
+    auto it = opts.aliases.find(canonical);
+    if (it != opts.aliases.end()) canonical = it->second;
+  }
+  step.tool_name = canonical == raw ? step.raw_tool : t.store(canonical);
+  step.tool = t.tools() ? t.tools()->intern(canonical) : kNoTool;
+}
+
+Slice ParseCtx::merge_extra(Slice a, std::string_view b) {
+  b = trim_ws(b);
+  if (b.size() <= 2) return a;
+  if (a.len <= 2) return t.store(b);
+  s.merged.assign(t.text(a));
+  s.merged.back() = ',';
+  s.merged.append(b.substr(1));
+  return t.store(s.merged);
+}
+
+Slice ParseCtx::origin_id() {
+  s.value.clear();
+  fmt::format_to(std::back_inserter(s.value), "{}:{}", origin.file, origin.line);
+  return t.store(s.value);
+}
+
+void ParseCtx::finish_wrapper(Wrapper& w) {
+  Slice id = !w.trace_id.empty() ? w.trace_id : !w.id.empty() ? w.id : !w.task_id.empty() ? w.task_id : w.case_id;
+  if (id.empty()) id = origin_id();
+  t.set_trace_id(id);
+  std::string_view meta = w.meta->finish();
+  if (!meta.empty()) t.set_metadata(t.store(meta));
+  if (!context.empty()) t.set_context(context);
+}
+
+}  // namespace trajcheck::detail
