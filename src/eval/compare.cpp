@@ -50,18 +50,6 @@ std::string group_of(const json& c, const std::string& field) {
   return "(none)";
 }
 
-std::optional<double> value_in(const json& dims, const char* dim) {
-  if (!dims.contains(dim) || !dims[dim].is_number()) return std::nullopt;
-  return dims[dim].get<double>();
-}
-
-const json* find_row(const json& report, const char* table, const std::string& field, const std::string& value) {
-  if (!report.contains(table)) return nullptr;
-  for (const auto& row : report[table])
-    if (row.value("field", "") == field && row.value("value", "") == value) return &row;
-  return nullptr;
-}
-
 bool valid_report(const json& j) { return j.is_object() && j.contains("overall") && j.contains("cases") && j["cases"].is_array(); }
 
 }  // namespace
@@ -114,22 +102,28 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
     std::vector<std::pair<const json*, const json*>> members;
     for (const auto& p : pairs)
       if (field.empty() || group_of(*p.first, field) == value) members.push_back(p);
-    const char* table = field == "split" ? "splits" : "segments";
-    const json* ra = field.empty() ? &a["overall"] : find_row(a, table, field, value);
-    const json* rb = field.empty() ? &b["overall"] : find_row(b, table, field, value);
     for (const char* dim : kDims) {
       CompareRow row;
       row.dimension = dim;
       row.group = field.empty() ? "overall" : field + "=" + value;
-      if (ra) row.a = value_in(*ra, dim);
-      if (rb) row.b = value_in(*rb, dim);
-      if (row.a && row.b) row.delta = *row.b - *row.a;
       std::vector<std::pair<Part, Part>> parts;
       for (const auto& [ca, cb] : members) {
         Part pa = part(*ca, dim), pb = part(*cb, dim);
         if (pa.present && pb.present) parts.emplace_back(pa, pb);
       }
       row.paired = parts.size();
+      // A, B and the delta are the statistic the bootstrap resamples: each run's aggregate
+      // over the same pairs (cases both judged, with a value in both), so delta = B - A.
+      double na = 0, da = 0, nb = 0, db = 0;
+      for (const auto& [pa, pb] : parts) {
+        na += pa.num;
+        da += pa.den;
+        nb += pb.num;
+        db += pb.den;
+      }
+      if (da > 0) row.a = na / da;
+      if (db > 0) row.b = nb / db;
+      if (row.a && row.b) row.delta = *row.b - *row.a;
       if (!parts.empty() && options.resamples > 0) {
         std::vector<double> deltas;
         deltas.reserve(options.resamples);

@@ -250,7 +250,7 @@ std::optional<double> percentile(std::vector<double> values, double p) {
 
 Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
   Dimensions d;
-  double sel = 0, ord = 0;
+  double sel = 0, ord = 0, overall = 0;
   std::uint64_t am = 0, at = 0, rec = 0, out = 0;
   double tokens = 0, cost = 0, latency = 0;
   std::uint32_t tokens_n = 0, cost_n = 0, latency_n = 0;
@@ -261,6 +261,10 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
     if (c->selection) {
       sel += *c->selection;
       ++d.selection_n;
+    }
+    if (c->overall) {
+      overall += *c->overall;
+      ++d.overall_n;
     }
     am += c->arguments_matched;
     at += c->arguments_total;
@@ -283,6 +287,9 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
     e.duplicates += c->duplicates;
     e.retries += c->retries;
     e.write_calls += c->write_calls;
+    e.read_calls += c->read_calls;
+    e.unused_reads += c->unused_reads;
+    if (c->read_volume) e.read_volume_series.push_back(static_cast<double>(*c->read_volume));
     e.loop_depth = std::max(e.loop_depth, c->loop_depth);
     for (const auto& [k, v] : c->retries_by_class) e.retries_by_class[k] += v;
     e.calls_series.push_back(c->calls);
@@ -305,6 +312,7 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
     }
   }
   if (d.selection_n) d.selection = sel / d.selection_n;
+  if (d.overall_n) d.overall = overall / d.overall_n;
   d.arguments_n = static_cast<std::uint32_t>(at);
   if (at) d.arguments = static_cast<double>(am) / static_cast<double>(at);
   if (d.order_n) d.order = ord / d.order_n;
@@ -313,14 +321,21 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
   if (e.cases) {
     e.calls_per_success = static_cast<double>(e.calls) / e.cases;
     e.retries_per_success = static_cast<double>(e.retries) / e.cases;
+    e.duplicates_per_100 = 100.0 * static_cast<double>(e.duplicates) / e.cases;
     if (e.calls) {
-      e.duplicates_per_100 = 100.0 * static_cast<double>(e.duplicates) / static_cast<double>(e.calls);
+      e.duplicates_per_100_calls = 100.0 * static_cast<double>(e.duplicates) / static_cast<double>(e.calls);
       e.write_share = static_cast<double>(e.write_calls) / static_cast<double>(e.calls);
     } else {
-      e.duplicates_per_100 = 0.0;
+      e.duplicates_per_100_calls = 0.0;
     }
+    if (e.read_calls) e.unused_read_share = static_cast<double>(e.unused_reads) / static_cast<double>(e.read_calls);
   }
   if (tokens_n) e.tokens_per_success = tokens / tokens_n;
+  if (!e.read_volume_series.empty()) {
+    double v = 0;
+    for (double x : e.read_volume_series) v += x;
+    e.read_volume_per_success = v / static_cast<double>(e.read_volume_series.size());
+  }
   if (cost_n) e.cost_per_success = cost / cost_n;
   if (latency_n) e.latency_per_success = latency / latency_n;
   return d;
@@ -340,7 +355,10 @@ std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
   if (m == "order") return d.order;
   if (m == "recovery") return d.recovery;
   if (m == "outcome") return d.outcome;
+  if (m == "overall") return d.overall;
   if (m == "duplicates_per_100") return e.duplicates_per_100;
+  if (m == "duplicates_per_100_calls") return e.duplicates_per_100_calls;
+  if (m == "unused_read_share") return e.unused_read_share;
   if (m == "write_share") return e.write_share;
   const std::vector<double>* series = m == "calls_per_success"     ? &e.calls_series
                                     : m == "cost_per_success"      ? &e.cost_series
@@ -348,6 +366,7 @@ std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
                                     : m == "latency_per_success"   ? &e.latency_series
                                     : m == "retries_per_success"   ? &e.retries_series
                                     : m == "loop_depth"            ? &e.loop_series
+                                    : m == "read_volume_per_success" ? &e.read_volume_series
                                                                    : nullptr;
   if (!series) return std::nullopt;
   if (series->empty()) return std::nullopt;
@@ -456,7 +475,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     }
     report.catalog_version = cat.catalog->version();
     for (const CatalogTool& t : cat.catalog->tools())
-      if (t.effect == ToolEffect::write) ctx.write_tools.insert(t.name);
+      (t.effect == ToolEffect::write ? ctx.write_tools : ctx.read_tools).insert(t.name);
     ctx.validate_arguments = [c = cat.catalog](std::string_view tool, std::string_view args) -> std::optional<bool> {
       if (!c->find(tool)) return std::nullopt;
       return c->validate(tool, args, nullptr);

@@ -32,7 +32,7 @@ struct CaseResult {
   std::string run;                                     // file:line of the run record
   std::string expected_control, control;               // control flow expected / observed
   bool retried = false;                                // a failed call was retried
-  std::optional<double> selection;
+  std::optional<double> selection, overall;             // overall: score's weighted selection/order
   std::uint32_t arguments_matched = 0, arguments_total = 0;
   std::optional<double> order;
   bool failed_call = false;                            // the run has a failed tool call
@@ -42,6 +42,11 @@ struct CaseResult {
   std::vector<std::string> problems;                   // why the case does not pass
   // Efficiency of the run.
   std::uint32_t calls = 0, duplicates = 0, retries = 0, loop_depth = 0, write_calls = 0;
+  // Retrieval: calls of catalog `effect: read` tools, the bytes of their results, and those
+  // none of whose result values is used later (a later call's arguments, the final answer).
+  // Absent without a catalog.
+  std::uint32_t read_calls = 0, unused_reads = 0;
+  std::optional<std::uint64_t> read_volume;
   std::map<std::string, std::uint32_t> retries_by_class;
   std::optional<double> tokens, cost, latency_ms;
   std::vector<Violation> violations;
@@ -51,19 +56,23 @@ struct CaseResult {
 // The six dimensions of a group of cases. Ratios in [0, 1]; absent when no case applies.
 struct Efficiency {
   std::uint32_t cases = 0;  // successful, gate-passing cases it is computed over
-  std::uint64_t calls = 0, duplicates = 0, retries = 0, write_calls = 0;
-  std::optional<double> calls_per_success, duplicates_per_100, tokens_per_success,
-      cost_per_success, latency_per_success, retries_per_success, write_share;
+  std::uint64_t calls = 0, duplicates = 0, retries = 0, write_calls = 0, read_calls = 0, unused_reads = 0;
+  // duplicates_per_100: per 100 cases (the rubric's unit); duplicates_per_100_calls: per 100 calls.
+  std::optional<double> calls_per_success, duplicates_per_100, duplicates_per_100_calls, tokens_per_success,
+      cost_per_success, latency_per_success, retries_per_success, write_share, read_volume_per_success,
+      unused_read_share;
   std::uint32_t loop_depth = 0;  // the deepest run of one tool called in a row
   std::map<std::string, std::uint32_t> retries_by_class;
   std::vector<double> calls_series, cost_series, tokens_series, latency_series, retries_series,
-      loop_series;  // per case, for percentiles and the histogram
+      loop_series, read_volume_series;  // per case, for percentiles and the histogram
 };
 
 struct Dimensions {
   std::uint32_t cases = 0;  // judged cases in the group
   std::optional<double> selection, arguments, order, recovery, outcome;
   std::uint32_t selection_n = 0, arguments_n = 0, order_n = 0, recovery_n = 0, outcome_n = 0;
+  std::optional<double> overall;  // the mean of the cases' `score` overall (a gate metric, not a dimension)
+  std::uint32_t overall_n = 0;
   Efficiency efficiency;
   std::map<std::string, std::uint32_t> violations;  // severity -> count
 };

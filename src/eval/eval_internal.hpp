@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/conditions.hpp"
 #include "eval/eval.hpp"
 #include "json/canon.hpp"
 #include "trajcheck/metrics.hpp"
@@ -44,6 +45,7 @@ struct EvalContext {
   std::unordered_map<std::string, std::size_t> program_index;
   std::vector<std::uint32_t> suite_programs;
   std::set<std::string> write_tools;
+  std::set<std::string> read_tools;  // catalog `effect: read` (retrieval volume)
   ArgumentValidator validate_arguments;  // set when the suite names a catalog
 };
 
@@ -61,12 +63,17 @@ class CaseJudge {
              CaseResult& out);
 
  private:
+  void retrieval(const Trajectory& run, const nlohmann::json& meta, CaseResult& out);
   const EvalContext& ctx_;
   std::vector<std::unique_ptr<Checker>> checkers_;  // lazily, per program
   std::unique_ptr<Checker> control_checker_;
   Scorer scorer_;
   json::ArgCanon canon_;
   std::vector<RuleResult> results_;
+  ToolTable expected_tools_;
+  Trajectory expected_{&expected_tools_};  // expected.tools as a trajectory, for score's ordering
+  simdjson::dom::parser json_;
+  detail::Provenance later_;  // values used after a read call (retrieval volume)
 };
 
 // Observed control flow of a run (docs/eval.md): the suite's handoff, clarify, refuse

@@ -15,7 +15,8 @@ using nlohmann::ordered_json;
 namespace {
 
 constexpr const char* kSeries[] = {"calls_per_success", "cost_per_success", "tokens_per_success",
-                                   "latency_per_success", "retries_per_success", "loop_depth"};
+                                   "latency_per_success", "retries_per_success", "loop_depth",
+                                   "read_volume_per_success"};
 
 ordered_json opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
 
@@ -79,7 +80,7 @@ ordered_json metrics_json(const Dimensions& d) {
   ordered_json m;
   auto put = [&](const std::string& name, std::optional<double> v) { m[name] = opt(v); };
   suite::Gate g;
-  for (const char* name : {"selection", "arguments", "order", "recovery", "outcome"}) {
+  for (const char* name : {"selection", "arguments", "order", "recovery", "outcome", "overall"}) {
     g.metric = name;
     put(name, metric_value(d, g));
   }
@@ -90,7 +91,7 @@ ordered_json metrics_json(const Dimensions& d) {
     put(fmt::format("violations[{}]", sev), metric_value(d, g));
   }
   g.severity.clear();
-  for (const char* name : {"duplicates_per_100", "write_share"}) {
+  for (const char* name : {"duplicates_per_100", "duplicates_per_100_calls", "write_share", "unused_read_share"}) {
     g.metric = name;
     put(name, metric_value(d, g));
   }

@@ -1,6 +1,7 @@
 // One run against one case: rules (suite and case), control flow, selection/order/arguments
 // through the metrics library, recovery, outcome and the run's efficiency figures.
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -14,19 +15,44 @@ using nlohmann::json;
 
 namespace {
 
-// expected.tools as a PATH sequence; names quoted so none is read as a glob or keyword.
-std::string tools_path(const std::vector<std::string>& tools) {
-  std::string p;
-  for (const auto& t : tools) {
-    if (!p.empty()) p += " -> ";
-    p += '"';
-    for (char c : t) {
-      if (c == '"' || c == '\\') p += '\\';
-      p += c;
+// score's options from the suite: `order min length N`, `overall weights S, O`.
+ScoreOptions score_options(const suite::Suite* suite) {
+  ScoreOptions o;
+  if (suite == nullptr) return o;
+  o.min_order_length = suite->order_min_length;
+  o.selection_weight = suite->selection_weight;
+  o.ordering_weight = suite->order_weight;
+  return o;
+}
+
+// A JSON value for a problem line, cut to `max` bytes.
+std::string shown(const json& v, std::size_t max = 40) {
+  std::string t = v.dump();
+  if (t.size() > max) t = t.substr(0, max - 3) + "...";
+  return t;
+}
+
+// Why a run's `output` does not meet expected.output ({"required": [fields…], field: value…}):
+// the missing fields and the ones whose value differs; empty when it meets it.
+std::string output_mismatch(const json& expected, const json* actual) {
+  if (actual == nullptr) return "the run has no \"output\" object";
+  if (!actual->is_object()) return "the run's \"output\" is not an object";
+  if (!expected.is_object()) return "";
+  std::vector<std::string> missing, differ;
+  for (const auto& [k, v] : expected.items()) {
+    if (k == "required" && v.is_array()) {
+      for (const auto& f : v)
+        if (!f.is_string() || !actual->contains(f.get<std::string>())) missing.push_back(f.is_string() ? f.get<std::string>() : f.dump());
+    } else if (!actual->contains(k)) {
+      missing.push_back(k);
+    } else if ((*actual)[k] != v) {
+      differ.push_back(fmt::format("{} expected {}, got {}", k, shown(v), shown((*actual)[k])));
     }
-    p += '"';
   }
-  return p;
+  std::string why;
+  if (!missing.empty()) why = "missing " + fmt::format("{}", fmt::join(missing, ", "));
+  if (!differ.empty()) why += (why.empty() ? "" : "; ") + fmt::format("{}", fmt::join(differ, "; "));
+  return why;
 }
 
 std::optional<double> number_of(const json& j, const char* key) {
@@ -92,7 +118,8 @@ std::string classify_control(const suite::Suite& suite, const std::vector<RuleRe
   return "answer";
 }
 
-CaseJudge::CaseJudge(const EvalContext& ctx) : ctx_(ctx), checkers_(ctx.programs.size()) {
+CaseJudge::CaseJudge(const EvalContext& ctx)
+    : ctx_(ctx), checkers_(ctx.programs.size()), scorer_(score_options(ctx.suite)) {
   if (ctx.suite && ctx.suite->control_program) control_checker_ = std::make_unique<Checker>(ctx.suite->control_program);
 }
 
@@ -206,17 +233,29 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   out.latency_ms = number_of(meta, "latency_ms");
   if (!out.latency_ms && latency_any) out.latency_ms = latency_sum;
 
-  // Selection and order.
+  // Selection and order: score's numbers. expected.tools is scored as score scores an
+  // expected tool list (calls of one assistant turn unordered), expected.path as a PATH.
   bool abstain = c.control == "answer" || c.control == "clarify" || c.control == "refuse";
-  std::string expected = !c.path.empty() ? c.path : c.has_tools && !c.tools.empty() ? tools_path(c.tools) : "";
-  if (!expected.empty()) {
-    ScoreResult sr = scorer_.score(run, expected, c.origin);
-    if (!sr.error.empty()) {
-      out.problems.push_back("expected path: " + sr.error);
+  std::optional<ScoreResult> scored;
+  if (!c.path.empty()) {
+    scored = scorer_.score(run, c.path, c.origin);
+  } else if (c.has_tools && !c.tools.empty()) {
+    expected_.clear();
+    for (const std::string& t : c.tools) {
+      std::string name = normalize_tool_name(t);
+      Step& st = expected_.add_step(StepType::tool_call);
+      st.raw_tool = st.tool_name = expected_.store(name);
+      st.tool = expected_tools_.intern(name);
+    }
+    scored = scorer_.score(run, expected_);
+  }
+  if (scored) {
+    if (!scored->error.empty()) {
+      out.problems.push_back("expected path: " + scored->error);
     } else {
-      out.selection = sr.selection;
-      out.order = sr.ordering;
-      out.explanation = sr.explanation;
+      out.selection = scored->selection;
+      out.order = scored->ordering;
+      out.explanation = scored->explanation;
     }
   }
   if (abstain) {
@@ -229,6 +268,12 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
     if (!order_rules_hold) out.order = 0.0;
     else if (!out.order) out.order = 1.0;
   }
+  if (out.selection) {  // score's overall of the case's selection and order (order null: selection)
+    const ScoreOptions& so = scorer_.options();
+    const double w = so.selection_weight + so.ordering_weight;
+    out.overall = out.order && w > 0 ? (so.selection_weight * *out.selection + so.ordering_weight * *out.order) / w
+                                     : *out.selection;
+  }
 
   // Control and recovery.
   if (out.control == "act" && out.retried) out.control = "retry";
@@ -236,34 +281,81 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   if (!control_ok) out.problems.push_back(fmt::format("control flow {}, expected {}", out.control, c.control));
   if (out.failed_call) out.recovery = recovery_rules_hold && control_ok;
 
-  // Outcome: success/reward if the run has it, else expected.output.
+  // Outcome: success/reward if the run has it, else expected.output; a failure says why.
+  std::string why;
   if (meta.contains("success") && meta["success"].is_boolean()) {
     out.outcome = meta["success"].get<bool>();
+    why = "the run reports success false";
   } else if (meta.contains("reward") && meta["reward"].is_number()) {
     out.outcome = meta["reward"].get<double>() >= 1.0;
+    why = fmt::format("the run's reward {} is below 1", meta["reward"].dump());
   } else if (!c.output.empty()) {
-    json exp = json::parse(c.output, nullptr, false);
-    const json* actual = meta.contains("output") ? &meta["output"] : nullptr;
-    bool good = actual && actual->is_object();
-    if (good && exp.is_object()) {
-      for (const auto& [k, v] : exp.items()) {
-        if (k == "required" && v.is_array()) {
-          for (const auto& f : v)
-            if (!f.is_string() || !actual->contains(f.get<std::string>())) good = false;
-        } else if (!actual->contains(k) || (*actual)[k] != v) {
-          good = false;
-        }
-      }
-    }
-    out.outcome = good;
+    why = output_mismatch(json::parse(c.output, nullptr, false), meta.contains("output") ? &meta["output"] : nullptr);
+    out.outcome = why.empty();
   }
-  if (out.outcome && !*out.outcome) out.problems.push_back("outcome: not successful");
+  if (out.outcome && !*out.outcome) out.problems.push_back("outcome: " + why);
+
+  retrieval(run, meta, out);
 
   for (const auto& v : out.violations)
     if (v.severity == "critical" || v.severity == "error")
       out.problems.push_back(fmt::format("[{}] {} violated", v.severity, v.rule));
   // A case passes when nothing is wrong with it (docs/eval.md): every problem above counts.
   out.pass = out.problems.empty();
+}
+
+// Retrieval volume (catalog `effect: read` calls): their result bytes, and the calls none of
+// whose result values (non-empty strings, numbers) is used later — equal to a scalar of a later
+// call's arguments or of the run's `output`, or (strings) inside the final answer. One
+// backward pass with seen()'s provenance index, fed the later values as it goes.
+void CaseJudge::retrieval(const Trajectory& run, const json& meta, CaseResult& out) {
+  if (ctx_.read_tools.empty()) return;
+  const auto& steps = run.steps();
+  out.read_volume = 0;
+  later_.clear();
+  // The final answer: the last final_answer step, else the last assistant message.
+  const Step* answer = nullptr;
+  for (const Step& s : steps)
+    if (s.type == StepType::final_answer || (s.type == StepType::assistant_message &&
+                                             (answer == nullptr || answer->type != StepType::final_answer)))
+      answer = &s;
+  if (answer != nullptr) later_.add_user_text(run.text(answer->content));
+  if (meta.contains("output")) {
+    simdjson::dom::element el;
+    std::string text = meta["output"].dump();
+    if (!json_.parse(text).get(el)) later_.add_leaves(el);
+  }
+  std::function<bool(simdjson::dom::element)> used = [&](simdjson::dom::element el) {
+    switch (el.type()) {
+      case simdjson::dom::element_type::OBJECT:
+        for (auto f : simdjson::dom::object(el))
+          if (used(f.value)) return true;
+        return false;
+      case simdjson::dom::element_type::ARRAY:
+        for (simdjson::dom::element e : simdjson::dom::array(el))
+          if (used(e)) return true;
+        return false;
+      case simdjson::dom::element_type::STRING:
+        return !std::string_view(el.get_string().value_unsafe()).empty() && later_.seen(detail::value_of(el));
+      case simdjson::dom::element_type::BOOL:
+      case simdjson::dom::element_type::NULL_VALUE: return false;
+      default: return later_.seen(detail::value_of(el));
+    }
+  };
+  for (std::size_t i = steps.size(); i-- > 0;) {
+    const Step& s = steps[i];
+    if (s.type != StepType::tool_call) continue;
+    if (ctx_.read_tools.count(std::string(run.tool_name(s)))) {
+      std::string_view result = run.text(s.result);
+      ++out.read_calls;
+      *out.read_volume += result.size();
+      simdjson::dom::element el;
+      if (result.empty() || json_.parse(result.data(), result.size()).get(el) || !used(el)) ++out.unused_reads;
+    }
+    std::string_view args = run.text(s.arguments);
+    simdjson::dom::element el;
+    if (!args.empty() && !json_.parse(args.data(), args.size()).get(el)) later_.add_leaves(el);
+  }
 }
 
 }  // namespace trajcheck::eval

@@ -29,6 +29,7 @@ ordered_json dims_json(const Dimensions& d) {
   j["recovery_cases"] = d.recovery_n;
   j["outcome"] = opt(d.outcome);
   j["outcome_cases"] = d.outcome_n;
+  j["overall"] = opt(d.overall);
   const Efficiency& e = d.efficiency;
   ordered_json ej;
   ej["cases"] = e.cases;
@@ -36,6 +37,7 @@ ordered_json dims_json(const Dimensions& d) {
   ej["calls_per_success"] = opt(e.calls_per_success);
   ej["duplicates"] = e.duplicates;
   ej["duplicates_per_100"] = opt(e.duplicates_per_100);
+  ej["duplicates_per_100_calls"] = opt(e.duplicates_per_100_calls);
   ej["tokens_per_success"] = opt(e.tokens_per_success);
   ej["cost_per_success"] = opt(e.cost_per_success);
   ej["latency_per_success"] = opt(e.latency_per_success);
@@ -45,6 +47,9 @@ ordered_json dims_json(const Dimensions& d) {
   ej["loop_depth"] = e.loop_depth;
   ej["write_calls"] = e.write_calls;
   ej["write_share"] = opt(e.write_share);
+  ej["read_calls"] = e.read_calls;
+  ej["read_volume_per_success"] = opt(e.read_volume_per_success);
+  ej["unused_read_share"] = opt(e.unused_read_share);
   ej["calls_histogram"] = ordered_json::object();
   for (const auto& [k, v] : calls_histogram(e)) ej["calls_histogram"][std::to_string(k)] = v;
   j["efficiency"] = ej;
@@ -87,7 +92,8 @@ std::string fmt_value(const std::optional<double>& v, bool ratio) {
 }
 
 bool ratio_metric(std::string_view m) {
-  return m == "selection" || m == "arguments" || m == "order" || m == "recovery" || m == "outcome" || m == "write_share";
+  return m == "selection" || m == "arguments" || m == "order" || m == "recovery" || m == "outcome" ||
+         m == "overall" || m == "write_share" || m == "unused_read_share";
 }
 
 ReportCounts counts(const EvalReport& r) {
@@ -161,6 +167,7 @@ std::string report_json(const EvalReport& r) {
       k["arguments_matched"] = x.arguments_matched;
       k["arguments_calls"] = x.arguments_total;
       k["order"] = opt(x.order);
+      k["overall"] = opt(x.overall);
       k["failed_call"] = x.failed_call;
       k["recovery"] = x.recovery ? ordered_json(*x.recovery) : ordered_json(nullptr);
       k["outcome"] = x.outcome ? ordered_json(*x.outcome) : ordered_json(nullptr);
@@ -168,6 +175,11 @@ std::string report_json(const EvalReport& r) {
       k["duplicates"] = x.duplicates;
       k["retries"] = x.retries;
       k["loop_depth"] = x.loop_depth;
+      if (x.read_volume) {
+        k["read_calls"] = x.read_calls;
+        k["read_volume"] = *x.read_volume;
+        k["unused_reads"] = x.unused_reads;
+      }
       k["tokens"] = opt(x.tokens);
       k["cost"] = opt(x.cost);
       k["latency_ms"] = opt(x.latency_ms);
@@ -223,12 +235,14 @@ std::string report_text(const EvalReport& r) {
     table("per split", rows);
   }
   const Efficiency& e = r.overall.efficiency;
-  o += fmt::format("\nefficiency over {} successful, gate-passing case{}: calls/success {}, duplicates/100 calls {}, "
-                   "tokens/success {}, cost/success {}, latency/success {} ms, retries {}, loop depth {}, write share {}\n",
+  o += fmt::format("\nefficiency over {} successful, gate-passing case{}: calls/success {}, duplicates/100 cases {}, "
+                   "duplicates/100 calls {}, tokens/success {}, cost/success {}, latency/success {} ms, retries {}, "
+                   "loop depth {}, write share {}, read bytes/success {}, unused reads {}\n",
                    e.cases, e.cases == 1 ? "" : "s", fmt_value(e.calls_per_success, false),
-                   fmt_value(e.duplicates_per_100, false), fmt_value(e.tokens_per_success, false),
-                   fmt_value(e.cost_per_success, false), fmt_value(e.latency_per_success, false), e.retries,
-                   e.loop_depth, fmt_value(e.write_share, true));
+                   fmt_value(e.duplicates_per_100, false), fmt_value(e.duplicates_per_100_calls, false),
+                   fmt_value(e.tokens_per_success, false), fmt_value(e.cost_per_success, false),
+                   fmt_value(e.latency_per_success, false), e.retries, e.loop_depth, fmt_value(e.write_share, true),
+                   fmt_value(e.read_volume_per_success, false), fmt_value(e.unused_read_share, true));
   if (!e.retries_by_class.empty()) {
     o += "  retries by error class:";
     for (const auto& [k, v] : e.retries_by_class) o += fmt::format(" {}={}", k, v);

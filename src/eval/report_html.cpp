@@ -249,11 +249,14 @@ std::string report_html(const EvalReport& r) {
   for (const auto& g : r.splits) b += dims_row("split=" + g.value, g.dims);
   b += "</table>\n";
   const Efficiency& e = r.overall.efficiency;
-  b += fmt::format("<p>Efficiency over {} successful, gate-passing cases: calls/success {}, duplicates per 100 calls {}, "
-                   "tokens/success {}, cost/success {}, latency/success {} ms, retries {}, loop depth {}, write share {}.</p>\n",
+  b += fmt::format("<p>Efficiency over {} successful, gate-passing cases: calls/success {}, duplicates per 100 cases {}, "
+                   "duplicates per 100 calls {}, tokens/success {}, cost/success {}, latency/success {} ms, retries {}, "
+                   "loop depth {}, write share {}, read bytes/success {}, unused reads {}.</p>\n",
                    e.cases, fmt_value(e.calls_per_success, false), fmt_value(e.duplicates_per_100, false),
-                   fmt_value(e.tokens_per_success, false), fmt_value(e.cost_per_success, false),
-                   fmt_value(e.latency_per_success, false), e.retries, e.loop_depth, fmt_value(e.write_share, true));
+                   fmt_value(e.duplicates_per_100_calls, false), fmt_value(e.tokens_per_success, false),
+                   fmt_value(e.cost_per_success, false), fmt_value(e.latency_per_success, false), e.retries,
+                   e.loop_depth, fmt_value(e.write_share, true), fmt_value(e.read_volume_per_success, false),
+                   fmt_value(e.unused_read_share, true));
   b += "<h2>Cases</h2>\n<table id=\"cases\"><tr><th>status</th><th>case</th><th>split</th><th>control</th><th>expected</th>"
        "<th>selection</th><th>calls</th><th>why</th></tr>\n";
   for (const auto& x : r.cases) {

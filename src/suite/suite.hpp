@@ -53,6 +53,10 @@ struct Suite {
   // so its witnesses are exactly the steps the pattern matches. Null when no controls.
   std::shared_ptr<const Program> control_program;
   std::vector<Gate> gates;
+  // score's --min-order-length (`order min length N`) and --weights (`overall weights S, O`).
+  std::uint32_t order_min_length = 0;
+  double selection_weight = 0.6, order_weight = 0.4;
+  std::optional<SourceRange> order_range, weights_range;  // where they were set
 };
 
 struct SuiteResult {

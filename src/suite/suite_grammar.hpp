@@ -29,6 +29,11 @@ TRAJCHECK_SUITE_KEYWORD(segment, "segment");
 TRAJCHECK_SUITE_KEYWORD(control, "control");
 TRAJCHECK_SUITE_KEYWORD(gate, "gate");
 TRAJCHECK_SUITE_KEYWORD(per, "per");
+TRAJCHECK_SUITE_KEYWORD(order, "order");
+TRAJCHECK_SUITE_KEYWORD(min, "min");
+TRAJCHECK_SUITE_KEYWORD(length, "length");
+TRAJCHECK_SUITE_KEYWORD(overall, "overall");
+TRAJCHECK_SUITE_KEYWORD(weights, "weights");
 #undef TRAJCHECK_SUITE_KEYWORD
 
 using lg::ws;
@@ -77,15 +82,24 @@ struct gate_per : seq<kw_per, ws, must<per_field>> {};
 struct decl_gate : seq<kw_gate, ws, must<gate_metric>, ws, must<gate_op>, ws, must<gate_rhs>,
                        opt<ws, gate_per>> {};
 
+// `order min length N`: score's --min-order-length for the order dimension.
+struct order_length : pegtl::plus<pegtl::digit> {};
+struct decl_order : seq<kw_order, ws, must<kw_min>, ws, must<kw_length>, ws, must<order_length>> {};
+// `overall weights S, O`: score's --weights for the `overall` gate metric.
+struct weight : gate_number {};
+struct weight_comma : one<','> {};
+struct decl_weights : seq<kw_overall, ws, must<kw_weights>, ws, must<weight>, ws, must<weight_comma>, ws,
+                          must<weight>> {};
+
 struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline,
-                       decl_segment, decl_control, decl_gate> {};
+                       decl_segment, decl_control, decl_gate, decl_order, decl_weights> {};
 struct statement_start : line_body {};
 struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
 
 template <typename Rule> inline constexpr const char* error_message = lg::error_message<Rule>;
 #define TRAJCHECK_SUITE_MESSAGE(rule, text) \
   template <> inline constexpr const char* error_message<rule> = text
-TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, segment by, control or gate");
+TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, segment by, control, gate, order min length or overall weights");
 TRAJCHECK_SUITE_MESSAGE(path_string, "expected a quoted file name or glob after ','");
 TRAJCHECK_SUITE_MESSAGE(string_list, "expected a quoted file name or glob");
 TRAJCHECK_SUITE_MESSAGE(segment_field, "expected a case field name");
@@ -100,6 +114,12 @@ TRAJCHECK_SUITE_MESSAGE(gate_op, "expected a comparison: ==, !=, <=, >=, < or >"
 TRAJCHECK_SUITE_MESSAGE(gate_value, "expected a number or a percentage");
 TRAJCHECK_SUITE_MESSAGE(gate_rhs, "expected a threshold: a number, a percentage or 'baseline' [* factor]");
 TRAJCHECK_SUITE_MESSAGE(per_field, "expected a case field after 'per'");
+TRAJCHECK_SUITE_MESSAGE(kw_min, "expected 'min length N' after 'order'");
+TRAJCHECK_SUITE_MESSAGE(kw_length, "expected 'length N' after 'order min'");
+TRAJCHECK_SUITE_MESSAGE(order_length, "expected the shortest expected sequence to give an order, a whole number");
+TRAJCHECK_SUITE_MESSAGE(kw_weights, "expected 'weights S, O' after 'overall'");
+TRAJCHECK_SUITE_MESSAGE(weight_comma, "expected ',' between the selection and order weights");
+TRAJCHECK_SUITE_MESSAGE(weight, "expected two weights, selection and order, like: overall weights 0.6, 0.4");
 #undef TRAJCHECK_SUITE_MESSAGE
 
 }  // namespace trajcheck::suite::grammar

@@ -35,12 +35,13 @@ std::string_view to_string(GateOp op) {
 namespace {
 
 constexpr const char* kRatioMetrics[] = {"selection", "arguments", "order", "recovery", "outcome",
-                                         "completion"};
+                                         "completion", "overall"};
 // Per-case series over successful, gate-passing cases: usable bare (the mean) or in pNN(…).
 constexpr const char* kSeriesMetrics[] = {"calls_per_success", "cost_per_success",
                                           "tokens_per_success", "latency_per_success",
-                                          "retries_per_success", "loop_depth"};
-constexpr const char* kOtherMetrics[] = {"violations", "duplicates_per_100", "write_share"};
+                                          "retries_per_success", "loop_depth", "read_volume_per_success"};
+constexpr const char* kOtherMetrics[] = {"violations", "duplicates_per_100", "duplicates_per_100_calls",
+                                         "write_share", "unused_read_share"};
 constexpr const char* kFunctions[] = {"mean", "p50", "p90", "p95", "p99", "max"};
 constexpr const char* kSeverities[] = {"critical", "error", "warning", "info"};
 constexpr const char* kControls[] = {"handoff", "clarify", "refuse"};
@@ -75,7 +76,8 @@ using Selector = pegtl::parse_tree::selector<
               g::decl_baseline, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
               g::segment_field, g::control_name, g::control_pattern, g::metric_call, g::metric_ref, g::metric_arg,
               g::metric_name, g::metric_severity, g::gate_op, g::gate_number, g::percent,
-              g::baseline_op, g::gate_baseline, g::gate_value, g::per_field>>;
+              g::baseline_op, g::gate_baseline, g::gate_value, g::per_field, g::decl_order,
+              g::order_length, g::decl_weights, g::weight>>;
 using Node = pegtl::parse_tree::node;
 
 using language::detail::decode_string;
@@ -200,7 +202,43 @@ class LineParser {
       (void)b;
     } else if (n.is_type<g::decl_gate>()) {
       gate(n);
+    } else if (n.is_type<g::decl_order>() || n.is_type<g::decl_weights>()) {
+      setting(n);
     }
+  }
+
+  void setting(const Node& n) {
+    const bool order = n.is_type<g::decl_order>();
+    std::optional<SourceRange>& slot = order ? suite_.order_range : suite_.weights_range;
+    if (slot) {
+      auto d = error("S002", range(n), fmt::format("'{}' is declared twice", order ? "order min length" : "overall weights"));
+      d.notes.push_back({*slot, "first declared here"});
+      diags_.push_back(std::move(d));
+      return;
+    }
+    slot = range(n);
+    auto number = [](const Node& c) {
+      std::string_view t = c.string_view();
+      double v = 0;
+      std::from_chars(t.data(), t.data() + t.size(), v);
+      return v;
+    };
+    if (order) {
+      double v = number(*n.children.at(0));
+      if (v > 1e6) {
+        diags_.push_back(error("S013", range(*n.children[0]), "order min length is at most 1000000"));
+        return;
+      }
+      suite_.order_min_length = static_cast<std::uint32_t>(v);
+      return;
+    }
+    double s = number(*n.children.at(0)), o = number(*n.children.at(1));
+    if (s < 0 || o < 0 || s + o <= 0) {
+      diags_.push_back(error("S013", range(n), "overall weights are two non-negative numbers, not both 0"));
+      return;
+    }
+    suite_.selection_weight = s;
+    suite_.order_weight = o;
   }
 
   void gate(const Node& n) {

@@ -2,7 +2,12 @@
 // unmatched cases, segment and split tables, every gate kind, and compare's bootstrap.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "eval/compare.hpp"
 #include "eval/eval.hpp"
@@ -178,4 +183,124 @@ TEST_CASE("percentile is nearest rank") {
   CHECK(*eval::percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50) == 5);
   CHECK(*eval::percentile({3}, 99) == 3);
   CHECK_FALSE(eval::percentile({}, 50).has_value());
+}
+
+namespace {
+eval::EvalReport run_scoring() {
+  eval::EvalOptions o;
+  o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/scoring/scoring.suite";
+  eval::EvalReport report;
+  std::string errors;
+  bool ok = eval::run_eval(o, report, errors, false);
+  REQUIRE_MESSAGE(ok, errors);
+  return report;
+}
+}  // namespace
+
+TEST_CASE("order is score's ordering: calls of one assistant turn are unordered") {
+  auto r = run_scoring();
+  // customer_lookup, then one turn calling shipment_track and order_list, against
+  // [customer_lookup, order_list, shipment_track]: score says 1 (the plain LCS: 2/3).
+  REQUIRE(find(r, "turns").order);
+  CHECK(*find(r, "turns").order == 1.0);
+}
+
+TEST_CASE("order min length: shorter expected sequences have no order, overall is selection") {
+  auto r = run_scoring();
+  const auto& swapped = find(r, "swap2");  // [b, a] against [a, b]: 0.5 without the setting
+  CHECK_FALSE(swapped.order);
+  CHECK(*swapped.selection == 1.0);
+  CHECK(*swapped.overall == 1.0);
+  CHECK(r.overall.order_n == 1);
+  CHECK(*r.overall.overall == 1.0);
+  CHECK(r.gates[0].metric == "overall");
+  CHECK(r.gates[0].status == "pass");
+}
+
+TEST_CASE("an outcome failure names the missing fields and the differing values") {
+  auto r = run_scoring();
+  const auto& c = find(r, "outcome");
+  CHECK_FALSE(*c.outcome);
+  REQUIRE(c.problems.size() == 1);
+  CHECK(c.problems[0] ==
+        "outcome: missing refund_id; note expected \"refunded in full to the original pay..., got \"refunded in "
+        "part: the shipping fee s...; status expected \"done\", got \"pending\"");
+}
+
+TEST_CASE("duplicates per 100 cases (the rubric's unit) and per 100 calls") {
+  auto r = run_scoring();
+  const auto& e = r.overall.efficiency;
+  REQUIRE(e.cases == 3);  // turns, swap2, dup pass; 7 calls, 1 duplicate
+  CHECK(e.calls == 7);
+  CHECK(*e.duplicates_per_100 == doctest::Approx(100.0 / 3));
+  CHECK(*e.duplicates_per_100_calls == doctest::Approx(100.0 / 7));
+  CHECK(r.gates[1].metric == "duplicates_per_100");
+  CHECK(r.gates[1].status == "fail");
+}
+
+TEST_CASE("retrieval volume: read calls' result bytes, and reads whose results are never used") {
+  auto r = run_scoring();
+  const auto& turns = find(r, "turns");
+  CHECK(turns.read_calls == 3);
+  CHECK(*turns.read_volume == std::string(R"({"customer_id":"c_9"}{"eta":"tomorrow"}{"orders":["o_1"]})").size());
+  CHECK(turns.unused_reads == 1);  // o_1: in no later call's arguments nor the answer
+  CHECK(find(r, "dup").unused_reads == 0);     // c_9 is in the final answer
+  CHECK(find(r, "swap2").unused_reads == 1);  // nothing after the lookup uses c_9
+  const auto& e = r.overall.efficiency;
+  CHECK(e.read_calls == 6);
+  CHECK(*e.unused_read_share == doctest::Approx(2.0 / 6));
+  CHECK(*e.read_volume_per_success == doctest::Approx(120.0 / 3));
+}
+
+TEST_CASE("compare: every printed delta is B - A over the pairs and lies inside its own interval") {
+  // The example regression: B judges a case A did not (stale in A), so report-level values
+  // and the paired statistic differ; the row prints the paired one.
+  std::string dir = std::string(TRAJCHECK_SOURCE_DIR) + "/examples/eval/reports/";
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::vector<std::pair<std::string, std::string>> inputs{
+      {slurp(dir + "release-41.json"), slurp(dir + "candidate-b.json")},
+      {eval::report_json(run()), eval::report_json(run({"runs-b.jsonl"}))}};
+  // Random paired reports: ratios, shares of calls, booleans, absent values, two segments.
+  std::mt19937_64 rng(99);
+  for (int k = 0; k < 40; ++k) {
+    nlohmann::json ra = {{"overall", nlohmann::json::object()}, {"cases", nlohmann::json::array()}};
+    nlohmann::json rb = ra;
+    int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i)
+      for (nlohmann::json* r : {&ra, &rb}) {
+        nlohmann::json c = {{"case_id", "c" + std::to_string(i)}, {"status", "judged"}, {"pass", rng() % 2 == 0},
+                            {"split", "designed"}, {"segments", {{"kind", rng() % 2 ? "x" : "y"}}}};
+        c["selection"] = static_cast<double>(rng() % 4) / 3.0;
+        c["order"] = rng() % 5 == 0 ? nlohmann::json(nullptr) : nlohmann::json(static_cast<double>(rng() % 3) / 2.0);
+        c["arguments_calls"] = rng() % 6;
+        c["arguments_matched"] = rng() % (c["arguments_calls"].get<int>() + 1);
+        c["recovery"] = rng() % 3 == 0 ? nlohmann::json(nullptr) : nlohmann::json(rng() % 2 == 0);
+        c["outcome"] = rng() % 2 == 0;
+        (*r)["cases"].push_back(c);
+      }
+    ra["segments"] = rb["segments"] = nlohmann::json::array({{{"field", "kind"}, {"value", "x"}}, {{"field", "kind"}, {"value", "y"}}});
+    inputs.emplace_back(ra.dump(), rb.dump());
+  }
+  int rows = 0;
+  for (const auto& [a, b] : inputs) {
+    eval::CompareOptions o;
+    o.resamples = 400;
+    eval::CompareReport r;
+    std::string err;
+    REQUIRE_MESSAGE(eval::compare_reports("a", a, "b", b, o, r, err), err);
+    for (const auto& row : r.rows) {
+      if (!row.delta) continue;
+      ++rows;
+      CAPTURE(row.group);
+      CAPTURE(row.dimension);
+      CHECK(*row.delta == doctest::Approx(*row.b - *row.a));
+      REQUIRE(row.lo);
+      CHECK(*row.lo <= *row.delta + 1e-12);
+      CHECK(*row.hi >= *row.delta - 1e-12);
+    }
+  }
+  CHECK(rows > 300);
 }

@@ -148,3 +148,19 @@ TEST_CASE("deep nesting in a control pattern is a diagnostic, not a crash") {
   CHECK_FALSE(r.ok());
   CHECK(codes(r).find("S001@2:") == 0);
 }
+
+TEST_CASE("order min length and overall weights: score's settings, once each") {
+  auto r = parse("cases \"c.jsonl\"\norder min length 3\noverall weights 0.5, 0.5\ngate overall >= 90%\n");
+  REQUIRE_MESSAGE(r.ok(), codes(r));
+  CHECK(r.suite.order_min_length == 3);
+  CHECK(r.suite.selection_weight == 0.5);
+  CHECK(r.suite.order_weight == 0.5);
+  REQUIRE(r.suite.gates.size() == 1);
+  CHECK(r.suite.gates[0].metric == "overall");
+  auto d = parse("cases \"c.jsonl\"\norder min length 3\norder min length 2\noverall weights 0, 0\n"
+                 "overall weights 1\norder min 2\n");
+  CHECK(codes(d) == "S002@3:1 S013@4:1 S001@5:18 S001@6:11 ");
+  auto defaults = parse("cases \"c.jsonl\"\n");
+  CHECK(defaults.suite.order_min_length == 0);
+  CHECK(defaults.suite.selection_weight == 0.6);
+}
