@@ -23,6 +23,8 @@ run 0 "$tc" fmt --check examples/rules/*.rules rules/*.rules
 # The refund workflow: the good traces pass, each bad one breaks a rule (exit 1).
 run 0 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_ok.jsonl
 run 1 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_violations.jsonl
+# One approval, two refunds: the approval is linked to its own call, so the second fails (1).
+run 1 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_approval_reused.jsonl
 run 1 "$tc" check -r examples/rules/refunds.rules --format jsonl examples/traces/refund_ok.jsonl \
       examples/traces/refund_violations.jsonl
 # Below the failing level a violation is reported but does not fail the run.

@@ -8,3 +8,8 @@ foreach(rules ${TRAJCHECK_CHECK_CASES})
            COMMAND ${CMAKE_COMMAND} -DMODE=check -DBIN=$<TARGET_FILE:trajcheck_cli> -DCASE_DIR=${case_dir}
                    -P ${TRAJCHECK_GOLDEN_RUNNER})
 endforeach()
+
+# The README's quick-start output is what the command prints.
+add_test(NAME check.readme_quickstart
+         COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:trajcheck_cli> -DROOT=${PROJECT_SOURCE_DIR}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/golden/readme_quickstart.cmake)
