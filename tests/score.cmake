@@ -22,3 +22,11 @@ trajcheck_score_golden(options records.options.expected
                        score --format jsonl -j 1 --multiset --selection f1 --weights 1,1
                        --min-order-length 3 --tool-args superset records.jsonl)
 trajcheck_score_golden(bad_weights bad_weights.expected score --weights 1 records.jsonl)
+# Thresholds: on the means (one passing, one failing with its shortfall, one without data),
+# and per record (the failing ids), in text and json.
+trajcheck_score_golden(thresholds_mean thresholds.text.expected
+                       score -j 2 --quiet --min-overall 0.95 --min-selection 0.9 --min-ordering 0.9 records.jsonl)
+trajcheck_score_golden(thresholds_per_record thresholds.per_record.json.expected
+                       score --format json -j 2 --min-overall 0.8 --min-ordering 0.7 --per-record records.jsonl)
+trajcheck_score_golden(thresholds_pass thresholds.pass.expected score -j 1 --quiet --min-selection 0.1 records.jsonl)
+trajcheck_score_golden(per_record_alone per_record_alone.expected score --per-record records.jsonl)

@@ -21,8 +21,10 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
@@ -34,9 +36,31 @@ enum class ScoreFormat : std::uint8_t { text, json, jsonl };
 // Accepts "text", "json", "jsonl"; false when unknown.
 bool parse_score_format(std::string_view name, ScoreFormat* out);
 
+// Thresholds that fail a run (exit 1): --min-overall, --min-selection, --min-ordering,
+// --min-arguments. On the mean over the scored records (one without an ordering or arguments
+// does not count for that mean; a mean nothing counts for fails), or with per_record on every
+// record (one without the value is not judged on it).
+enum class ScoreMetric : std::uint8_t { overall, selection, ordering, arguments };
+std::string_view to_string(ScoreMetric m);
+struct ScoreThresholds {
+  std::optional<double> min[4];  // by ScoreMetric
+  bool per_record = false;
+  bool any() const { return min[0] || min[1] || min[2] || min[3]; }
+};
+
+// One threshold's verdict over a run.
+struct ThresholdResult {
+  ScoreMetric metric = ScoreMetric::overall;
+  double threshold = 0;
+  std::optional<double> value;  // the mean (absent: no record has the value); not per record
+  std::uint64_t failing = 0;    // per record: records below it
+  bool pass = false;
+};
+
 struct ScoreRunOptions {
   NormalizeOptions reading;  // how both sides are read (format, aliases, error patterns)
   ScoreOptions scoring;
+  ScoreThresholds thresholds;
   ScoreFormat format = ScoreFormat::text;
   bool quiet = false;  // text: no per-record blocks; warnings counted, not written
   unsigned jobs = 1;   // worker threads; 0 = one per core
@@ -54,6 +78,14 @@ struct ScoreSummary {
   std::uint64_t duplicates = 0;
   std::uint64_t buckets[6] = {};  // overall in [0,.2) [.2,.4) [.4,.6) [.6,.8) [.8,1) and =1
   std::map<std::string, std::uint64_t> missed, extra;  // tool -> records
+  // Per-record thresholds: the records below one, in input order after merge().
+  struct Below {
+    std::uint64_t record = 0;  // RecordOrigin::record
+    std::string id;
+    ScoreMetric metric = ScoreMetric::overall;
+    double value = 0;
+  };
+  std::vector<Below> below;
 
   void add(const ScoreResult& r);
   void merge(const ScoreSummary& o);
@@ -67,12 +99,20 @@ struct ScoreSummary {
 // `--format json` (json).
 std::string score_summary_text(const ScoreSummary& s);
 std::string score_summary_json(const ScoreSummary& s);
+// The thresholds judged on a summary, in ScoreMetric order (only those set).
+std::vector<ThresholdResult> check_thresholds(const ScoreSummary& s, const ScoreThresholds& t);
+// The same summaries ending with the thresholds' verdicts: text lines naming each failed
+// threshold and its shortfall (per record: the failing ids); json "thresholds" and "failing".
+std::string score_summary_text(const ScoreSummary& s, const ScoreThresholds& t);
+std::string score_summary_json(const ScoreSummary& s, const ScoreThresholds& t);
 // Writes the end of a run's output to `out`: text, the summary; json, the whole document
 // from `body` (a file holding every record's part, in input order; null when none);
 // jsonl, nothing.
-void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out);
-// CLI.md's exit status of a score run: 2 when a record was rejected, else 0.
-int exit_status(const ScoreSummary& s);
+void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out,
+                  const ScoreThresholds& thresholds = {});
+// CLI.md's exit status of a score run: 2 when a record was rejected, else 1 when a threshold
+// failed, else 0.
+int exit_status(const ScoreSummary& s, const ScoreThresholds& thresholds = {});
 
 // Reads and scores one record at a time; one per thread (it keeps scratch memory).
 class ScoreRecordReader {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct ScoreSettings {
   std::uint32_t min_order_length = 0;
   std::string tool_args = "exact";
   std::vector<std::string> tool_args_for;
+  std::optional<double> min[4];  // --min-overall, --min-selection, --min-ordering, --min-arguments
+  bool per_record = false;
 };
 
 bool parse_weights(const std::string& text, double* s, double* o) {
@@ -78,6 +81,13 @@ int run_score(ScoreSettings& s) {
     fmt::print(stderr, "trajcheck score: {}\n", error);
     return kBadInput;
   }
+  for (int m = 0; m < 4; ++m) run.thresholds.min[m] = s.min[m];
+  run.thresholds.per_record = s.per_record;
+  if (s.per_record && !run.thresholds.any()) {
+    fmt::print(stderr, "trajcheck score: --per-record applies thresholds: give --min-overall, --min-selection, "
+                       "--min-ordering or --min-arguments\n");
+    return kBadInput;
+  }
   run.quiet = s.input.quiet;
   run.jobs = s.input.jobs;
   ScoreRunner runner(run);
@@ -96,10 +106,10 @@ int run_score(ScoreSettings& s) {
   }
   RecordSource source(s.input.inputs);
   ScoreSummary summary = runner.run(source, write_to(body ? body : stdout, stderr));
-  finish_score(run.format, summary, body, stdout);
+  finish_score(run.format, summary, body, stdout, run.thresholds);
   if (body) std::fclose(body);
   std::fflush(stdout);
-  return exit_status(summary);
+  return exit_status(summary, run.thresholds);
 }
 
 const bool registered = register_command({"score", 20, [](CLI::App& app) -> std::function<int()> {
@@ -116,6 +126,11 @@ const bool registered = register_command({"score", 20, [](CLI::App& app) -> std:
   sub->add_option("--tool-args", s->tool_args, "exact|ignore|subset|superset (default exact)")
       ->check(CLI::IsMember({"exact", "ignore", "subset", "superset"}));
   sub->add_option("--tool-args-for", s->tool_args_for, "NAME=MODE argument mode for one tool (repeatable)");
+  for (ScoreMetric m : {ScoreMetric::overall, ScoreMetric::selection, ScoreMetric::ordering, ScoreMetric::arguments})
+    sub->add_option(fmt::format("--min-{}", to_string(m)), s->min[static_cast<int>(m)],
+                    fmt::format("exit 1 when the mean {} is below X (see --per-record)", to_string(m)))
+        ->check(CLI::Range(0.0, 1.0));
+  sub->add_flag("--per-record", s->per_record, "apply the --min-* thresholds to every record, listing the failing ids");
   return [s] { return run_score(*s); };
 }});
 

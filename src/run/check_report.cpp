@@ -528,7 +528,7 @@ void CheckReport::summary_json(const CheckStats& st, std::string& out) const {
     out += fmt::format(",\"tool_calls\":{},\"catalog_calls\":{},\"invalid_calls\":{},\"argument_validity\":{},"
                        "\"write_calls\":{},\"unknown_calls\":{},\"unknown_tools\":[",
                        cs.calls, cs.known_calls, cs.invalid_calls,
-                       cs.known_calls ? fmt::format("{:.6g}", double(cs.known_calls - cs.invalid_calls) /
+                       cs.known_calls ? fmt::format("{}", double(cs.known_calls - cs.invalid_calls) /
                                                                double(cs.known_calls))
                                       : std::string("null"),
                        cs.write_calls, cs.unknown_calls);

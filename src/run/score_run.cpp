@@ -28,6 +28,16 @@ bool parse_score_format(std::string_view name, ScoreFormat* out) {
   return true;
 }
 
+std::string_view to_string(ScoreMetric m) {
+  switch (m) {
+    case ScoreMetric::overall: return "overall";
+    case ScoreMetric::selection: return "selection";
+    case ScoreMetric::ordering: return "ordering";
+    case ScoreMetric::arguments: return "arguments";
+  }
+  return "";
+}
+
 void ScoreSummary::add(const ScoreResult& r) {
     ++scored;
     selection += r.selection;
@@ -70,16 +80,18 @@ void ScoreSummary::merge(const ScoreSummary& o) {
     for (int i = 0; i < 6; ++i) buckets[i] += o.buckets[i];
     for (const auto& [k, v] : o.missed) missed[k] += v;
     for (const auto& [k, v] : o.extra) extra[k] += v;
+    const auto mid = static_cast<std::ptrdiff_t>(below.size());
+    below.insert(below.end(), o.below.begin(), o.below.end());
+    std::inplace_merge(below.begin(), below.begin() + mid, below.end(),
+                       [](const Below& a, const Below& b) { return a.record < b.record; });
 }
 
 namespace {
 
 constexpr const char* kBucketNames[6] = {"0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0", "1.0"};
 
-// Scores print with at most four decimals.
-double round4(double x) { return std::round(x * 10000.0) / 10000.0; }
-
-void append_number(std::string& out, double x) { fmt::format_to(std::back_inserter(out), "{}", round4(x)); }
+// Machine output carries the value: the shortest text that reads back as the same double.
+void append_number(std::string& out, double x) { fmt::format_to(std::back_inserter(out), "{}", x); }
 
 void append_string_list(std::string& out, const std::vector<std::string>& v) {
   out += '[';
@@ -236,6 +248,7 @@ struct ScoreRecordReader::Impl {
   simdjson::dom::parser json;
   simdjson::ondemand::parser od;
   std::string buf, id_json, plain_id;  // the record's id as JSON and as text
+  std::uint64_t record_no = 0;          // its RecordOrigin::record
   ScoreSummary* summary = nullptr;  // the caller's, during read()
 
   void reject(const RecordOrigin& where, const std::string& message, std::string& out, std::string& err) {
@@ -307,6 +320,13 @@ struct ScoreRecordReader::Impl {
 
   void emit(const ScoreResult& r, std::string& out) {
     summary->add(r);
+    const ScoreThresholds& t = options.thresholds;
+    if (t.per_record) {
+      const std::optional<double> values[4] = {r.overall, r.selection, r.ordering, r.arguments};
+      for (int m = 0; m < 4; ++m)
+        if (t.min[m] && values[m] && *values[m] < *t.min[m])
+          summary->below.push_back({record_no, plain_id, static_cast<ScoreMetric>(m), *values[m]});
+    }
     if (options.format == ScoreFormat::text) {
       if (!options.quiet) append_record_text(out, plain_id, r);
     } else {
@@ -351,6 +371,7 @@ struct ScoreRecordReader::Impl {
 
   // Sets the record's id (JSON text and plain text) from `id`, else file:line.
   void set_id(const RawRecord& rec, const RecordId& id) {
+    record_no = rec.origin.record;
     id_json.clear();
     if (id.rank > 0 && id.is_string) {
       append_json_string(id_json, plain_id);
@@ -543,9 +564,10 @@ ScoreSummary ScoreRunner::run(RecordSource& source, const RunOutput& output) con
   return run([&](RawRecord& r) { return source.next(r); }, output);
 }
 
-void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out) {
+void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out,
+                  const ScoreThresholds& thresholds) {
   if (format == ScoreFormat::text) {
-    detail::write_all(out, score_summary_text(s));
+    detail::write_all(out, score_summary_text(s, thresholds));
     return;
   }
   if (format != ScoreFormat::json) return;
@@ -565,10 +587,101 @@ void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, st
       left -= static_cast<long>(n);
     }
   }
-  fmt::print(out, "{}],\n\"summary\":{}}}\n", size >= 2 ? "\n" : "", score_summary_json(s));
+  fmt::print(out, "{}],\n\"summary\":{}}}\n", size >= 2 ? "\n" : "", score_summary_json(s, thresholds));
 }
 
-int exit_status(const ScoreSummary& s) { return s.rejected > 0 ? 2 : 0; }
+std::vector<ThresholdResult> check_thresholds(const ScoreSummary& s, const ScoreThresholds& t) {
+  std::vector<ThresholdResult> out;
+  const double sums[4] = {s.overall, s.selection, s.ordering, s.arguments};
+  const std::uint64_t counts[4] = {s.scored, s.scored, s.ordering_n, s.arguments_n};
+  for (int m = 0; m < 4; ++m) {
+    if (!t.min[m]) continue;
+    ThresholdResult r;
+    r.metric = static_cast<ScoreMetric>(m);
+    r.threshold = *t.min[m];
+    if (t.per_record) {
+      for (const ScoreSummary::Below& b : s.below) r.failing += b.metric == r.metric;
+      r.pass = r.failing == 0;
+    } else {
+      if (counts[m]) r.value = sums[m] / double(counts[m]);
+      r.pass = r.value && *r.value >= r.threshold;
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::string score_summary_text(const ScoreSummary& s, const ScoreThresholds& t) {
+  std::string out = score_summary_text(s);
+  for (const ThresholdResult& r : check_thresholds(s, t)) {
+    const std::string_view name = to_string(r.metric);
+    if (t.per_record) {
+      fmt::format_to(std::back_inserter(out), "--min-{} {} per record: ", name, r.threshold);
+      if (r.pass) {
+        out += "pass\n";
+        continue;
+      }
+      fmt::format_to(std::back_inserter(out), "FAIL, {} record{} below:", r.failing, r.failing == 1 ? "" : "s");
+      for (const ScoreSummary::Below& b : s.below)
+        if (b.metric == r.metric) fmt::format_to(std::back_inserter(out), " {} ({})", b.id, fixed2(b.value));
+      out += '\n';
+    } else if (r.pass) {
+      fmt::format_to(std::back_inserter(out), "--min-{} {}: pass (mean {})\n", name, r.threshold, fixed2(*r.value));
+    } else if (r.value) {
+      fmt::format_to(std::back_inserter(out), "--min-{} {}: FAIL, mean {} is {} short\n", name, r.threshold,
+                     fixed2(*r.value), fixed2(r.threshold - *r.value));
+    } else {
+      fmt::format_to(std::back_inserter(out), "--min-{} {}: FAIL, no record has a value for it\n", name, r.threshold);
+    }
+  }
+  return out;
+}
+
+std::string score_summary_json(const ScoreSummary& s, const ScoreThresholds& t) {
+  std::string out = score_summary_json(s);
+  if (!t.any()) return out;
+  out.pop_back();  // the closing brace
+  out += ",\"thresholds\":[";
+  bool first = true;
+  for (const ThresholdResult& r : check_thresholds(s, t)) {
+    out += first ? "" : ",";
+    first = false;
+    fmt::format_to(std::back_inserter(out), "{{\"metric\":\"{}\",\"min\":", to_string(r.metric));
+    append_number(out, r.threshold);
+    if (t.per_record) {
+      fmt::format_to(std::back_inserter(out), ",\"per_record\":true,\"failing\":{}", r.failing);
+    } else {
+      out += ",\"mean\":";
+      if (r.value) append_number(out, *r.value);
+      else out += "null";
+      out += ",\"shortfall\":";
+      if (r.value && !r.pass) append_number(out, r.threshold - *r.value);
+      else out += r.pass ? "0" : "null";
+    }
+    fmt::format_to(std::back_inserter(out), ",\"pass\":{}}}", r.pass ? "true" : "false");
+  }
+  out += "]";
+  if (t.per_record) {
+    out += ",\"failing\":[";
+    for (std::size_t i = 0; i < s.below.size(); ++i) {
+      out += i ? ",{\"id\":" : "{\"id\":";
+      append_json_string(out, s.below[i].id);
+      fmt::format_to(std::back_inserter(out), ",\"metric\":\"{}\",\"value\":", to_string(s.below[i].metric));
+      append_number(out, s.below[i].value);
+      out += '}';
+    }
+    out += ']';
+  }
+  out += '}';
+  return out;
+}
+
+int exit_status(const ScoreSummary& s, const ScoreThresholds& t) {
+  if (s.rejected > 0) return 2;
+  for (const ThresholdResult& r : check_thresholds(s, t))
+    if (!r.pass) return 1;
+  return 0;
+}
 
 std::string ScoreSummary::to_json() const {
   std::string out = fmt::format(
@@ -588,7 +701,14 @@ std::string ScoreSummary::to_json() const {
     }
     out += '}';
   }
-  out += '}';
+  out += ",\"below\":[";
+  for (std::size_t i = 0; i < below.size(); ++i) {
+    fmt::format_to(std::back_inserter(out), "{}{{\"record\":{},\"id\":", i ? "," : "", below[i].record);
+    append_json_string(out, below[i].id);
+    fmt::format_to(std::back_inserter(out), ",\"metric\":{},\"value\":{:.17g}}}", static_cast<int>(below[i].metric),
+                   below[i].value);
+  }
+  out += "]}";
   return out;
 }
 
@@ -624,6 +744,19 @@ bool ScoreSummary::from_json(std::string_view json, ScoreSummary* out, std::stri
       if (n.get_uint64().get(count)) return fail(fmt::format("\"{}\" holds a count that is not an integer", key));
       (*m)[std::string(name)] = count;
     }
+  }
+  simdjson::dom::array below;
+  if (root["below"].get_array().get(below)) return fail("\"below\" is not an array");
+  for (simdjson::dom::element e : below) {
+    ScoreSummary::Below b;
+    std::string_view id;
+    std::uint64_t metric = 0;
+    if (e["record"].get_uint64().get(b.record) || e["id"].get_string().get(id) ||
+        e["metric"].get_uint64().get(metric) || metric > 3 || e["value"].get_double().get(b.value))
+      return fail("\"below\" holds an entry that is not {record, id, metric, value}");
+    b.id = std::string(id);
+    b.metric = static_cast<ScoreMetric>(metric);
+    s.below.push_back(std::move(b));
   }
   *out = std::move(s);
   return true;

@@ -122,7 +122,7 @@ TEST_CASE("one score record, read alone, gives its jsonl line") {
   ScoreSummary s;
   reader.read(rec, out, err, s);
   CHECK(err.empty());
-  CHECK(out.rfind("{\"id\":7,\"selection\":0.3333,", 0) == 0);
+  CHECK(out.rfind("{\"id\":7,\"selection\":0.3333333333333333,", 0) == 0);  // the value, in full
   CHECK(out.find("\"missing\":[\"c\"],\"extra\":[\"b\"]") != std::string::npos);
   CHECK(s.records == 1);
   CHECK(s.scored == 1);
@@ -147,4 +147,44 @@ TEST_CASE("score summaries refuse JSON that is not theirs") {
   REQUIRE(ScoreSummary::from_json(t.to_json(), &s, &error));
   CHECK(s.selection == t.selection);
   CHECK(s.missed["x"] == 2);
+}
+
+TEST_CASE("thresholds: means, no data, per record across merged parts and through JSON") {
+  ScoreThresholds t;
+  t.min[static_cast<int>(ScoreMetric::overall)] = 0.8;
+  t.min[static_cast<int>(ScoreMetric::arguments)] = 0.5;
+  ScoreSummary s;
+  ScoreResult a, b;
+  a.selection = a.overall = 0.9;
+  b.selection = b.overall = 0.6;
+  s.add(a);
+  s.add(b);
+  auto r = check_thresholds(s, t);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].metric == ScoreMetric::overall);
+  CHECK(*r[0].value == doctest::Approx(0.75));
+  CHECK_FALSE(r[0].pass);
+  CHECK_FALSE(r[1].value);  // no record has arguments: the threshold fails
+  CHECK_FALSE(r[1].pass);
+  CHECK(exit_status(s, t) == 1);
+  CHECK(exit_status(s) == 0);
+  CHECK(score_summary_text(s, t).find("--min-overall 0.8: FAIL, mean 0.75 is 0.05 short\n") != std::string::npos);
+  // Per record: parts scored apart keep input order when merged, also after a JSON trip.
+  t.per_record = true;
+  ScoreSummary p1, p2;
+  p1.below.push_back({1, "c2", ScoreMetric::overall, 0.5});
+  p1.below.push_back({7, "c8", ScoreMetric::overall, 0.25});
+  p2.below.push_back({3, "c4", ScoreMetric::arguments, 0});
+  ScoreSummary back;
+  std::string error;
+  REQUIRE(ScoreSummary::from_json(p2.to_json(), &back, &error));
+  p1.merge(back);
+  REQUIRE(p1.below.size() == 3);
+  CHECK(p1.below[1].id == "c4");
+  CHECK(p1.below[1].metric == ScoreMetric::arguments);
+  r = check_thresholds(p1, t);
+  CHECK(r[0].failing == 2);
+  CHECK(r[1].failing == 1);
+  CHECK(score_summary_json(p1, t).find(R"("failing":[{"id":"c2","metric":"overall","value":0.5},{"id":"c4")") !=
+        std::string::npos);
 }
