@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -19,11 +18,11 @@
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
 #include "run/pipeline.hpp"
-#include "util/glob.hpp"
+#include "util/glob_files.hpp"
 
 namespace trajcheck::eval {
 
-namespace fs = std::filesystem;
+using detail::glob_files;
 using nlohmann::json;
 
 namespace {
@@ -31,59 +30,6 @@ namespace {
 std::string join_path(const std::string& dir, const std::string& p) {
   if (p.empty() || p[0] == '/' || dir.empty() || dir == ".") return p;
   return dir + "/" + p;
-}
-
-bool has_glob(std::string_view s) { return s.find_first_of("*?") != std::string_view::npos; }
-
-// Files matching a glob (`*`/`?` within one path component), sorted.
-std::vector<std::string> glob_files(const std::string& pattern) {
-  std::vector<std::string> out;
-  if (!has_glob(pattern)) {
-    std::error_code ec;
-    if (fs::is_regular_file(pattern, ec)) out.push_back(pattern);
-    return out;
-  }
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : pattern) {
-    if (c == '/') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  std::vector<std::string> paths{pattern[0] == '/' ? "/" : ""};
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const std::string& part = parts[i];
-    if (part.empty()) continue;
-    bool last = i + 1 == parts.size();
-    std::vector<std::string> next;
-    for (const std::string& base : paths) {
-      std::string dir = base.empty() ? "." : base;
-      if (!has_glob(part)) {
-        std::string p = base.empty() ? part : (base == "/" ? "/" + part : base + "/" + part);
-        std::error_code ec;
-        if (last ? fs::is_regular_file(p, ec) : fs::is_directory(p, ec)) next.push_back(p);
-        continue;
-      }
-      std::error_code ec;
-      std::vector<std::string> found;
-      for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        if (name.empty() || name[0] == '.') continue;
-        if (!detail::glob_match(part, name)) continue;
-        std::error_code ec2;
-        if (last ? !it->is_regular_file(ec2) : !it->is_directory(ec2)) continue;
-        found.push_back(base.empty() ? name : (base == "/" ? "/" + name : base + "/" + name));
-      }
-      std::sort(found.begin(), found.end());
-      next.insert(next.end(), found.begin(), found.end());
-    }
-    paths = std::move(next);
-  }
-  return paths;
 }
 
 std::string scalar_text(const json& v) {
