@@ -21,10 +21,14 @@ corpus="$build/corpus/$target"
 seeds="$build/seeds/$target"
 mkdir -p "$corpus" "$seeds"
 # Seeds: every .rules file of the repository (rules/, tests/golden/, examples/) for the rule
-# parser; every small trace file (.json, .jsonl) of tests/data and examples/ for the readers.
+# parser; every small trace file (.json, .jsonl) of tests/data and examples/ for the readers;
+# framed LSP conversations (tests/fuzz/lsp_seeds/) for the language server.
 if [[ "$target" == fuzz_traces ]]; then
   patterns=(-name '*.json' -o -name '*.jsonl')
   dirs=(tests/data examples)
+elif [[ "$target" == fuzz_lsp ]]; then
+  patterns=(-name '*.txt')
+  dirs=(tests/fuzz/lsp_seeds)
 else
   patterns=(-name '*.rules')
   dirs=(rules tests/golden examples)
