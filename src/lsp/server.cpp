@@ -37,6 +37,19 @@ std::string string_member(const json& j, const char* key) {
   return v.get<std::string>();
 }
 
+// An LSP `uinteger` (a line or character): a whole number, clamped to 32 bits; anything else
+// (a fraction, a negative or huge number, which a cast would not survive) is invalid.
+std::uint32_t uinteger_member(const json& j, const char* key) {
+  const json& v = member(j, key);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    throw InvalidParams(fmt::format("'{}' is not a whole number >= 0", key));
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(v.get<std::uint64_t>(), UINT32_MAX));
+}
+
+Position position_member(const json& j) {
+  return {uinteger_member(j, "line"), uinteger_member(j, "character")};
+}
+
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // The id of a message that is not valid JSON, when its text still shows one.
@@ -335,12 +348,8 @@ void Server::change(const json& params, Clock::time_point now) {
     }
     LineIndex index(doc);
     const json& r = c["range"];
-    std::uint32_t b = index.offset({member(member(r, "start"), "line").get<std::uint32_t>(),
-                                    member(member(r, "start"), "character").get<std::uint32_t>()},
-                                   encoding_);
-    std::uint32_t e = index.offset({member(member(r, "end"), "line").get<std::uint32_t>(),
-                                    member(member(r, "end"), "character").get<std::uint32_t>()},
-                                   encoding_);
+    std::uint32_t b = index.offset(position_member(member(r, "start")), encoding_);
+    std::uint32_t e = index.offset(position_member(member(r, "end")), encoding_);
     if (e < b) std::swap(b, e);
     doc.replace(b, e - b, text);
   }
@@ -443,8 +452,7 @@ json Server::location(const std::string& path, const std::string& text, SourceRa
 
 std::uint32_t Server::offset_of(const Document& d, const json& position) const {
   LineIndex index(d.text);
-  return index.offset({member(position, "line").get<std::uint32_t>(), member(position, "character").get<std::uint32_t>()},
-                      encoding_);
+  return index.offset(position_member(position), encoding_);
 }
 
 // ---- features ----

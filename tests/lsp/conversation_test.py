@@ -239,6 +239,11 @@ class Conversation(unittest.TestCase):
         self.assertEqual(r["error"]["code"], -32602)
         r = c.request("textDocument/hover", {"textDocument": {"uri": 7}, "position": {}})
         self.assertEqual(r["error"]["code"], -32602)
+        for bad in ({"line": -1, "character": 0}, {"line": 0.5, "character": 0}, {"line": 1e30, "character": 0},
+                    {"line": "0", "character": 0}):
+            self.open(c, "forbid a\n", uri="untitled:p.rules")
+            r = c.request("textDocument/hover", {"textDocument": {"uri": "untitled:p.rules"}, "position": bad})
+            self.assertEqual(r["error"]["code"], -32602, bad)
         # A request for a document that is not open: an empty answer, not an error.
         r = c.request("textDocument/hover", {"textDocument": {"uri": "file:///nowhere.rules"},
                                              "position": {"line": 0, "character": 0}})
