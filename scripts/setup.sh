@@ -2,7 +2,8 @@
 # One script behind the README's two commands (run as root on Debian 12, idempotent):
 #   bash scripts/setup.sh examples   install what is missing, build (Release), run the examples
 #   bash scripts/setup.sh test       install what is missing, build, run the whole test suite
-#                                    (Release, then again built with ASan+UBSan)
+#                                    (Release, the embedding example against an installed copy,
+#                                    then again built with ASan+UBSan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +50,15 @@ case "$mode" in
     build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_BUILD_TESTS=ON
     ctest --test-dir build --output-on-failure -j "$jobs"
     bash scripts/run-examples.sh build/trajcheck >/dev/null
+    # The embedding example is a project of its own: it must build against an installed copy
+    # (find_package(trajcheck)), not against this tree.
+    prefix=$(mktemp -d)
+    trap 'rm -rf "$prefix"' EXIT
+    cmake --install build --prefix "$prefix/usr" >/dev/null
+    cmake -S examples/embedding -B "$prefix/embedding" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$prefix/usr" >/dev/null
+    cmake --build "$prefix/embedding" -j "$jobs"
+    "$prefix/embedding/embedding_tests"
     # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer. This build is most
     # of the CI time: -O1 (ASan's recommendation) and -g1 (line tables, enough for the
     # sanitizers' stack traces) instead of RelWithDebInfo's -O2 -g roughly halve its compile

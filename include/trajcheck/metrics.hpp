@@ -2,8 +2,8 @@
 //
 //   trajcheck::ScoreOptions opt;                       // --selection, --weights, --tool-args, …
 //   trajcheck::Scorer scorer(opt);                     // one per thread; reuses its scratch
-//   trajcheck::ScoreResult r = scorer.score(actual, expected);            // expected trajectory
-//   trajcheck::ScoreResult p = scorer.score(actual, "a -> {b, c}");       // expected PATH
+//   trajcheck::ScoreResult r = scorer.score({.expected = reference, .actual = run});
+//   trajcheck::ScoreResult p = scorer.score({.expected = "a -> {b, c}", .actual = run});  // a PATH
 //   use(r.selection, r.ordering, r.overall, r.match.superset, r.explanation);
 //
 // Only the tool_call steps of either trajectory are scored; names are the normalized
@@ -77,6 +77,20 @@ struct ScoreResult {
   std::string error;  // non-empty: the expectation could not be used; scores are 0
 };
 
+// The two sides of a score, named so that they cannot be swapped by position: designated
+// initializers must follow this order, and both sides are required.
+//   trajcheck::score({.expected = reference, .actual = run}, options);
+struct ScoreSides {
+  const Trajectory& expected;
+  const Trajectory& actual;
+};
+// The expected side as a PATH of the rule language (`name` labels its parse errors).
+struct ScorePathSides {
+  std::string_view expected;
+  const Trajectory& actual;
+  std::string_view name = "<expected>";
+};
+
 class Scorer {
  public:
   explicit Scorer(ScoreOptions options = {});
@@ -91,6 +105,8 @@ class Scorer {
   // Expected side as a PATH of the rule language; `name` labels parse errors.
   ScoreResult score(const Trajectory& actual, std::string_view expected_path,
                     std::string_view name = "<expected>");
+  ScoreResult score(const ScoreSides& s) { return score(s.actual, s.expected); }
+  ScoreResult score(const ScorePathSides& s) { return score(s.actual, s.expected, s.name); }
 
  private:
   std::unique_ptr<metrics::ScorerCore> impl_;
@@ -101,5 +117,11 @@ ScoreResult score(const Trajectory& actual, const Trajectory& expected,
                   const ScoreOptions& options = {});
 ScoreResult score(const Trajectory& actual, std::string_view expected_path,
                   const ScoreOptions& options = {});
+inline ScoreResult score(const ScoreSides& s, const ScoreOptions& options = {}) {
+  return score(s.actual, s.expected, options);
+}
+inline ScoreResult score(const ScorePathSides& s, const ScoreOptions& options = {}) {
+  return Scorer(options).score(s);
+}
 
 }  // namespace trajcheck
