@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One script behind the README's two commands (run as root on Debian 12, idempotent):
-#   bash scripts/setup.sh examples   install what is missing, build (Release), run the examples
-#   bash scripts/setup.sh test       install what is missing, build, run the whole test suite
-#                                    (Release, the embedding example against an installed copy,
-#                                    then again built with ASan+UBSan)
+#   bash scripts/setup.sh examples   install what is missing, build (Release), install the Python
+#                                    package for Debian's python3, run the examples
+#   bash scripts/setup.sh test       the same, then run the whole test suite (Release, the Python
+#                                    tests, the embedding example against an installed copy, then
+#                                    the C++ tests again built with ASan+UBSan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +14,7 @@ jobs=${JOBS:-$(nproc)}
 # Debian packages the build and the tests need.
 packages=(build-essential cmake ninja-build pkg-config
           tao-pegtl-dev libfmt-dev nlohmann-json3-dev doctest-dev libsimdjson-dev libre2-dev
-          libcli11-dev python3
+          libcli11-dev python3 python3-dev pybind11-dev python3-pytest
           libvalijson-dev json-schema-test-suite)
 missing=()
 for p in "${packages[@]}"; do
@@ -36,9 +37,20 @@ build() {  # build DIR [cmake args…]
   cmake --build "$dir" -j "$jobs"
 }
 
+# The Python package is built for Debian's own interpreter (another python3 may come first on
+# PATH) and installed into its site directory under /usr/local, which that interpreter reads.
+python=/usr/bin/python3
+release=(-DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_PYTHON=ON -DPython3_EXECUTABLE=$python)
+install_python() {
+  cmake --install build --component python >/dev/null
+  (cd / && "$python" -c "import trajcheck") || { echo "setup: the installed trajcheck package does not import" >&2; exit 1; }
+  echo "setup: Python package installed for $python ($(cd / && "$python" -c 'import os, trajcheck; print(os.path.dirname(trajcheck.__file__))'))"
+}
+
 case "$mode" in
   examples)
-    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_BUILD_TESTS=OFF
+    build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=OFF
+    install_python
     bash scripts/run-examples.sh build/trajcheck
     ;;
   test)
@@ -47,7 +59,8 @@ case "$mode" in
     if ! (cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund); then
       echo "setup: npm ci failed in editors/vscode: the extension's tests will be skipped" >&2
     fi
-    build build -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_BUILD_TESTS=ON
+    build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON
+    install_python
     ctest --test-dir build --output-on-failure -j "$jobs"
     bash scripts/run-examples.sh build/trajcheck >/dev/null
     # The embedding example is a project of its own: it must build against an installed copy
@@ -64,7 +77,7 @@ case "$mode" in
     # sanitizers' stack traces) instead of RelWithDebInfo's -O2 -g roughly halve its compile
     # time (docs/ci.md); the instrumentation and the tests are the same.
     build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-      -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_SANITIZE=ON
+      -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_SANITIZE=ON -DTRAJCHECK_PYTHON=OFF
     # (The extension's tests run no C++ code: once, above, is enough.)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j "$jobs" -E '^vscode\.'

@@ -1,0 +1,718 @@
+// trajcheck._native: the Python binding over the public C++ API, wrapped by the Python package
+// (python/trajcheck/__init__.py). Python values become JSON text here and are read by the
+// library's readers; everything that checks, scores or reports is the library's own code, so
+// results equal the command line's. The GIL is released while a trace is parsed and checked.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <charconv>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "trajcheck/diagnostic.hpp"
+#include "trajcheck/metrics.hpp"
+#include "trajcheck/reader.hpp"
+#include "trajcheck/report.hpp"
+#include "trajcheck/rules.hpp"
+#include "trajcheck/run.hpp"
+#include "trajcheck/score_run.hpp"
+
+namespace py = pybind11;
+
+namespace trajcheck::python {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Errors: raised as the Python classes of trajcheck._types, carrying the CLI's text.
+
+// Kept for the life of the process: a static py::object would be released after the
+// interpreter has finalized.
+py::module_& types() {
+  static py::module_* m = new py::module_(py::module_::import("trajcheck._types"));
+  return *m;
+}
+
+[[noreturn]] void raise(py::object instance) {
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(instance.ptr())), instance.ptr());
+  throw py::error_already_set();
+}
+
+std::string without_newline(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+[[noreturn]] void raise_trace_error(const std::vector<RecordError>& errors) {
+  std::string text;
+  for (const RecordError& e : errors) text += format_record_error(e);
+  const RecordError& first = errors.front();
+  raise(types().attr("TraceError")(without_newline(text), first.where.file, first.where.line,
+                                   first.where.column, first.message));
+}
+
+[[noreturn]] void raise_option_error(const std::string& message) {
+  raise(types().attr("OptionError")(message));
+}
+
+py::object diagnostic_tuple(const Source& src, const Diagnostic& d) {
+  LineCol lc = src.line_col(d.range.begin);
+  return types().attr("Diagnostic")(d.code, std::string(to_string(d.severity)), src.name(), lc.line,
+                                     lc.column, d.message);
+}
+
+[[noreturn]] void raise_rules_error(const RuleSetResult& r) {
+  py::list diags;
+  for (const RuleFile& f : r.files) {
+    if (!f.read_error.empty())
+      diags.append(types().attr("Diagnostic")("", "error", f.name, 0, 0, f.read_error));
+    for (const Diagnostic& d : f.diagnostics) diags.append(diagnostic_tuple(f.source, d));
+  }
+  raise(types().attr("RulesError")(without_newline(r.format_diagnostics(false, true)), diags));
+}
+
+FailOn fail_on_from(const std::string& name) {
+  FailOn f;
+  if (!parse_fail_on(name, &f))
+    raise_option_error("unknown fail_on '" + name + "' (critical, error, warning, info or never)");
+  return f;
+}
+
+// ---------------------------------------------------------------------------------------
+// Python values as JSON text: the text json.dumps(v, separators=(",", ":"), ensure_ascii=False,
+// allow_nan=False) gives (same key order, number spellings and escapes), written without
+// building intermediate Python strings; for a large trace this is most of the cost of a call.
+
+void append_utf8(std::string& out, PyObject* s) {
+  Py_ssize_t n;
+  const char* p = PyUnicode_AsUTF8AndSize(s, &n);
+  if (!p) throw py::error_already_set();
+  out.append(p, static_cast<std::size_t>(n));
+}
+
+void append_json_text(std::string& out, PyObject* s) {
+  Py_ssize_t n;
+  const char* p = PyUnicode_AsUTF8AndSize(s, &n);
+  if (!p) throw py::error_already_set();
+  out += '"';
+  const char* run = p;  // bytes from here on need no escape so far
+  const char* end = p + n;
+  for (const char* c = p; c < end; ++c) {
+    unsigned char ch = static_cast<unsigned char>(*c);
+    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+    out.append(run, static_cast<std::size_t>(c - run));
+    run = c + 1;
+    switch (ch) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default: {
+        static const char* hex = "0123456789abcdef";
+        out += "\\u00";
+        out += hex[ch >> 4];
+        out += hex[ch & 15];
+      }
+    }
+  }
+  out.append(run, static_cast<std::size_t>(end - run));
+  out += '"';
+}
+
+void append_number(std::string& out, PyObject* v) {
+  if (PyLong_Check(v)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow == 0 && !(x == -1 && PyErr_Occurred())) {
+      char buf[24];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+      out.append(buf, end);
+      return;
+    }
+    PyErr_Clear();
+    py::object r = py::reinterpret_steal<py::object>(PyLong_Type.tp_repr(v));  // a big int
+    if (!r) throw py::error_already_set();
+    append_utf8(out, r.ptr());
+    return;
+  }
+  double d = PyFloat_AS_DOUBLE(v);
+  if (!std::isfinite(d)) throw py::value_error("Out of range float values are not JSON compliant");
+  char* text = PyOS_double_to_string(d, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);  // float.__repr__
+  if (!text) throw py::error_already_set();
+  out += text;
+  PyMem_Free(text);
+}
+
+void append_json_value(std::string& out, PyObject* v, int depth) {
+  if (depth > 1000) throw py::value_error("a value nested more than 1000 levels deep");
+  if (v == Py_None) {
+    out += "null";
+  } else if (v == Py_True) {
+    out += "true";
+  } else if (v == Py_False) {
+    out += "false";
+  } else if (PyUnicode_Check(v)) {
+    append_json_text(out, v);
+  } else if (PyLong_Check(v) || PyFloat_Check(v)) {
+    append_number(out, v);
+  } else if (PyDict_Check(v)) {
+    out += '{';
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    bool first = true;
+    while (PyDict_Next(v, &pos, &key, &value)) {
+      if (!first) out += ',';
+      first = false;
+      if (PyUnicode_Check(key)) {
+        append_json_text(out, key);
+      } else if (key == Py_None || key == Py_True || key == Py_False || PyLong_Check(key) || PyFloat_Check(key)) {
+        std::string k;  // json's spelling of a non-string key, quoted
+        append_json_value(k, key, depth + 1);
+        out += '"' + k + '"';
+      } else {
+        throw py::type_error(std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(key)->tp_name);
+      }
+      out += ':';
+      append_json_value(out, value, depth + 1);
+    }
+    out += '}';
+  } else if (PyList_Check(v) || PyTuple_Check(v)) {
+    out += '[';
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    PyObject** items = PySequence_Fast_ITEMS(v);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (i) out += ',';
+      append_json_value(out, items[i], depth + 1);
+    }
+    out += ']';
+  } else {
+    throw py::type_error(std::string("Object of type ") + Py_TYPE(v)->tp_name + " is not JSON serializable");
+  }
+}
+
+// The JSON text of a trace given to the package: str and bytes-like objects as they are, dicts,
+// lists and tuples encoded. `buffer` holds the text when it had to be made.
+std::string_view trace_text(py::handle v, std::string& buffer, const char* what) {
+  PyObject* o = v.ptr();
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char* p = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!p) throw py::error_already_set();
+    return {p, static_cast<std::size_t>(n)};
+  }
+  if (PyBytes_Check(o)) return {PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))};
+  if (PyByteArray_Check(o))
+    return {PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))};
+  if (PyMemoryView_Check(o)) {
+    buffer = std::string(py::bytes(py::reinterpret_borrow<py::object>(v)));
+    return buffer;
+  }
+  if (PyDict_Check(o) || PyList_Check(o) || PyTuple_Check(o)) {
+    buffer.clear();
+    append_json_value(buffer, o, 0);
+    return buffer;
+  }
+  throw py::type_error(std::string(what) + ": expected a dict, a list or JSON text (str or bytes), not " +
+                       Py_TYPE(o)->tp_name);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reports
+
+// One checked trace (or one rejected record), self-contained: it keeps the trajectory so that
+// it can be rendered as `check` renders it, and the rule set so that rule ids have names.
+struct Report {
+  std::shared_ptr<const RuleSet> rules;
+  FailOn fail_on;
+  Trajectory trace;  // its tool table is not kept: reports read text only
+  TraceVerdict verdict;
+  bool rejected = false;
+  RecordError error;  // when rejected
+
+  bool passed() const { return !rejected && !verdict.failed; }
+
+  std::string text() const {
+    if (rejected) return without_newline(format_record_error(error));
+    CheckReportOptions o;
+    o.fail_on = fail_on;
+    std::string out;
+    CheckReport(rules, o).trace(trace, verdict, out);
+    if (out.empty())
+      out = "PASS " + std::string(trace.trace_id()) + "  (" + trace.origin.file + ":" +
+            std::to_string(trace.origin.line) + ", " + std::to_string(trace.steps().size()) +
+            (trace.steps().size() == 1 ? " step)\n" : " steps)\n");
+    return out;
+  }
+
+  std::string jsonl() const {
+    CheckReportOptions o;
+    o.format = CheckFormat::jsonl;
+    o.fail_on = fail_on;
+    std::string out;
+    CheckReport report(rules, o);
+    if (rejected) report.rejected(error, out);
+    else report.trace(trace, verdict, out);
+    return without_newline(std::move(out));
+  }
+
+  py::list results(bool violated_only) const {
+    py::list out;
+    py::object result = types().attr("Result");
+    py::object loads = py::module_::import("json").attr("loads");
+    for (const RuleResult& r : verdict.results) {
+      if (violated_only && r.status != VerdictStatus::violated) continue;
+      const RuleInfo& info = *rules->rules()[r.rule].info;
+      py::dict binding;
+      for (const auto& [var, value] : r.binding) binding[py::str(var)] = loads(value);
+      py::list steps;
+      for (std::uint32_t s : r.steps) steps.append(s);
+      out.append(result(info.name, std::string(to_string(info.severity)), std::string(to_string(r.status)),
+                        steps, binding, info.message, info.location, r.bindings_dropped));
+    }
+    return out;
+  }
+
+  py::list warnings() const {
+    py::list out;
+    for (const std::string& w : trace.warnings) out.append(without_newline(w));
+    return out;
+  }
+};
+
+Report make_report(const std::shared_ptr<const RuleSet>& rules, FailOn fail_on, const Trajectory& t,
+                   const TraceVerdict& v) {
+  Report r;
+  r.rules = rules;
+  r.fail_on = fail_on;
+  r.trace = t;
+  r.trace.set_tools(nullptr);
+  r.verdict = v;
+  // The checker ran with the default --fail-on; pass/fail is the caller's.
+  r.verdict.failed = false;
+  for (const RuleResult& res : v.results)
+    if (res.status == VerdictStatus::violated && fail_on.fails(rules->rules()[res.rule].info->severity))
+      r.verdict.failed = true;
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// Rules: a RuleSet, its reader, and a pool of per-thread checkers
+
+struct Worker {
+  std::unique_ptr<ToolTable> tools = std::make_unique<ToolTable>();
+  std::unique_ptr<Trajectory> scratch = std::make_unique<Trajectory>(tools.get());
+  RuleSetChecker checker;
+  RawRecord record;
+  explicit Worker(std::shared_ptr<const RuleSet> rules) : checker(std::move(rules)) {}
+};
+
+class Rules {
+ public:
+  Rules(std::shared_ptr<const RuleSet> rules, NormalizeOptions reading)
+      : rules_(std::move(rules)),
+        reading_(std::move(reading)),
+        parser_(std::make_unique<TraceParser>(rules_->reading_options(reading_))) {
+    if (!parser_->option_error().empty()) raise_option_error(parser_->option_error());
+  }
+
+  const std::shared_ptr<const RuleSet>& rule_set() const { return rules_; }
+
+  // Checks the one trajectory in `json` (any format). Called with the GIL held; releases it.
+  Report check(std::string_view json, const std::string& fail_on_name) {
+    FailOn fail_on = fail_on_from(fail_on_name);
+    std::unique_ptr<Worker> w = acquire();
+    std::optional<Report> report;
+    ParseOutcome outcome;
+    {
+      RawRecord& rec = w->record;
+      rec.text.reserve(json.size() + kRecordPadding);
+      rec.text.assign(json.data(), json.size());
+      rec.origin = RecordOrigin{"<trace>", 1, 1, 0};
+      py::gil_scoped_release nogil;
+      std::uint32_t emitted = 0;
+      outcome = parser_->parse(rec, *w->scratch, [&](Trajectory& t) {
+        if (++emitted == 1) report = make_report(rules_, fail_on, t, w->checker.check(t));
+      });
+      if (outcome.ok() && emitted != 1)
+        outcome.errors.push_back(RecordError{rec.origin, "expected one trajectory, found " + std::to_string(emitted)});
+    }
+    release(std::move(w));
+    if (!outcome.ok()) raise_trace_error(outcome.errors);
+    return std::move(*report);
+  }
+
+  std::vector<std::string> rule_names() const {
+    std::vector<std::string> out;
+    for (const auto& r : rules_->rules()) out.push_back(r.info->name);
+    return out;
+  }
+
+  const NormalizeOptions& reading() const { return reading_; }
+
+ private:
+  std::unique_ptr<Worker> acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<Worker> w = std::move(free_.back());
+        free_.pop_back();
+        return w;
+      }
+    }
+    return std::make_unique<Worker>(rules_);
+  }
+  void release(std::unique_ptr<Worker> w) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.size() < 64) free_.push_back(std::move(w));
+  }
+
+  std::shared_ptr<const RuleSet> rules_;
+  NormalizeOptions reading_;
+  std::unique_ptr<TraceParser> parser_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Worker>> free_;
+};
+
+NormalizeOptions reading_options(const std::string& input_format, const std::vector<std::string>& aliases,
+                                 const std::vector<std::string>& error_patterns,
+                                 const std::vector<std::string>& context) {
+  ReadingSpec spec;
+  spec.input_format = input_format;
+  spec.aliases = aliases;
+  spec.error_patterns = error_patterns;
+  spec.context = context;
+  NormalizeOptions out;
+  std::string error;
+  if (!parse_reading_spec(spec, &out, &error)) raise_option_error(error);
+  return out;
+}
+
+std::shared_ptr<Rules> make_rules(RuleSetResult r, NormalizeOptions reading) {
+  if (!r.ok()) raise_rules_error(r);
+  return std::make_shared<Rules>(std::move(r.rules), std::move(reading));
+}
+
+// ---------------------------------------------------------------------------------------
+// check_file: the corpus runner on a thread of its own, reports handed over in input order
+
+// The runner's writer: each record's report is made on the worker that checked it and its
+// address appended to the batch text, which the runner hands over in input order.
+class ReportWriter final : public CheckWriter {
+ public:
+  ReportWriter(std::shared_ptr<const RuleSet> rules, FailOn fail_on) : rules_(std::move(rules)), fail_on_(fail_on) {}
+  void trace(const Trajectory& t, const TraceVerdict& v, std::string& out) const override {
+    append(out, new Report(make_report(rules_, fail_on_, t, v)));
+  }
+  void rejected(const RecordError& e, std::string& out) const override {
+    auto* r = new Report;
+    r->rules = rules_;
+    r->fail_on = fail_on_;
+    r->rejected = true;
+    r->error = e;
+    r->trace.origin = e.where;
+    append(out, r);
+  }
+
+ private:
+  static void append(std::string& out, Report* r) {
+    char bytes[sizeof r];
+    std::memcpy(bytes, &r, sizeof r);
+    out.append(bytes, sizeof r);
+  }
+  std::shared_ptr<const RuleSet> rules_;
+  FailOn fail_on_;
+};
+
+class FileRun {
+ public:
+  FileRun(std::shared_ptr<Rules> rules, std::vector<std::string> inputs, unsigned jobs, FailOn fail_on)
+      : rules_(std::move(rules)), writer_(rules_->rule_set(), fail_on), source_(std::move(inputs)) {
+    CheckRunOptions o;
+    o.reading = rules_->reading();
+    o.fail_on = fail_on;
+    o.quiet = true;  // warnings travel with each report
+    o.jobs = jobs;
+    runner_ = std::make_unique<CheckRunner>(rules_->rule_set(), o);
+    if (!runner_->option_error().empty()) raise_option_error(runner_->option_error());
+    thread_ = std::thread([this] { run(); });
+  }
+
+  ~FileRun() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      cancelled_ = true;
+      for (Report* r : queue_) delete r;
+      queue_.clear();
+    }
+    room_.notify_all();
+    if (thread_.joinable()) {
+      py::gil_scoped_release nogil;
+      thread_.join();
+    }
+  }
+
+  // The next report, or null at the end. Waits without the GIL.
+  std::unique_ptr<Report> next() {
+    py::gil_scoped_release nogil;
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return nullptr;
+    std::unique_ptr<Report> r(queue_.front());
+    queue_.pop_front();
+    room_.notify_one();
+    return r;
+  }
+
+  // Valid once next() returned null.
+  const CheckStats& stats() const { return stats_; }
+  bool finished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return done_ && queue_.empty();
+  }
+
+ private:
+  static constexpr std::size_t kMaxQueued = 4096;
+
+  void run() {
+    CheckStats st = runner_->run(
+        [this](RawRecord& r) {
+          {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (cancelled_) return false;
+          }
+          return source_.next(r);
+        },
+        writer_, [this](std::string_view out, std::string_view) { take(out); });
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_ = std::move(st);
+    done_ = true;
+    ready_.notify_all();
+  }
+
+  void take(std::string_view out) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i + sizeof(Report*) <= out.size(); i += sizeof(Report*)) {
+      Report* r;
+      std::memcpy(&r, out.data() + i, sizeof r);
+      if (cancelled_) {
+        delete r;
+        continue;
+      }
+      room_.wait(lock, [&] { return queue_.size() < kMaxQueued || cancelled_; });
+      if (cancelled_) {
+        delete r;
+        continue;
+      }
+      queue_.push_back(r);
+      ready_.notify_one();
+    }
+  }
+
+  std::shared_ptr<Rules> rules_;
+  ReportWriter writer_;
+  RecordSource source_;
+  std::unique_ptr<CheckRunner> runner_;
+  std::mutex mutex_;
+  std::condition_variable ready_, room_;
+  std::deque<Report*> queue_;
+  bool done_ = false, cancelled_ = false;
+  CheckStats stats_;
+  std::thread thread_;
+};
+
+// ---------------------------------------------------------------------------------------
+// normalize
+
+std::string normalize_json(std::string_view json, const NormalizeOptions& options) {
+  TraceParser parser(options);
+  if (!parser.option_error().empty()) raise_option_error(parser.option_error());
+  ToolTable tools;
+  Trajectory t(&tools);
+  std::string out;
+  ParseOutcome o;
+  {
+    py::gil_scoped_release nogil;
+    o = parser.parse_value(json, RecordOrigin{"<trace>", 1, 1, 0}, t);
+    if (o.ok()) write_normalized_json(t, out);
+  }
+  if (!o.ok()) raise_trace_error(o.errors);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// score: one record through the reader of `trajcheck score`
+
+// "file:line:col: error: reason" split back into its parts, for TraceError's attributes.
+[[noreturn]] void raise_record_text(std::string text) {
+  text = without_newline(std::move(text));
+  std::string first = text.substr(0, text.find('\n'));
+  std::string file = "<score>", reason = first;
+  std::uint64_t line = 0, column = 0;
+  std::size_t e = first.find(": error: ");
+  if (e != std::string::npos) {
+    reason = first.substr(e + 9);
+    std::string where = first.substr(0, e);
+    std::size_t c2 = where.rfind(':');
+    std::size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : where.rfind(':', c2 - 1);
+    if (c1 != std::string::npos) {
+      file = where.substr(0, c1);
+      line = std::stoull(where.substr(c1 + 1, c2 - c1 - 1));
+      column = std::stoull(where.substr(c2 + 1));
+    }
+  }
+  raise(types().attr("TraceError")(text, file, line, column, reason));
+}
+
+std::string score_json(std::string_view record, const ScoreRunOptions& options) {
+  ScoreRecordReader reader(options);
+  if (!reader.option_error().empty()) raise_option_error(reader.option_error());
+  RawRecord rec;
+  rec.text.reserve(record.size() + kRecordPadding);
+  rec.text.assign(record.data(), record.size());
+  rec.origin = RecordOrigin{"<score>", 1, 1, 0};
+  std::string out, err;
+  ScoreSummary summary;
+  {
+    py::gil_scoped_release nogil;
+    reader.read(rec, out, err, summary);
+  }
+  if (summary.rejected > 0) raise_record_text(err);
+  return out;
+}
+
+}  // namespace
+}  // namespace trajcheck::python
+
+PYBIND11_MODULE(_native, m) {
+  using namespace trajcheck;
+  using namespace trajcheck::python;
+  m.doc() = "The C++ core of the trajcheck package (use the `trajcheck` module).";
+
+  py::class_<Report>(m, "Report", "What checking one trace found (or why its record was rejected).")
+      .def_property_readonly("trace_id", [](const Report& r) { return std::string(r.trace.trace_id()); },
+                             "The trace id (from the source, else FILE:LINE).")
+      .def_property_readonly("passed", &Report::passed,
+                             "No rule at or above fail_on is violated (False for a rejected record).")
+      .def_property_readonly("rejected", [](const Report& r) { return r.rejected; },
+                             "The record could not be read; `error` says why.")
+      .def_property_readonly("error", [](const Report& r) -> py::object {
+        if (!r.rejected) return py::none();
+        return py::str(without_newline(format_record_error(r.error)));
+      }, "For a rejected record: `file:line:col: error: reason`, as `check` prints it; else None.")
+      .def_property_readonly("record", [](const Report& r) {
+        return r.trace.origin.file + ":" + std::to_string(r.trace.origin.line);
+      }, "Where the record came from: `file:line`.")
+      .def_property_readonly("steps", [](const Report& r) { return r.trace.steps().size(); },
+                             "The number of steps of the normalized trace.")
+      .def_property_readonly("results", [](const Report& r) { return r.results(false); },
+                             "One Result per rule (per binding for parametric violations), in rules order.")
+      .def_property_readonly("violations", [](const Report& r) { return r.results(true); },
+                             "The violated results.")
+      .def_property_readonly("warnings", &Report::warnings, "Located warnings the reader gave for this trace.")
+      .def("describe_step", [](const Report& r, std::uint32_t i) { return describe_step(r.trace, i); },
+           py::arg("index"), "A step as reports show it: `refund_order {\"order_id\":\"ord_1\"}`.")
+      .def("to_json", &Report::jsonl, "This trace's line of `trajcheck check --format jsonl`.")
+      .def("__str__", &Report::text)
+      .def("__bool__", &Report::passed)
+      .def("__repr__", [](const Report& r) {
+        if (r.rejected) return "<trajcheck.Report rejected " + r.trace.origin.file + ":" +
+                               std::to_string(r.trace.origin.line) + ">";
+        std::size_t v = 0;
+        for (const auto& res : r.verdict.results) v += res.status == VerdictStatus::violated;
+        return "<trajcheck.Report " + std::string(r.trace.trace_id()) + (r.passed() ? " passed" : " failed") +
+               ", " + std::to_string(v) + " violation" + (v == 1 ? "" : "s") + ">";
+      });
+
+  py::class_<FileRun, std::shared_ptr<FileRun>>(m, "FileRun", "Reports of a corpus, in input order.")
+      .def("__iter__", [](std::shared_ptr<FileRun> self) { return self; })
+      .def("__next__", [](FileRun& self) {
+        std::unique_ptr<Report> r = self.next();
+        if (!r) throw py::stop_iteration();
+        return r;
+      })
+      .def_property_readonly("summary", [](FileRun& self) -> py::object {
+        if (!self.finished()) return py::none();
+        return py::module_::import("json").attr("loads")(self.stats().to_json());
+      }, "The run's counters (records, traces, passed, failed, rejected, per-rule) once every report was read; None before.");
+
+  py::class_<Rules, std::shared_ptr<Rules>>(m, "Rules")
+      .def("check", [](Rules& self, py::handle trace, const std::string& fail_on) {
+        std::string buffer;
+        return self.check(trace_text(trace, buffer, "trace"), fail_on);
+      }, py::arg("trace"), py::arg("fail_on"))
+      .def("check_file", [](std::shared_ptr<Rules> self, std::vector<std::string> inputs, unsigned jobs,
+                            const std::string& fail_on) {
+        return std::make_shared<FileRun>(self, std::move(inputs), jobs, fail_on_from(fail_on));
+      }, py::arg("inputs"), py::arg("jobs"), py::arg("fail_on"))
+      .def_property_readonly("rule_names", &Rules::rule_names)
+      .def_property_readonly("files", [](const Rules& self) { return self.rule_set()->files(); });
+
+  m.def("compile_sources", [](std::vector<std::pair<std::string, std::string>> sources, const std::string& catalog,
+                              const std::string& input_format, const std::vector<std::string>& aliases,
+                              const std::vector<std::string>& error_patterns, const std::vector<std::string>& context) {
+    NormalizeOptions reading = reading_options(input_format, aliases, error_patterns, context);
+    std::vector<Source> srcs;
+    for (auto& [name, text] : sources) srcs.emplace_back(std::move(name), std::move(text));
+    CompileOptions copts;
+    copts.catalog_override = catalog;
+    return make_rules(compile_rule_set(std::move(srcs), copts), std::move(reading));
+  });
+  m.def("load_files", [](const std::vector<std::string>& paths, const std::string& catalog,
+                         const std::string& input_format, const std::vector<std::string>& aliases,
+                         const std::vector<std::string>& error_patterns, const std::vector<std::string>& context) {
+    NormalizeOptions reading = reading_options(input_format, aliases, error_patterns, context);
+    CompileOptions copts;
+    copts.catalog_override = catalog;
+    return make_rules(compile_rule_set(paths, copts), std::move(reading));
+  });
+  m.def("score", [](py::bytes record, const std::string& selection, bool multiset, double selection_weight,
+                    double ordering_weight, std::uint32_t min_order_length, const std::string& tool_args,
+                    const std::vector<std::pair<std::string, std::string>>& tool_args_for,
+                    const std::string& input_format, const std::vector<std::string>& aliases,
+                    const std::vector<std::string>& error_patterns) {
+    ScoreRunOptions o;
+    o.format = ScoreFormat::jsonl;
+    o.quiet = true;
+    o.reading = reading_options(input_format, aliases, error_patterns, {});
+    if (!parse_selection_metric(selection, &o.scoring.selection))
+      raise_option_error("unknown selection '" + selection + "' (jaccard, recall, precision or f1)");
+    if (!parse_argument_mode(tool_args, &o.scoring.tool_args))
+      raise_option_error("unknown tool_args '" + tool_args + "' (exact, ignore, subset or superset)");
+    for (const auto& [tool, mode] : tool_args_for) {
+      ArgumentMode m;
+      if (!parse_argument_mode(mode, &m))
+        raise_option_error("unknown tool_args_for mode '" + mode + "' for " + tool + " (exact, ignore, subset or superset)");
+      o.scoring.tool_args_for.emplace_back(tool, m);  // as `--tool-args-for NAME=MODE` passes it
+    }
+    if (!(selection_weight >= 0 && ordering_weight >= 0 && selection_weight + ordering_weight > 0 &&
+          std::isfinite(selection_weight) && std::isfinite(ordering_weight)))
+      raise_option_error("weights: expected (selection, ordering), two non-negative numbers, not both 0");
+    o.scoring.multiset = multiset;
+    o.scoring.selection_weight = selection_weight;
+    o.scoring.ordering_weight = ordering_weight;
+    o.scoring.min_order_length = min_order_length;
+    return score_json(std::string(record), o);
+  });
+  m.def("dumps", [](py::handle value) {
+    std::string out;
+    append_json_value(out, value.ptr(), 0);
+    return py::bytes(out);
+  }, "JSON text of a Python value, as json.dumps(separators=(',', ':'), ensure_ascii=False) writes it (UTF-8).");
+  m.def("normalize", [](py::handle trace, const std::string& input_format, const std::vector<std::string>& aliases,
+                        const std::vector<std::string>& error_patterns, const std::vector<std::string>& context) {
+    NormalizeOptions o = reading_options(input_format, aliases, error_patterns, context);
+    std::string buffer;
+    std::string_view json = trace_text(trace, buffer, "trace");
+    return normalize_json(json, o);
+  });
+}

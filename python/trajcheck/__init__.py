@@ -1,0 +1,185 @@
+"""trajcheck: check AI-agent trajectories against rules and score their tool use.
+
+    import trajcheck
+    rules = trajcheck.load_rules("rules/refunds.rules")
+    report = rules.check({"trace_id": "t1", "steps": [...]})   # any trace format, or JSON text
+    assert report.passed, str(report)                           # str(): as `trajcheck check` prints it
+
+Everything is computed by the C++ library the ``trajcheck`` command is built on, so results
+equal the command line's. A :class:`Rules` object is immutable and may be shared by threads;
+checking releases the GIL.
+"""
+import json as _json
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+
+from ._types import Diagnostic, OptionError, Result, RulesError, TraceError
+from . import _native
+from ._native import FileRun, Report
+
+__all__ = [
+    "Diagnostic", "FileRun", "OptionError", "Report", "Result", "Rules", "RulesError", "TraceError",
+    "assert_satisfies", "assert_violates", "compile", "load_rules", "normalize", "score",
+]
+__version__ = "0.1.0"
+
+Trace = Union[Mapping[str, Any], Sequence[Any], str, bytes]
+
+
+def _encode(value: Any) -> str:
+    """JSON text of a Python value, as json.dumps(separators=(",", ":"), ensure_ascii=False)."""
+    return _native.dumps(value).decode()
+
+
+def _reading(input_format: str, aliases: Union[Mapping[str, str], Iterable[str], None],
+             error_patterns: Iterable[str], context: Optional[Mapping[str, Any]]):
+    if aliases is None:
+        alias_list: List[str] = []
+    elif isinstance(aliases, Mapping):
+        alias_list = [f"{k}={v}" for k, v in aliases.items()]
+    else:
+        alias_list = list(aliases)
+    ctx = [f"{k}={_encode(v)}" for k, v in (context or {}).items()]
+    return input_format, alias_list, list(error_patterns), ctx
+
+
+class Rules:
+    """Compiled rules files (several compile together: rule ids, aliases and the tool catalog
+    as ``trajcheck check -r A -r B`` uses them). Immutable; share it between threads."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: "_native.Rules"):
+        self._native = native
+
+    @property
+    def rules(self) -> List[str]:
+        """The rule names, in the order results list them."""
+        return self._native.rule_names
+
+    @property
+    def files(self) -> List[str]:
+        """The rules files (or source names) compiled, in order."""
+        return self._native.files
+
+    def check(self, trace: Trace, *, fail_on: str = "error") -> Report:
+        """Checks one trace: a dict or list in any format ``trajcheck`` reads (native, OpenAI or
+        Anthropic chat, OpenTelemetry spans, a tool list), or its JSON text (str or bytes).
+
+        ``fail_on`` (``critical|error|warning|info|never``) decides ``report.passed``. Raises
+        :class:`TraceError` (a ``ValueError``) with the reader's located message when the trace
+        is rejected."""
+        return self._native.check(trace, fail_on)
+
+    def check_file(self, path: str, *more_paths: str, jobs: int = 0, fail_on: str = "error") -> FileRun:
+        """Checks every record of files or directories (``.jsonl``, ``.json``, compressed, ``-``
+        for standard input) like ``trajcheck check``, on ``jobs`` threads (0: every core), and
+        yields one :class:`Report` per trace in input order. A rejected record is yielded as a
+        report with ``rejected`` set and ``error`` its message; after the last one, the iterator's
+        ``summary`` holds the run's counters."""
+        if jobs < 0:
+            raise OptionError(f"jobs must be 0 (every core) or more, not {jobs}")
+        return self._native.check_file([str(path)] + [str(p) for p in more_paths], jobs, fail_on)
+
+    def __repr__(self) -> str:
+        return f"<trajcheck.Rules {', '.join(self.files)}: {len(self.rules)} rules>"
+
+
+def compile(text: str, name: str = "<rules>", *, catalog: Optional[str] = None, input_format: str = "auto",
+            aliases: Union[Mapping[str, str], Iterable[str], None] = None, error_patterns: Iterable[str] = (),
+            context: Optional[Mapping[str, Any]] = None) -> Rules:
+    """Compiles rules text; ``name`` labels its diagnostics and rule sources.
+
+    ``catalog`` is a tool catalog file (``--catalog``); ``input_format``, ``aliases``
+    (``{"observed": "canonical"}`` or ``["observed=canonical"]``), ``error_patterns`` (RE2 over a
+    tool result's text) and ``context`` (``--context KEY=VALUE``) are how traces are read, as the
+    command-line options of the same names. Raises :class:`RulesError`."""
+    return Rules(_native.compile_sources([(name, text)], catalog or "",
+                                         *_reading(input_format, aliases, error_patterns, context)))
+
+
+def load_rules(path: str, *more_paths: str, catalog: Optional[str] = None, input_format: str = "auto",
+               aliases: Union[Mapping[str, str], Iterable[str], None] = None, error_patterns: Iterable[str] = (),
+               context: Optional[Mapping[str, Any]] = None) -> Rules:
+    """Reads and compiles one or more rules files together (``-r path -r more…``); the
+    keywords are those of :func:`compile`. Raises :class:`RulesError`, also for a file that
+    cannot be read."""
+    paths = [str(path)] + [str(p) for p in more_paths]
+    return Rules(_native.load_files(paths, catalog or "", *_reading(input_format, aliases, error_patterns, context)))
+
+
+def normalize(trace: Trace, *, input_format: str = "auto",
+              aliases: Union[Mapping[str, str], Iterable[str], None] = None, error_patterns: Iterable[str] = (),
+              context: Optional[Mapping[str, Any]] = None) -> dict:
+    """The normalized trajectory of one trace, as ``trajcheck normalize`` prints it (a dict:
+    ``trace_id``, ``steps``, and ``context``/``metadata`` when present). Raises
+    :class:`TraceError`."""
+    return _json.loads(_native.normalize(trace, *_reading(input_format, aliases, error_patterns, context)))
+
+
+def _failure(text: str, report: Report) -> AssertionError:
+    return AssertionError(f"{text}\n{report}")
+
+
+def assert_satisfies(trace: Trace, rules: Rules, *, fail_on: str = "info") -> Report:
+    """Asserts that no rule is violated (at or above ``fail_on``: by default none at all). The
+    failure message lists the violated rules with their witness steps, as ``trajcheck check``
+    prints them. Returns the report."""
+    __tracebackhide__ = True
+    report = rules.check(trace, fail_on=fail_on)
+    if not report.passed:
+        names = ", ".join(sorted({r.rule for r in report.violations}))
+        raise _failure(f"trace {report.trace_id} violates {names}", report)
+    return report
+
+
+def assert_violates(trace: Trace, rules: Rules, rule: str) -> Report:
+    """Asserts that the rule named ``rule`` is violated by the trace. The failure message says
+    how the rule came out and lists the trace's steps and any other violations. Returns the
+    report."""
+    __tracebackhide__ = True
+    if rule not in rules.rules:
+        raise AssertionError(f"no rule named {rule!r}; the rules are: " + ", ".join(map(repr, rules.rules)))
+    report = rules.check(trace)
+    statuses = [r.status for r in report.results if r.rule == rule]
+    if "violated" in statuses:
+        return report
+    status = "satisfied" if "satisfied" in statuses else "vacuous"
+    steps = "\n".join(f"    #{i} {report.describe_step(i)}" for i in range(report.steps)) or "    (no steps)"
+    text = f"rule {rule!r} is {status} on trace {report.trace_id} ({report.steps} steps):\n{steps}"
+    if report.violations:
+        text += f"\nother rules it violates:\n{report}"
+    raise AssertionError(text)
+
+
+def score(*, expected: Any, actual: Trace, id: Any = None, selection: str = "jaccard", multiset: bool = False,
+          weights: Sequence[float] = (0.6, 0.4), min_order_length: int = 0, tool_args: str = "exact",
+          tool_args_for: Optional[Mapping[str, str]] = None, input_format: str = "auto",
+          aliases: Union[Mapping[str, str], Iterable[str], None] = None,
+          error_patterns: Iterable[str] = ()) -> dict:
+    """Scores the tool use of ``actual`` against ``expected``; keyword-only, so the sides cannot
+    be swapped. Returns a dict equal to the record ``trajcheck score --format jsonl`` prints
+    for ``{"id": id, "actual": actual, "expected": expected}``: ``selection``, ``ordering``,
+    ``overall``, ``missing``, ``extra``, ``duplicates``, ``match``, ``arguments``,
+    ``explanation``.
+
+    ``actual`` is a trace as :meth:`Rules.check` takes it. ``expected`` is a trace, a list of
+    tool names, or a ``str`` PATH of the rule language (``"a -> {b, c}"``); JSON text of a trace
+    is given as ``bytes``. The keywords are the ``score`` options of the same names
+    (``weights`` = ``--weights S,O``, ``tool_args_for`` = ``{"tool": "mode"}``). Raises
+    :class:`TraceError` for a side that cannot be read, :class:`OptionError` for a bad option."""
+    def side(value: Any, what: str) -> str:
+        if isinstance(value, str):
+            return _encode(value) if what == "expected" else value  # expected: a PATH
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value).decode()
+        if isinstance(value, (dict, list, tuple)):
+            return _encode(value)
+        raise TypeError(f"{what}: expected a dict, a list or JSON text (str or bytes), not {type(value).__name__}")
+
+    record = '"actual":' + side(actual, "actual") + ',"expected":' + side(expected, "expected") + "}"
+    record = ('{"id":' + _encode(id) + "," if id is not None else "{") + record
+    s, o = weights
+    line = _native.score(record.encode(), selection, bool(multiset), float(s), float(o), int(min_order_length),
+                         tool_args, list((tool_args_for or {}).items()), input_format,
+                         *_reading(input_format, aliases, error_patterns, None)[1:3])
+    return _json.loads(line)

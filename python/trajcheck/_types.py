@@ -1,0 +1,70 @@
+"""The value and error types of the trajcheck package (re-exported by ``trajcheck``)."""
+from typing import Any, Dict, List, NamedTuple
+
+
+class Diagnostic(NamedTuple):
+    """One compiler message about a rules file, as ``trajcheck lint`` prints it.
+
+    ``line`` and ``column`` are 1-based (columns in bytes); both are 0 when the file
+    could not be read at all.
+    """
+
+    code: str
+    severity: str
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+        code = f"[{self.code}]" if self.code else ""
+        return f"{where}: {self.severity}{code}: {self.message}"
+
+
+class Result(NamedTuple):
+    """The verdict of one rule on one trace (one per binding for a parametric violation).
+
+    ``status`` is ``satisfied``, ``violated`` or ``vacuous``; ``steps`` are the witness
+    step indices of the normalized trace; ``binding`` maps a parametric rule's variables to
+    their values; ``source`` is where the rule is written (``file:line:col``).
+    """
+
+    rule: str
+    severity: str
+    status: str
+    steps: List[int]
+    binding: Dict[str, Any]
+    message: str
+    source: str
+    bindings_dropped: int
+
+
+class RulesError(Exception):
+    """Rules that could not be read or did not compile.
+
+    ``str(err)`` is the compiler's text (``trajcheck lint``'s, with source lines and carets);
+    ``diagnostics`` lists every message as a :class:`Diagnostic`.
+    """
+
+    def __init__(self, text: str, diagnostics: List[Diagnostic]):
+        super().__init__(text)
+        self.diagnostics = list(diagnostics)
+
+
+class TraceError(ValueError):
+    """A trace the readers reject: ``str(err)`` is ``file:line:col: error: reason``, as the
+    command line prints it; ``file``, ``line``, ``column`` and ``reason`` are its parts
+    (``file`` is ``<trace>`` for a trace given as a value)."""
+
+    def __init__(self, text: str, file: str, line: int, column: int, reason: str):
+        super().__init__(text)
+        self.file = file
+        self.line = line
+        self.column = column
+        self.reason = reason
+
+
+class OptionError(ValueError):
+    """An option value the command line would refuse too (an unknown ``fail_on``, a bad
+    ``--alias`` or ``--error-pattern``, …)."""

@@ -1,0 +1,259 @@
+"""Rules.check and Rules.check_file: the same verdicts, text and errors as `trajcheck check`."""
+import json
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import trajcheck
+from conftest import SOURCE, cli_jsonl, run_cli
+
+REFUNDS = SOURCE / "examples" / "rules" / "refunds.rules"
+VIOLATIONS = SOURCE / "examples" / "traces" / "refund_violations.jsonl"
+
+
+@pytest.fixture(scope="module")
+def refunds():
+    return trajcheck.load_rules(str(REFUNDS))
+
+
+def report_record(rep):
+    """A report as the fields of its `check --format jsonl` line, built from its attributes."""
+    if rep.rejected:
+        return {"record": rep.record, "error": rep.error.split(": error: ", 1)[1]}
+    results = []
+    for r in rep.results:
+        d = {"rule": r.rule, "severity": r.severity, "status": r.status, "steps": r.steps}
+        if r.bindings_dropped:
+            d["bindings_dropped"] = r.bindings_dropped
+        if r.message:
+            d["message"] = r.message
+        d["source"] = r.source
+        if r.binding:
+            d["binding"] = r.binding
+        results.append(d)
+    return {"trace_id": rep.trace_id, "status": "pass" if rep.passed else "fail", "results": results}
+
+
+def without_catalog(record):
+    record = dict(record)
+    record.pop("catalog", None)
+    return record
+
+
+def lines_of(path):
+    with open(path, encoding="utf-8") as f:
+        return [line for line in f if line.strip()]
+
+
+def test_check_dict_list_str_bytes_agree(refunds):
+    line = lines_of(VIOLATIONS)[0]
+    as_dict = json.loads(line)
+    reports = [refunds.check(as_dict), refunds.check(line), refunds.check(line.encode()),
+               refunds.check(bytearray(line.encode()))]
+    assert {r.trace_id for r in reports} == {"refund_without_approval"}
+    assert len({r.to_json() for r in reports}) == 1
+    assert not reports[0].passed and not reports[0]
+    names = [r.rule for r in reports[0].violations]
+    assert names == ["approval precedes refund_order", "refund_needs_approval"]
+    v = reports[0].violations[1]
+    assert (v.severity, v.status, v.steps) == ("critical", "violated", [4])
+    assert v.message.startswith("refund issued without an approved approval")
+    assert v.source.startswith(str(REFUNDS) + ":")
+
+
+def test_chat_and_tool_list_shapes(refunds):
+    chat = [{"role": "user", "content": "delete my account"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "1", "type": "function", "function": {"name": "Delete_Customer", "arguments": "{\"id\": 3}"}}]},
+            {"role": "tool", "tool_call_id": "1", "content": "done"}]
+    rep = refunds.check(chat)
+    assert [r.rule for r in rep.violations] == ["forbid delete_*", "order_lookup_path"]
+    assert rep.violations[0].steps == [1]
+    assert rep.describe_step(1) == 'delete_customer {"id":3}'
+    assert refunds.check(["customer_get", "order_get", "order_get"]).violations[0].rule == "order_get at most 1"
+
+
+def test_text_equals_check_text_output(refunds):
+    _, out, _ = run_cli("check", "-r", REFUNDS.relative_to(SOURCE), VIOLATIONS.relative_to(SOURCE), "--color", "never")
+    cli_blocks = out.split("\n\n")[0]  # the traces part, before the rule table
+    ours = "".join(str(r) for r in refunds.check_file(str(VIOLATIONS)))
+    # The CLI ran with relative paths, the package with absolute ones.
+    assert ours.replace(str(SOURCE) + "/", "") == cli_blocks + "\n"
+
+
+def test_passing_and_fail_on(refunds):
+    ok = json.loads(lines_of(SOURCE / "examples" / "traces" / "refund_ok.jsonl")[0])
+    rep = refunds.check(ok)
+    assert rep.passed and bool(rep) and rep.violations == []
+    assert str(rep).startswith("PASS refund_ok_by_customer  (<trace>:1, 8 steps)")
+    assert all(r.status in ("satisfied", "vacuous") for r in rep.results)
+    assert len(rep.results) == len(refunds.rules) == 6
+    third = json.loads(lines_of(VIOLATIONS)[2])  # error and warning violations
+    assert not refunds.check(third).passed
+    assert not refunds.check(third, fail_on="warning").passed
+    assert refunds.check(third, fail_on="critical").passed
+    assert refunds.check(third, fail_on="never").passed
+    assert str(refunds.check(third, fail_on="critical")).startswith("WARN ")
+    with pytest.raises(trajcheck.OptionError, match="unknown fail_on 'fatal'"):
+        refunds.check(third, fail_on="fatal")
+
+
+@pytest.mark.parametrize("text, reason", [
+    ('{"trace_id": "t", "steps": [', "1:"),
+    ('{"role": "user", "content": "hi"}', "1:1"),
+    ('42', "1:1"),
+    ('[{"role": "user", "content": "x"}, 7]', "1:"),
+])
+def test_bad_trace_raises_with_the_cli_message(refunds, tmp_path, text, reason):
+    with pytest.raises(trajcheck.TraceError) as info:
+        refunds.check(text)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert str(err).startswith("<trace>:" + reason)
+    assert err.file == "<trace>" and err.line == 1 and err.reason
+    # The command line says the same of the same record in a file.
+    f = tmp_path / "bad.json"
+    f.write_text(text)
+    status, _, stderr = run_cli("check", "-r", REFUNDS, f)
+    assert status == 2
+    assert str(err).replace("<trace>", str(f)) in stderr
+
+
+def test_empty_text_is_rejected(refunds):
+    with pytest.raises(trajcheck.TraceError, match="^<trace>:1:1: error: "):
+        refunds.check("")
+    with pytest.raises(trajcheck.TraceError, match="expected one trajectory, found 2"):
+        refunds.check((SOURCE / "tests" / "data" / "formats" / "otel.json").read_bytes())
+
+
+def test_not_json_types_raise_type_error(refunds):
+    with pytest.raises(TypeError):
+        refunds.check(42)
+    with pytest.raises(TypeError):
+        refunds.check({"steps": [object()]})
+    with pytest.raises(ValueError):
+        refunds.check({"steps": [{"type": "tool_call", "tool": "x", "latency_ms": float("nan")}]})
+
+
+def test_check_file_agrees_with_cli_on_examples_and_test_data(refunds):
+    inputs = ["examples/traces", "tests/data/formats", "tests/data/bad"]
+    for rules in [["examples/rules/refunds.rules"], ["rules/guardrails.rules", "examples/rules/refunds.rules"]]:
+        args = [a for r in rules for a in ("-r", SOURCE / r)]
+        expected = cli_jsonl("check", *args, "--format", "jsonl", "-j", "1", *[SOURCE / i for i in inputs])
+        loaded = trajcheck.load_rules(*[str(SOURCE / r) for r in rules])
+        run = loaded.check_file(*[str(SOURCE / i) for i in inputs], jobs=2)
+        got = [report_record(r) for r in run]
+        assert len(got) == len(expected) > 40
+        for g, e in zip(got, expected):
+            e = without_catalog(e)
+            assert g == e
+        rejected = sum("record" in e for e in expected)
+        assert run.summary["rejected"] == rejected > 0
+        assert run.summary["traces"] == len(expected) - rejected
+
+
+def test_check_per_trace_agrees_with_check_file(refunds):
+    path = SOURCE / "examples" / "traces" / "native.jsonl"
+    from_file = [r.to_json() for r in refunds.check_file(str(path))]
+    per_line = [refunds.check(line).to_json() for line in lines_of(path)]
+    assert len(from_file) == len(per_line) > 0
+    strip = lambda s: {k: v for k, v in json.loads(s).items() if k != "trace_id"}
+    assert [strip(s) for s in from_file] == [strip(s) for s in per_line]
+
+
+def test_check_file_summary_and_early_stop(refunds):
+    run = refunds.check_file(str(VIOLATIONS), jobs=1)
+    assert run.summary is None
+    reports = list(run)
+    assert [r.trace_id for r in reports] == ["refund_without_approval", "refund_denied_but_issued",
+                                             "refund_deletes_customer"]
+    s = run.summary
+    assert (s["records"], s["traces"], s["failed"], s["rejected"]) == (3, 3, 3, 0)
+    # Leaving a run before its end stops it without losing anything else.
+    for _ in range(5):
+        it = refunds.check_file(str(SOURCE / "examples" / "traces"), jobs=2)
+        next(it)
+        del it
+
+
+def test_check_file_missing_input_is_a_rejected_record(refunds, tmp_path):
+    reports = list(refunds.check_file(str(tmp_path / "nope.jsonl")))
+    assert len(reports) == 1 and reports[0].rejected and not reports[0].passed
+    assert "nope.jsonl" in reports[0].error
+    with pytest.raises(trajcheck.OptionError):
+        refunds.check_file(str(VIOLATIONS), jobs=-1)
+
+
+def test_threads_share_one_rules_object(refunds):
+    lines = lines_of(SOURCE / "examples" / "traces" / "native.jsonl") + lines_of(VIOLATIONS)
+    expected = [refunds.check(line).to_json() for line in lines]
+    work = lines * 50
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda line: refunds.check(line).to_json(), work))
+    assert got == expected * 50
+
+
+def test_gil_is_released_while_checking(refunds):
+    # Another thread counts as fast as it can. While a long trace is checked it must keep a good
+    # part of its free-running rate: a call that held the GIL would stop it (json.loads of the
+    # same text, which holds it, leaves it under a tenth).
+    import time
+    steps = [{"type": "tool_call", "tool": "order_get" if i % 2 else "customer_get"} for i in range(300000)]
+    text = json.dumps({"trace_id": "long", "steps": steps})
+    ticks = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+
+    def rate(start, end):
+        margin = (end - start) / 10
+        return sum(start + margin < x < end - margin for x in ticks) / (end - start - 2 * margin)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    try:
+        start = time.perf_counter()
+        time.sleep(0.2)
+        free = rate(start, time.perf_counter())
+        start = time.perf_counter()
+        refunds.check(text)
+        checking = rate(start, time.perf_counter())
+    finally:
+        done.set()
+        t.join()
+    assert checking > 0.3 * free, (checking, free)
+
+
+def test_rules_properties(refunds):
+    assert refunds.files == [str(REFUNDS)]
+    assert refunds.rules[0] == "forbid delete_*"
+    assert "6 rules" in repr(refunds)
+    assert repr(refunds.check(["notify"])).startswith("<trajcheck.Report ")
+
+
+def test_dict_traces_are_encoded_as_json_dumps_encodes_them():
+    from trajcheck import _native
+    values = [
+        {"a": [1, -2, 10**30, 1.0, 1e-7, 2.5e300, -0.0, True, False, None], "b": {"c": "d"}},
+        {"text": "quote \" backslash \\ newline \n tab \t ctrl \x01 \x1f del \x7f é 😀"},
+        {1: "int key", 2.5: "float key", True: "bool key", None: "none key"},
+        [(), [], {}, ""],
+        "plain",
+    ]
+    for v in values:
+        assert _native.dumps(v).decode() == json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+    with pytest.raises(TypeError, match="keys must be"):
+        _native.dumps({(1, 2): 3})
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _native.dumps({"x": {1, 2}})
+    with pytest.raises(ValueError):
+        _native.dumps([float("inf")])
+    deep = []
+    for _ in range(1100):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested"):
+        _native.dumps(deep)
