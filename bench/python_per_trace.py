@@ -11,7 +11,6 @@ one thread, best of RUNS:
 and prints one line per figure: microseconds per trace and the ratio to the CLI.
 """
 import json
-import os
 import resource
 import subprocess
 import sys

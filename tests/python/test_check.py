@@ -1,6 +1,5 @@
 """Rules.check and Rules.check_file: the same verdicts, text and errors as `trajcheck check`."""
 import json
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -240,7 +239,7 @@ def test_dict_traces_are_encoded_as_json_dumps_encodes_them():
     values = [
         {"a": [1, -2, 10**30, 1.0, 1e-7, 2.5e300, -0.0, True, False, None], "b": {"c": "d"}},
         {"text": "quote \" backslash \\ newline \n tab \t ctrl \x01 \x1f del \x7f é 😀"},
-        {1: "int key", 2.5: "float key", True: "bool key", None: "none key"},
+        {1: "int key", 2.5: "float key", False: "bool key", None: "none key"},
         [(), [], {}, ""],
         "plain",
     ]
