@@ -1,0 +1,461 @@
+"""trajcheck.dask: ``trajcheck check`` and ``trajcheck score`` over a Dask cluster.
+
+    from distributed import Client
+    import trajcheck.dask
+    client = Client("tcp://scheduler:8786")
+    result = trajcheck.dask.check(["rules/refunds.rules"], ["traces/"], client=client)
+    print(result.summary["failed"], result.exit_status)
+    rows = result.verdicts            # a dask bag: one dict per trace and rule
+
+The inputs are cut into pieces: one per file, and byte ranges for JSONL files larger than the
+partition size (a range owns every line that starts inside it). Each piece is one task, run
+by the library exactly as the command line runs the whole corpus; the driver writes the
+pieces' output in input order and the summary from the statistics merged over all pieces, so
+the output is byte for byte the command line's. Tasks are pure (they read, they return) and
+Dask runs again those of a worker that died. Paths must name the same files on every worker.
+"""
+import glob
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+from .. import _native
+
+__all__ = ["CheckResult", "ScoreResult", "check", "plan", "score", "UsageError"]
+
+DEFAULT_PARTITION_SIZE = 64 << 20
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+class UsageError(ValueError):
+    """An option or input the run cannot use; the message is the command line's."""
+
+
+# ---------------------------------------------------------------------------------------
+# Partitioning
+
+# A piece of the input: (path, start, end, newlines_before); start < 0 is the whole input.
+Piece = Tuple[str, int, int, int]
+
+_EXTENSIONS = (".jsonl", ".json", ".ndjson")
+
+
+def _walk(directory: str) -> Optional[List[str]]:
+    """The files `trajcheck check DIR` reads, in its order; None when the directory cannot be
+    read completely (the library then reports it as it does)."""
+    found: List[str] = []
+    failed = []
+    for root, _dirs, files in os.walk(directory, onerror=failed.append):
+        for name in files:
+            p = os.path.join(root, name)
+            if p.endswith(_EXTENSIONS) and os.path.isfile(p):
+                found.append(p)
+    if failed:
+        return None
+    return sorted(found, key=os.fsencode)
+
+
+def expand(inputs: Iterable[str]) -> List[str]:
+    """Files, directories and globs as the files (or unreadable inputs) they stand for, in
+    input order: a directory's files sorted, a glob's matches sorted."""
+    out: List[str] = []
+    for given in inputs:
+        if given == "-":
+            raise UsageError("standard input cannot be read on a cluster; give files")
+        if not os.path.lexists(given) and glob.has_magic(given):
+            matches = sorted(glob.glob(given, recursive=True), key=os.fsencode)
+            paths = matches or [given]
+        else:
+            paths = [given]
+        for p in paths:
+            if os.path.isdir(p):
+                files = _walk(p)
+                out.extend([p] if files is None else files)
+            else:
+                out.append(p)
+    return out
+
+
+def cut(path: str, size: int, partition_size: int) -> List[Tuple[int, int]]:
+    """Byte ranges of a JSONL file of `size` bytes: cuts every `partition_size` bytes, which
+    may fall inside a line (the line then belongs to the range it starts in)."""
+    if size <= partition_size:
+        return [(0, size)]
+    return [(s, min(s + partition_size, size)) for s in range(0, size, partition_size)]
+
+
+def _count_newlines(path: str, start: int, end: int) -> int:
+    return _native._count_newlines(path, start, end)
+
+
+def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, client=None) -> List[Piece]:
+    """The pieces of a run, in input order. The line numbers of ranges come from counting the
+    '\\n' of every range before them (on the cluster when a client is given)."""
+    if partition_size < 1:
+        raise UsageError("--partition-size must be positive")
+    pieces: List[Any] = []
+    counts = []  # (index in pieces, path, start, end) of ranges whose '\n' are counted
+    for path in expand(inputs):
+        try:
+            size = os.stat(path).st_size
+            regular = os.path.isfile(path)
+        except OSError:
+            regular = False
+        if not regular or path.endswith(".json") or size <= partition_size:
+            pieces.append((path, -1, 0, 0))
+            continue
+        ranges = cut(path, size, partition_size)
+        for i, (s, e) in enumerate(ranges):
+            pieces.append([path, s, e, 0])
+            if i + 1 < len(ranges):
+                counts.append((len(pieces) - 1, path, s, e))
+    if counts:
+        if client is not None:
+            futures = client.map(_count_newlines, [c[1] for c in counts], [c[2] for c in counts],
+                                 [c[3] for c in counts], pure=False)
+            numbers = client.gather(futures)
+        else:
+            numbers = [_count_newlines(p, s, e) for _, p, s, e in counts]
+        before = 0
+        for (index, _path, _s, _e), n in zip(counts, numbers):
+            if pieces[index][1] == 0:
+                before = 0
+            if n < 0:  # unreadable now: its first range reports it
+                n = 0
+            pieces[index + 1][3] = before + n
+            before += n
+    return [tuple(p) for p in pieces]
+
+
+# ---------------------------------------------------------------------------------------
+# Tasks (run on the workers)
+
+_tasks: Dict[Any, Any] = {}
+_tasks_lock = threading.Lock()
+compiles = 0  # rule sets compiled by this process (once per worker and rule set)
+
+
+def _digest(paths: Iterable[str]) -> Tuple[str, ...]:
+    out = []
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                out.append(hashlib.sha256(f.read()).hexdigest())
+        except OSError as e:
+            out.append(f"unreadable:{e.errno}")
+    return tuple(out)
+
+
+def _task(kind: str, options: Dict[str, Any]):
+    """This process's compiled task for `options`, keyed by the options and the contents of
+    the rules and catalog files (edited files compile again)."""
+    global compiles
+    files = list(options.get("rules", ())) + ([options["catalog"]] if options.get("catalog") else [])
+    key = (kind, json.dumps(options, sort_keys=True), _digest(files))
+    with _tasks_lock:
+        task = _tasks.get(key)
+        if task is None:
+            task = _native._CheckTask(options) if kind == "check" else _native._ScoreTask(options)
+            if task.error:
+                raise RuntimeError(task.error.rstrip("\n"))
+            compiles += 1
+            _tasks[key] = task
+    return task
+
+
+def run_piece(kind: str, options: Dict[str, Any], piece: Piece) -> Tuple[bytes, bytes, str]:
+    """One piece checked (or scored): its output, its messages, its statistics as JSON."""
+    return _task(kind, options).run(piece)
+
+
+def _rows(part: Tuple[bytes, bytes, str]) -> List[Dict[str, Any]]:
+    """The per-trace rows of a piece checked with --format jsonl."""
+    rows = []
+    for line in part[0].splitlines():
+        obj = json.loads(line)
+        if "results" not in obj:
+            continue  # a rejected record
+        for r in obj["results"]:
+            rows.append({"trace_id": obj.get("trace_id"), "rule": r["rule"], "severity": r["severity"],
+                         "status": r["status"], "steps": r["steps"]})
+    return rows
+
+
+def worker_compiles() -> int:
+    """How many rule sets this process compiled (for measuring: once per worker)."""
+    return compiles
+
+
+# ---------------------------------------------------------------------------------------
+# The driver
+
+class _Progress:
+    """Tasks done and records/s on standard error, when it is a terminal."""
+
+    def __init__(self, total: int, enabled: bool, stream):
+        self.total, self.enabled, self.stream = total, enabled, stream
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def update(self, done: int, records: int):
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.start < 1 or (now - self.last < 0.2 and done < self.total):
+            return
+        self.last = now
+        self.shown = True
+        width = 24
+        filled = width * done // max(self.total, 1)
+        rate = records / (now - self.start)
+        self.stream.write(f"\r\033[Ktrajcheck: [{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} tasks, "
+                          f"{records} records ({rate:.0f}/s)")
+        self.stream.flush()
+
+    def finish(self):
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def _local_client():
+    from distributed import Client, LocalCluster
+    cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=None,
+                           processes=True)
+    return Client(cluster), cluster
+
+
+class _Sink:
+    """Where per-trace parts go: a stream, a temporary body (buffered formats), or part files."""
+
+    def __init__(self, out, buffered: bool, out_dir: Optional[str], ext: str):
+        self.out, self.out_dir, self.ext = out, out_dir, ext
+        self.body = tempfile.NamedTemporaryFile(prefix="trajcheck-body-", delete=False) if buffered else None
+        self.parts = 0
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+
+    def write(self, data: bytes):
+        if self.body is not None:
+            self.body.write(data)
+        elif self.out_dir:
+            if data:
+                name = os.path.join(self.out_dir, f"part-{self.parts:05d}.{self.ext}")
+                tmp = name + ".tmp"
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, name)
+                self.parts += 1
+        else:
+            self.out.write(data)
+
+    def close(self) -> Optional[str]:
+        if self.body is None:
+            return None
+        self.body.close()
+        return self.body.name
+
+
+def _finish(task, summary_json: str, body: Optional[str], out) -> int:
+    """The end of the run written to `out` (a binary stream); returns the exit status."""
+    out.flush()
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is not None:
+        return task.finish(summary_json, body, fd)
+    with tempfile.TemporaryFile() as tmp:
+        status = task.finish(summary_json, body, tmp.fileno())
+        tmp.seek(0)
+        shutil.copyfileobj(tmp, out)
+    return status
+
+
+def _merge(kind: str, parts: List[str]) -> str:
+    return _native._merge_check_stats(parts) if kind == "check" else _native._merge_score_summaries(parts)
+
+
+def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, *,
+        partition_size: int = DEFAULT_PARTITION_SIZE, out=None, err=None, out_dir: Optional[str] = None,
+        progress: Optional[bool] = None, keep: bool = False):
+    """Runs `kind` ("check" or "score") with the command line's option spellings, writing what
+    the command writes to `out` and `err` (binary streams). Returns (exit status, merged
+    statistics JSON or None, the futures of the pieces when `keep`)."""
+    out = out if out is not None else sys.stdout.buffer
+    err = err if err is not None else sys.stderr.buffer
+    prefix = f"trajcheck {kind}"
+    driver = _native._CheckTask(options) if kind == "check" else _native._ScoreTask(options)
+    if kind == "check" and driver.diagnostics:
+        err.write(driver.diagnostics)
+    if driver.error:
+        err.write(driver.error.encode())
+        err.flush()
+        return EXIT_BAD_INPUT, None, []
+    if out_dir and driver.buffered:
+        err.write(f"{prefix}: --out-dir writes per-trace parts: use --format text or jsonl\n".encode())
+        return EXIT_BAD_INPUT, None, []
+
+    own = None
+    try:
+        if client is None:
+            client, own = _local_client()
+        try:
+            pieces = plan(inputs, partition_size, client)
+        except UsageError as e:
+            err.write(f"{prefix}: {e}\n".encode())
+            return EXIT_BAD_INPUT, None, []
+        from distributed import as_completed
+        run_id = uuid.uuid4().hex[:12]
+        futures = [client.submit(run_piece, kind, options, p, key=f"trajcheck-{kind}-{run_id}-{i}", pure=False)
+                   for i, p in enumerate(pieces)]
+        index = {f.key: i for i, f in enumerate(futures)}
+        if progress is None:
+            progress = not options.get("quiet") and hasattr(err, "isatty") and err.isatty()
+        bar = _Progress(len(futures), progress, err)
+        sink = _Sink(out, driver.buffered, out_dir, "jsonl" if options["format"] == "jsonl" else "txt")
+        ready: Dict[int, Tuple[bytes, bytes, str]] = {}
+        stats: List[str] = []
+        next_out = records = done = 0
+        try:
+            for f in as_completed(futures):
+                part = f.result()
+                ready[index[f.key]] = part
+                done += 1
+                records += json.loads(part[2])["records"]
+                while next_out in ready:
+                    o, e, s = ready.pop(next_out)
+                    if e:
+                        bar.finish()
+                    err.write(e)
+                    sink.write(o)
+                    stats.append(s)
+                    if not keep:
+                        futures[next_out].release()
+                    next_out += 1
+                bar.update(done, records)
+        except Exception as e:  # a task failed for good (e.g. its workers kept dying)
+            bar.finish()
+            body = sink.close()
+            if body:
+                os.unlink(body)
+            err.write(f"{prefix}: internal error: {e}\n".encode())
+            return EXIT_INTERNAL, None, []
+        bar.finish()
+        merged = _merge(kind, stats)
+        body = sink.close()
+        try:
+            status = _finish(driver, merged, body, out)
+        finally:
+            if body:
+                os.unlink(body)
+        err.flush()
+        return status, merged, futures if keep else []
+    finally:
+        if own is not None:
+            client.close()
+            own.close()
+
+
+# ---------------------------------------------------------------------------------------
+# Options as the command line spells them
+
+def reading_options(input_format: str = "auto", aliases: Iterable[str] = (), error_patterns: Iterable[str] = (),
+                    context: Iterable[str] = ()) -> Dict[str, Any]:
+    return {"input_format": input_format, "aliases": list(aliases), "error_patterns": list(error_patterns),
+            "context": list(context)}
+
+
+def check_options(rules: Sequence[str], *, format: str = "text", fail_on: str = "error", catalog: str = "",
+                  quiet: bool = False, color: bool = False, stderr_color: bool = False, jobs: int = 1,
+                  **reading) -> Dict[str, Any]:
+    o = {"rules": list(rules), "format": format, "fail_on": fail_on, "catalog": catalog or "", "quiet": quiet,
+         "color": color, "stderr_color": stderr_color, "jobs": jobs}
+    o.update(reading_options(**reading))
+    return o
+
+
+def score_options(*, format: str = "text", selection: str = "jaccard", multiset: bool = False,
+                  weights: str = "0.6,0.4", min_order_length: int = 0, tool_args: str = "exact",
+                  tool_args_for: Iterable[str] = (), quiet: bool = False, jobs: int = 1, **reading) -> Dict[str, Any]:
+    o = {"format": format, "selection": selection, "multiset": multiset, "weights": weights,
+         "min_order_length": min_order_length, "tool_args": tool_args, "tool_args_for": list(tool_args_for),
+         "quiet": quiet, "jobs": jobs}
+    o.update(reading_options(**reading))
+    return o
+
+
+# ---------------------------------------------------------------------------------------
+# The Python API
+
+class CheckResult(NamedTuple):
+    exit_status: int              # as `trajcheck check` would exit: 0 pass, 1 fail, 2 rejected input
+    summary: Dict[str, Any]       # the merged statistics (records, traces, passed, failed, rules, …)
+    verdicts: Any                 # dask bag: {trace_id, rule, severity, status, steps} per trace and rule
+
+
+class ScoreResult(NamedTuple):
+    exit_status: int
+    summary: Dict[str, Any]       # the merged score summary (sums, counts, buckets, missed, extra)
+
+
+class _Null:
+    def write(self, data):
+        return len(data)
+
+    def flush(self):
+        pass
+
+
+def check(rules_paths: Sequence[str], inputs: Sequence[str], client=None, *, fail_on: str = "error",
+          catalog: str = "", partition_size: int = DEFAULT_PARTITION_SIZE, out=None, err=None,
+          **reading) -> CheckResult:
+    """Checks `inputs` (files, directories, globs) against the rules files on the cluster of
+    `client` (a LocalCluster without one). `out`, when given, receives the jsonl report of
+    `trajcheck check --format jsonl`; `err` its messages (rejected records, warnings). The
+    verdicts stay on the cluster until the bag is computed."""
+    import dask.bag as db
+    import io
+    options = check_options(rules_paths, format="jsonl", fail_on=fail_on, catalog=catalog, **reading)
+    messages = io.BytesIO()
+    own = None
+    if client is None:
+        client, own = _local_client()
+    status, merged, futures = run("check", options, inputs, client, partition_size=partition_size,
+                                  out=out if out is not None else _Null(), err=err if err is not None else messages,
+                                  progress=False, keep=True)
+    if merged is None:
+        if own is not None:
+            client.close()
+            own.close()
+        from .._types import OptionError
+        raise OptionError((messages.getvalue() or b"").decode(errors="replace").rstrip("\n"))
+    rows = client.map(_rows, futures, pure=False)
+    bag = db.from_delayed(rows) if rows else db.from_sequence([])
+    return CheckResult(status, json.loads(merged), bag)
+
+
+def score(inputs: Sequence[str], client=None, *, partition_size: int = DEFAULT_PARTITION_SIZE, out=None,
+          err=None, **options) -> ScoreResult:
+    """Scores `inputs` on the cluster; `out` receives `trajcheck score --format jsonl`'s lines."""
+    import io
+    reading_keys = ("input_format", "aliases", "error_patterns", "context")
+    reading = {k: options.pop(k) for k in reading_keys if k in options}
+    opts = score_options(format="jsonl", **options, **reading)
+    messages = io.BytesIO()
+    status, merged, _ = run("score", opts, inputs, client, partition_size=partition_size,
+                            out=out if out is not None else _Null(), err=err if err is not None else messages,
+                            progress=False)
+    if merged is None:
+        from .._types import OptionError
+        raise OptionError(messages.getvalue().decode(errors="replace").rstrip("\n"))
+    return ScoreResult(status, json.loads(merged))

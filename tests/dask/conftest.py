@@ -1,0 +1,110 @@
+"""A real Dask cluster for the tests: one dask-scheduler and two dask-worker processes on
+127.0.0.1, each in its own process group, stopped at the end whatever happens."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(os.environ.get("TRAJCHECK_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+CLI = os.environ.get("TRAJCHECK_CLI", str(SOURCE / "build" / "trajcheck"))
+GEN = os.environ.get("TRAJCHECK_GEN")
+PYTHON = sys.executable
+
+
+def _bin(name):
+    found = shutil.which(name, path="/usr/bin:" + os.environ.get("PATH", ""))
+    if not found:
+        pytest.skip(f"{name} not installed")
+    return found
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(p, timeout=10):
+    """SIGTERM the process group, then SIGKILL it."""
+    if p.poll() is not None:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=timeout)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+class Cluster:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.procs = []
+        self.workers = []
+        self.names = {}
+        self.env = dict(os.environ)
+
+    def _start(self, args, log):
+        f = open(self.tmp / log, "wb")
+        p = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def start(self):
+        port = self.address.rsplit(":", 1)[1]
+        self._start([_bin("dask-scheduler"), "--host", "127.0.0.1", "--port", port, "--no-dashboard"],
+                    "scheduler.log")
+        for i in range(2):
+            self.add_worker(f"w{i}")
+        self.wait_workers(2)
+
+    def add_worker(self, name):
+        p = self._start([_bin("dask-worker"), self.address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
+                         "--name", name, "--host", "127.0.0.1", "--death-timeout", "60",
+                         "--local-directory", str(self.tmp / f"dask-{name}")], f"worker-{name}.log")
+        self.workers.append(p)
+        self.names[p.pid] = name
+        return p
+
+    def client(self):
+        from distributed import Client
+        return Client(self.address, timeout=30)
+
+    def wait_workers(self, n, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with self.client() as c:
+                    c.wait_for_workers(n, timeout=max(1, deadline - time.monotonic()))
+                    return
+            except (OSError, TimeoutError):
+                time.sleep(0.5)
+        raise RuntimeError("the Dask cluster did not start: " + self.logs())
+
+    def logs(self):
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}" for p in self.tmp.glob("*.log"))
+
+    def close(self):
+        for p in reversed(self.procs):
+            stop(p)
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        c.start()
+        yield c
+    finally:
+        c.close()

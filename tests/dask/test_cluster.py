@@ -1,0 +1,183 @@
+"""`python3 -m trajcheck.dask` on a real cluster (a scheduler and two workers on 127.0.0.1)
+gives byte for byte what `trajcheck check` / `trajcheck score` give for the same corpus, also
+when a worker is killed mid-run."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import CLI, PYTHON, SOURCE, stop
+
+RULES = [SOURCE / "rules" / "refunds.rules", SOURCE / "rules" / "guardrails.rules"]
+
+
+def _lines(path):
+    return [l for l in path.read_text().splitlines() if l.strip()]
+
+
+def _mangle(lines, every):
+    """Lines with the oddities a range boundary must survive: blank lines, CRLF, bad records."""
+    out = []
+    for i, l in enumerate(lines):
+        if i % every == 3:
+            out.append("")
+        if i % every == 5:
+            out.append("{\"trace_id\": broken")
+        out.append(l + ("\r" if i % every == 7 else ""))
+    return "\n".join(out)  # the last line without a newline
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus")
+    traces = root / "traces"
+    (traces / "sub").mkdir(parents=True)
+    base = []
+    for name in ("native.jsonl", "refund_ok.jsonl", "refund_violations.jsonl"):
+        base += [json.loads(l) for l in _lines(SOURCE / "examples" / "traces" / name)]
+    big = []
+    for k in range(1200):
+        t = dict(base[k % len(base)])
+        t["trace_id"] = f"{t.get('trace_id', 't')}-{k}"
+        big.append(json.dumps(t))
+    (traces / "a-big.jsonl").write_text(_mangle(big, 97))
+    shutil.copy(SOURCE / "examples" / "traces" / "refund_violations.jsonl", traces / "sub" / "b.jsonl")
+    shutil.copy(SOURCE / "examples" / "traces" / "openai-chat.json", traces / "c.json")
+    (traces / "sub" / "ignored.txt").write_text("not read: not a trace file name\n")
+
+    scores = root / "scores"
+    scores.mkdir()
+    records = _lines(SOURCE / "tests" / "data" / "score" / "records.jsonl")
+    (scores / "big.jsonl").write_text(_mangle([records[k % len(records)] for k in range(1500)], 89) + "\n")
+    shutil.copy(SOURCE / "tests" / "data" / "score" / "bad.jsonl", scores / "bad.jsonl")
+    return root
+
+
+def cli(*args):
+    p = subprocess.run([CLI, *map(str, args)], capture_output=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def dask(cluster, *args, partition="16K", extra=(), timeout=120):
+    env = dict(os.environ)
+    p = subprocess.run([PYTHON, "-m", "trajcheck.dask", *map(str, args), "--scheduler", cluster.address,
+                        "--partition-size", partition, *extra], capture_output=True, timeout=timeout, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check_args(corpus, fmt):
+    args = ["check"]
+    for r in RULES:
+        args += ["-r", r]
+    return args + ["--format", fmt, corpus / "traces", corpus / "missing.jsonl"]
+
+
+def assert_same(expected, got):
+    assert got[2].decode() == expected[2].decode()
+    assert got[1] == expected[1]
+    assert got[0] == expected[0]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "text", "json", "junit"])
+def test_check_matches_cli(cluster, corpus, fmt):
+    expected = cli(*check_args(corpus, fmt))
+    assert expected[0] == 2 and b"a-big.jsonl:" in expected[2]  # the bad records are rejected
+    assert_same(expected, dask(cluster, *check_args(corpus, fmt)))
+
+
+def test_check_partition_sizes_and_out_dir(cluster, corpus, tmp_path):
+    expected = cli(*check_args(corpus, "jsonl"))
+    assert_same(expected, dask(cluster, *check_args(corpus, "jsonl"), partition="1G"))
+    got = dask(cluster, *check_args(corpus, "jsonl"), partition="3000", extra=["--out-dir", tmp_path / "parts"])
+    assert got[2].decode() == expected[2].decode()
+    assert got[0] == expected[0]
+    parts = sorted((tmp_path / "parts").iterdir())
+    assert len(parts) > 10
+    assert b"".join(p.read_bytes() for p in parts) + got[1] == expected[1]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "text", "json"])
+def test_score_matches_cli(cluster, corpus, fmt):
+    args = ["score", "--format", fmt, "--multiset", corpus / "scores"]
+    expected = cli(*args)
+    assert expected[0] == 2 and expected[1]
+    assert_same(expected, dask(cluster, *args))
+
+
+def test_rules_that_do_not_compile(cluster, corpus, tmp_path):
+    bad = tmp_path / "bad.rules"
+    bad.write_text("forbid\nrule x:\n  nonsense here\n")
+    args = ["check", "-r", RULES[0], "-r", bad, "-r", tmp_path / "absent.rules", corpus / "traces"]
+    expected = cli(*args)
+    assert expected[0] == 2
+    assert_same(expected, dask(cluster, *args))
+
+
+def test_worker_killed_mid_run(cluster, corpus):
+    """SIGKILL one worker after some tasks are done: Dask runs its tasks again on the other
+    worker (and a new one joins); the output is still exactly the CLI's."""
+    # Nested, so that it is pickled by value for the scheduler.
+    def state(dask_scheduler, name):
+        """(tasks of the run finished, tasks assigned to the worker `name`)."""
+        tp = dask_scheduler.task_prefixes.get("trajcheck-check")
+        done = sum(tp.state_counts.get(s, 0) for s in ("memory", "released", "forgotten")) if tp else 0
+        assigned = sum(len(ws.processing) for ws in dask_scheduler.workers.values() if ws.name == name)
+        return done, assigned
+
+    expected = cli(*check_args(corpus, "jsonl"))
+    proc = subprocess.Popen([PYTHON, "-m", "trajcheck.dask", *map(str, check_args(corpus, "jsonl")), "--scheduler",
+                             cluster.address, "--partition-size", "2000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    victim = cluster.workers[0]
+    victim_name = cluster.names[victim.pid]
+    killed_mid_run = False
+    try:
+        out = {}
+        reader = threading.Thread(target=lambda: out.update(zip(("out", "err"), proc.communicate(timeout=150))))
+        reader.start()
+        with cluster.client() as c:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                done, assigned = c.run_on_scheduler(state, name=victim_name)
+                if done >= 20 and assigned > 0:
+                    os.killpg(victim.pid, signal.SIGKILL)  # the nanny and its worker
+                    killed_mid_run = proc.poll() is None
+                    break
+                time.sleep(0.02)
+        reader.join(timeout=160)
+        assert killed_mid_run, "the run ended before a worker with tasks could be killed"
+        assert_same(expected, (proc.returncode, out["out"], out["err"]))
+    finally:
+        stop(proc)
+        stop(victim)
+        # Give the later tests their two workers back.
+        cluster.workers.remove(victim)
+        cluster.add_worker("w-after-kill")
+        cluster.wait_workers(2)
+
+
+def test_python_api_summary_and_verdicts(cluster, corpus):
+    import trajcheck.dask as td
+    _, out, _ = cli(*check_args(corpus, "jsonl"))
+    lines = [json.loads(l) for l in out.splitlines()]
+    traces = [l for l in lines if "results" in l]
+    with cluster.client() as c:
+        args = ([str(r) for r in RULES], [str(corpus / "traces"), str(corpus / "missing.jsonl")])
+        result = td.check(*args, client=c, partition_size=16384)
+        assert result.exit_status == 2
+        s = result.summary
+        assert (s["traces"], s["rejected"]) == (len(traces), len(lines) - len(traces))
+        assert s["failed"] == sum(t["status"] == "fail" for t in traces)
+        rows = result.verdicts.compute()
+        assert sorted((r["trace_id"], r["rule"], r["status"], tuple(r["steps"])) for r in rows) == sorted(
+            (t["trace_id"], r["rule"], r["status"], tuple(r["steps"])) for t in traces for r in t["results"])
+        # The rules compile once per worker: running again compiles nothing.
+        before = c.run(td.worker_compiles)
+        td.check(*args, client=c, partition_size=16384)
+        assert c.run(td.worker_compiles) == before
+        assert all(n >= 1 for n in before.values())
