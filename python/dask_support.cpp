@@ -175,14 +175,22 @@ struct Piece {
   std::uint64_t end = 0, newlines_before = 0;
 };
 
+// Runs `run` over the records of the piece numbered `ordinal` in the corpus. Records are
+// numbered (RecordOrigin::record) ordinal * 2^40 + their index in the piece, so that what is
+// ordered by record number (a score run's records below a threshold) merges in input order.
 template <class Run>
-auto run_piece(const Piece& p, Run&& run) {
+auto run_piece(const Piece& p, std::uint64_t ordinal, Run&& run) {
+  std::uint64_t next = ordinal << 40;
+  auto numbered = [&next](RawRecord& r) {
+    r.origin.record = next++;
+    return true;
+  };
   if (p.start < 0) {
     RecordSource source({p.path});
-    return run([&source](RawRecord& r) { return source.next(r); });
+    return run([&](RawRecord& r) { return source.next(r) && numbered(r); });
   }
   RangeReader reader(p.path, static_cast<std::uint64_t>(p.start), p.end, p.newlines_before);
-  return run([&reader](RawRecord& r) { return reader.next(r); });
+  return run([&](RawRecord& r) { return reader.next(r) && numbered(r); });
 }
 
 Piece piece_of(const py::tuple& t) {
@@ -289,15 +297,15 @@ class CheckTask {
   const std::string& error() const { return error_; }
   bool buffered() const { return report_ && report_->buffered(); }
 
-  // (out, err, stats JSON) of one piece.
-  py::tuple run(const py::tuple& piece) const {
+  // (out, err, stats JSON) of the piece numbered `ordinal` in the corpus.
+  py::tuple run(const py::tuple& piece, std::uint64_t ordinal) const {
     if (!runner_) throw std::runtime_error(error_);
     Piece p = piece_of(piece);
     Collected c;
     CheckStats st;
     {
       py::gil_scoped_release nogil;
-      st = run_piece(p, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
+      st = run_piece(p, ordinal, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), st.to_json());
   }
@@ -387,6 +395,15 @@ class ScoreTask {
       error_ = fmt::format("trajcheck score: {}\n", error);
       return;
     }
+    const char* names[4] = {"min_overall", "min_selection", "min_ordering", "min_arguments"};
+    for (int m = 0; m < 4; ++m)
+      if (!o[names[m]].is_none()) run_.thresholds.min[m] = o[names[m]].cast<double>();
+    run_.thresholds.per_record = o["per_record"].cast<bool>();
+    if (run_.thresholds.per_record && !run_.thresholds.any()) {
+      error_ = "trajcheck score: --per-record applies thresholds: give --min-overall, --min-selection, "
+               "--min-ordering or --min-arguments\n";
+      return;
+    }
     run_.quiet = o["quiet"].cast<bool>();
     run_.jobs = o["jobs"].cast<unsigned>();
     runner_ = std::make_unique<ScoreRunner>(run_);
@@ -399,14 +416,14 @@ class ScoreTask {
   const std::string& error() const { return error_; }
   bool buffered() const { return run_.format == ScoreFormat::json; }
 
-  py::tuple run(const py::tuple& piece) const {
+  py::tuple run(const py::tuple& piece, std::uint64_t ordinal) const {
     if (!runner_) throw std::runtime_error(error_);
     Piece p = piece_of(piece);
     Collected c;
     ScoreSummary s;
     {
       py::gil_scoped_release nogil;
-      s = run_piece(p, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
+      s = run_piece(p, ordinal, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), s.to_json());
   }
@@ -416,8 +433,8 @@ class ScoreTask {
     File out = open_fd(fd);
     File in = open_body(body);
     if (!out || (body && !in)) throw std::runtime_error(fmt::format("cannot write the report: {}", std::strerror(errno)));
-    finish_score(run_.format, s, in.get(), out.get());
-    return exit_status(s);
+    finish_score(run_.format, s, in.get(), out.get(), run_.thresholds);
+    return exit_status(s, run_.thresholds);
   }
 
   static ScoreSummary summary_from(const std::string& json) {

@@ -171,9 +171,10 @@ def _task(kind: str, options: Dict[str, Any]):
     return task
 
 
-def run_piece(kind: str, options: Dict[str, Any], piece: Piece) -> Tuple[bytes, bytes, str]:
-    """One piece checked (or scored): its output, its messages, its statistics as JSON."""
-    return _task(kind, options).run(piece)
+def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int) -> Tuple[bytes, bytes, str]:
+    """The piece numbered `ordinal` checked (or scored): its output, its messages, its
+    statistics as JSON."""
+    return _task(kind, options).run(piece, ordinal)
 
 
 def _rows(part: Tuple[bytes, bytes, str]) -> List[Dict[str, Any]]:
@@ -316,7 +317,7 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
             return EXIT_BAD_INPUT, None, []
         from distributed import as_completed
         run_id = uuid.uuid4().hex[:12]
-        futures = [client.submit(run_piece, kind, options, p, key=f"trajcheck-{kind}-{run_id}-{i}", pure=False)
+        futures = [client.submit(run_piece, kind, options, p, i, key=f"trajcheck-{kind}-{run_id}-{i}", pure=False)
                    for i, p in enumerate(pieces)]
         index = {f.key: i for i, f in enumerate(futures)}
         if progress is None:
@@ -386,10 +387,14 @@ def check_options(rules: Sequence[str], *, format: str = "text", fail_on: str = 
 
 def score_options(*, format: str = "text", selection: str = "jaccard", multiset: bool = False,
                   weights: str = "0.6,0.4", min_order_length: int = 0, tool_args: str = "exact",
-                  tool_args_for: Iterable[str] = (), quiet: bool = False, jobs: int = 1, **reading) -> Dict[str, Any]:
+                  tool_args_for: Iterable[str] = (), min_overall: Optional[float] = None,
+                  min_selection: Optional[float] = None, min_ordering: Optional[float] = None,
+                  min_arguments: Optional[float] = None, per_record: bool = False, quiet: bool = False,
+                  jobs: int = 1, **reading) -> Dict[str, Any]:
     o = {"format": format, "selection": selection, "multiset": multiset, "weights": weights,
          "min_order_length": min_order_length, "tool_args": tool_args, "tool_args_for": list(tool_args_for),
-         "quiet": quiet, "jobs": jobs}
+         "min_overall": min_overall, "min_selection": min_selection, "min_ordering": min_ordering,
+         "min_arguments": min_arguments, "per_record": per_record, "quiet": quiet, "jobs": jobs}
     o.update(reading_options(**reading))
     return o
 

@@ -21,6 +21,16 @@ def _size(text: str) -> int:
     return n
 
 
+def _fraction(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        x = -1.0
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"'{text}': expected a number in [0, 1]")
+    return x
+
+
 def _color(mode: str, stream) -> bool:
     if mode == "always":
         return True
@@ -62,6 +72,9 @@ def main(argv=None) -> int:
     s.add_argument("--min-order-length", type=int, default=0)
     s.add_argument("--tool-args", default="exact", choices=["exact", "ignore", "subset", "superset"])
     s.add_argument("--tool-args-for", action="append", default=[], help="NAME=MODE for one tool (repeatable)")
+    for m in ("overall", "selection", "ordering", "arguments"):
+        s.add_argument(f"--min-{m}", type=_fraction, metavar="X", help=f"exit 1 when the mean {m} is below X")
+    s.add_argument("--per-record", action="store_true", help="apply the --min-* thresholds to every record")
     _common(s)
     a = ap.parse_args(argv)
 
@@ -73,7 +86,10 @@ def main(argv=None) -> int:
     else:
         options = score_options(format=a.format, selection=a.selection, multiset=a.multiset, weights=a.weights,
                                 min_order_length=a.min_order_length, tool_args=a.tool_args,
-                                tool_args_for=a.tool_args_for, quiet=a.quiet, jobs=a.jobs, **reading)
+                                tool_args_for=a.tool_args_for, min_overall=a.min_overall,
+                                min_selection=a.min_selection, min_ordering=a.min_ordering,
+                                min_arguments=a.min_arguments, per_record=a.per_record, quiet=a.quiet,
+                                jobs=a.jobs, **reading)
     client = None
     if a.scheduler:
         from distributed import Client
