@@ -593,10 +593,12 @@ std::string score_json(std::string_view record, const ScoreRunOptions& options) 
 }  // namespace
 }  // namespace trajcheck::python
 
+namespace trajcheck::python { void init_dask(py::module_& m); }  // dask_support.cpp
 PYBIND11_MODULE(_native, m) {
   using namespace trajcheck;
   using namespace trajcheck::python;
   m.doc() = "The C++ core of the trajcheck package (use the `trajcheck` module).";
+  init_dask(m);  // trajcheck.dask
 
   py::class_<Report>(m, "Report", "What checking one trace found (or why its record was rejected).")
       .def_property_readonly("trace_id", [](const Report& r) { return std::string(r.trace.trace_id()); },
