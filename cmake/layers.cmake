@@ -9,8 +9,8 @@ set(TRAJCHECK_FLOORS
   "language catalog"         # 3: rules text -> IR; the tool catalog (data)
   "compiler"                 # 4: IR + catalog -> Program
   "checker metrics suite"    # 5: Program x Trajectory -> verdicts; scores; .suite files
-  "run"                      # 6: corpora: rule sets, runners, report writers
-  "eval"                     # 7: eval suites over runs
+  "run lsp"                  # 6: corpora: rule sets, runners, report writers; the language server
+  "eval testing"             # 7: eval suites over runs; checks inside other test suites
   "cli")                     # 8: the command line
 
 # Headers that are internal to their folder even for higher floors.
@@ -18,5 +18,5 @@ set(TRAJCHECK_PRIVATE_HEADERS
   readers/json_util.hpp readers/parser_impl.hpp readers/tape_value.hpp
   language/ast.hpp
   catalog/schema_regex.hpp catalog/valijson.hpp
-  checker/monitor.hpp checker/step_eval.hpp checker/condition_eval.hpp
+  checker/monitor.hpp checker/step_eval.hpp
   eval/eval_internal.hpp)
