@@ -1,4 +1,4 @@
-// trajcheck/catalog.hpp — the versioned tool catalog (LANGUAGE.md §7): tool names, effects,
+// trajcheck/catalog.hpp — the versioned tool catalog (docs/catalog.md): tool names, effects,
 // and a JSON Schema per tool's arguments, compiled once.
 //
 //   trajcheck::CatalogLoad c = trajcheck::load_catalog("catalog/tau-retail.json");
@@ -61,6 +61,11 @@ struct CatalogTool {
 
 class Catalog {
  public:
+  Catalog() = default;  // no tools, unversioned
+  // A catalog of `tools`, kept sorted by name (tool names normalized and distinct, as
+  // parse_catalog makes them; the first of two equal names is found).
+  Catalog(std::string version, std::string path, bool case_sensitive, std::vector<CatalogTool> tools);
+
   // `version` of the file, or "unversioned" when it has none.
   const std::string& version() const { return version_; }
   const std::string& path() const { return path_; }
@@ -75,7 +80,6 @@ class Catalog {
                 std::vector<ArgumentError>* errors) const;
 
  private:
-  friend struct CatalogBuilder;
   std::string version_ = "unversioned";
   std::string path_;
   bool case_sensitive_ = false;
@@ -119,9 +123,6 @@ void check_catalog(const Catalog& catalog, const Trajectory& trace,
                    const std::vector<std::pair<std::string, std::string>>& aliases,
                    CatalogTraceReport& out);
 
-// The catalog a compiled rules program uses (its `catalog` line or
-// CompileOptions::catalog_override), or null.
-std::shared_ptr<const Catalog> program_catalog(const Program& program);
 // check_catalog with the program's catalog and aliases; false (and `out` cleared) when the
 // program has no catalog.
 bool check_catalog(const Program& program, const Trajectory& trace, CatalogTraceReport& out);

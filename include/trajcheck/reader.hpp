@@ -128,7 +128,7 @@ class TraceParser {
   std::unique_ptr<Impl> impl_;
 };
 
-// The normalized JSON form of TRACES.md, one line, no trailing newline (what
+// The normalized JSON form of docs/traces.md, one line, no trailing newline (what
 // `trajcheck normalize` prints).
 void write_normalized_json(const Trajectory& t, std::string& out);
 

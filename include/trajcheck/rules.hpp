@@ -24,7 +24,11 @@
 
 namespace trajcheck {
 
-class Program;  // opaque; see Program accessors below
+class Catalog;  // trajcheck/catalog.hpp
+class Program;
+namespace detail {
+struct ProgramImpl;  // the compiled form; internal
+}
 
 struct CompileOptions {
   // Cap on the states of one PATH automaton; past it the rule is an error (E-code in
@@ -74,21 +78,34 @@ struct RuleResult {
   std::uint64_t bindings_dropped = 0;
 };
 
+// A compiled rules file, made by compile(). Immutable; share it through shared_ptr.
 class Program {
  public:
-  virtual ~Program() = default;
-  virtual const std::vector<RuleInfo>& rules() const = 0;
-  virtual const std::string& workflow() const = 0;
+  // Wraps the compiler's output (compile() does this; the type is internal).
+  explicit Program(std::shared_ptr<const detail::ProgramImpl> compiled);
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  const std::vector<RuleInfo>& rules() const;
+  const std::string& workflow() const;
   // The file's `alias OBSERVED = CANONICAL` lines, observed -> canonical, both normalized
   // like trace tool names, in file order. A checker applies them itself; a caller that parses
   // traces for several programs puts them in NormalizeOptions::aliases (as `check` does).
-  virtual const std::vector<std::pair<std::string, std::string>>& tool_aliases() const = 0;
+  const std::vector<std::pair<std::string, std::string>>& tool_aliases() const;
   // The file says `case sensitive`: tool names are compared as written, not case-folded.
-  virtual bool case_sensitive_names() const = 0;
+  bool case_sensitive_names() const;
+  // The tool catalog the rules use (their `catalog` line or CompileOptions::catalog_override),
+  // or null.
+  const std::shared_ptr<const Catalog>& catalog() const;
   // Stage dumps for `trajcheck explain`.
-  virtual std::string dump_ast() const = 0;
-  virtual std::string dump_ir() const = 0;
-  virtual std::string dump_automaton() const = 0;
+  std::string dump_ast() const;
+  std::string dump_ir() const;
+  std::string dump_automaton() const;
+
+ private:
+  friend class Checker;  // runs the compiled form
+  std::shared_ptr<const detail::ProgramImpl> compiled_;
 };
 
 class Checker {

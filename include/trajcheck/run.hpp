@@ -188,7 +188,7 @@ struct CheckStats {
   static bool from_json(std::string_view json, CheckStats* out, std::string* error);
 };
 
-// The exit status of CLI.md for a run: 2 when a record was rejected (the verdict is about
+// The exit status of docs/cli.md for a run: 2 when a record was rejected (the verdict is about
 // an incomplete input), else 1 when a trace failed, else 0.
 int exit_status(const CheckStats& stats);
 

@@ -110,7 +110,7 @@ std::string score_summary_json(const ScoreSummary& s, const ScoreThresholds& t);
 // jsonl, nothing.
 void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out,
                   const ScoreThresholds& thresholds = {});
-// CLI.md's exit status of a score run: 2 when a record was rejected, else 1 when a threshold
+// The exit status of docs/cli.md of a score run: 2 when a record was rejected, else 1 when a threshold
 // failed, else 0.
 int exit_status(const ScoreSummary& s, const ScoreThresholds& thresholds = {});
 

@@ -1,4 +1,4 @@
-// Loading a tool catalog (LANGUAGE.md §7): every problem is a diagnostic located in the
+// Loading a tool catalog (docs/catalog.md): every problem is a diagnostic located in the
 // catalog file; each tool's argument schema is compiled once into a shared validator.
 #include <algorithm>
 #include <map>
@@ -31,10 +31,19 @@ bool Catalog::validate(std::string_view tool, std::string_view arguments_json,
   return t->arguments->validate(arguments_json.empty() ? std::string_view("{}") : arguments_json, errors);
 }
 
+Catalog::Catalog(std::string version, std::string path, bool case_sensitive, std::vector<CatalogTool> tools)
+    : version_(std::move(version)), path_(std::move(path)), case_sensitive_(case_sensitive), tools_(std::move(tools)) {
+  std::stable_sort(tools_.begin(), tools_.end(), [](const CatalogTool& a, const CatalogTool& b) { return a.name < b.name; });
+}
+
+namespace {
+
 struct CatalogBuilder {
   const Source& source;
   std::vector<Diagnostic>& diags;
-  Catalog& c;
+  bool case_sensitive = false;
+  std::string version = "unversioned";
+  std::vector<CatalogTool> entries;  // the usable tools, in file order
 
   void error(const char* code, SourceRange r, std::string message) {
     diags.push_back(Diagnostic{Severity::error, code, r, std::move(message), {}});
@@ -79,11 +88,6 @@ struct CatalogBuilder {
     return miss;
   }
 
-  void init(bool case_sensitive) {
-    c.path_ = source.name();
-    c.case_sensitive_ = case_sensitive;
-  }
-
   void build(const nlohmann::json& doc, SchemaDraft draft) {
     if (!doc.is_object()) {
       error("E302", {}, "a catalog is a JSON object {\"version\": …, \"tools\": […]}");
@@ -92,7 +96,7 @@ struct CatalogBuilder {
     std::size_t cursor = 0;
     if (auto v = doc.find("version"); v != doc.end()) {
       if (v->is_string() && !v->get<std::string>().empty()) {
-        c.version_ = v->get<std::string>();
+        version = v->get<std::string>();
       } else {
         std::size_t from = 0;
         error("E302", locate_member("version", *v, from), "`version` must be a non-empty string");
@@ -127,7 +131,7 @@ struct CatalogBuilder {
       const std::size_t tool_start = cursor;  // the previous tool's name: this tool's text is after it
       CatalogTool tool;
       tool.raw_name = name->get<std::string>();
-      tool.name = normalize_tool_name(tool.raw_name, c.case_sensitive_);
+      tool.name = normalize_tool_name(tool.raw_name, case_sensitive);
       tool.range = locate_member("name", *name, cursor);
       if (tool.name.empty()) {
         error("E302", tool.range, fmt::format("tools[{}] has a blank `name`", i));
@@ -176,18 +180,16 @@ struct CatalogBuilder {
         diags.push_back(std::move(d));
         continue;
       }
-      c.tools_.push_back(std::move(tool));
+      entries.push_back(std::move(tool));
     }
-    std::sort(c.tools_.begin(), c.tools_.end(),
-              [](const CatalogTool& a, const CatalogTool& b) { return a.name < b.name; });
   }
 };
 
+}  // namespace
+
 CatalogLoad parse_catalog(Source source, bool case_sensitive, SchemaDraft schema_draft) {
   CatalogLoad out;
-  auto catalog = std::make_shared<Catalog>();
-  CatalogBuilder b{source, out.diagnostics, *catalog, {}};
-  b.init(case_sensitive);
+  CatalogBuilder b{source, out.diagnostics, case_sensitive, "unversioned", {}, {}};
   try {
     nlohmann::json doc = nlohmann::json::parse(source.text());
     b.build(doc, schema_draft);
@@ -205,7 +207,8 @@ CatalogLoad parse_catalog(Source source, bool case_sensitive, SchemaDraft schema
                                          {}});
   }
   sort_diagnostics(out.diagnostics);
-  if (!has_errors(out.diagnostics)) out.catalog = std::move(catalog);
+  if (!has_errors(out.diagnostics))
+    out.catalog = std::make_shared<const Catalog>(std::move(b.version), source.name(), case_sensitive, std::move(b.entries));
   out.source = std::move(source);
   return out;
 }

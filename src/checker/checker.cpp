@@ -694,15 +694,14 @@ struct Checker::Impl {
 
 namespace {
 // A Checker given no program (a failed compile) checks against no rules instead of crashing.
-std::shared_ptr<const detail::ProgramImpl> program_or_empty(std::shared_ptr<const Program> p) {
-  if (p) return std::static_pointer_cast<const detail::ProgramImpl>(p);
+const std::shared_ptr<const detail::ProgramImpl>& empty_program() {
   static const auto empty = std::make_shared<const detail::ProgramImpl>();
   return empty;
 }
 }  // namespace
 
 Checker::Checker(std::shared_ptr<const Program> program)
-    : impl_(std::make_unique<Impl>(program_or_empty(std::move(program)))) {}
+    : impl_(std::make_unique<Impl>(program ? program->compiled_ : empty_program())) {}
 Checker::~Checker() = default;
 Checker::Checker(Checker&&) noexcept = default;
 Checker& Checker::operator=(Checker&&) noexcept = default;

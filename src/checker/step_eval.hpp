@@ -9,11 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checker/condition_eval.hpp"
 #include "compiler/program.hpp"
 
 namespace trajcheck::detail {
 
-// The JSON text of a bound value from its key (value_key, compiler/conditions.hpp).
+// The JSON text of a bound value from its key (value_key, checker/condition_eval.hpp).
 std::string binding_json(std::string_view key);
 
 class StepEval {

@@ -1,4 +1,4 @@
-// `trajcheck normalize TRACES…`: prints each trajectory in the normalized form of TRACES.md,
+// `trajcheck normalize TRACES…`: prints each trajectory in the normalized form of docs/traces.md,
 // one JSON line each, in input order; rejected records and warnings go to stderr.
 #include <cstdio>
 

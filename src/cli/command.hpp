@@ -10,7 +10,7 @@
 
 namespace trajcheck::cli {
 
-// Exit statuses of CLI.md.
+// Exit statuses of docs/cli.md.
 enum Exit : int { kPass = 0, kFail = 1, kBadInput = 2, kInternal = 3 };
 
 struct Command {

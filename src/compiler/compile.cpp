@@ -1,6 +1,6 @@
 // trajcheck::compile: the front end (parse, check, lower to IR), then the Program build.
 // Kept apart from program.cpp so the builder can be linked and tested without a parser.
-#include "catalog/compile_hook.hpp"
+#include "compiler/catalog_checks.hpp"
 #include "compiler/program.hpp"
 #include "language/frontend.hpp"
 
@@ -18,7 +18,7 @@ CompileResult compile(Source source, const CompileOptions& options) {
     if (program) {
       program->ast_dump = std::move(fr.ast_dump);
       program->ir_dump = language::dump_ir(fr.module);
-      out.program = std::move(program);
+      out.program = std::make_shared<const Program>(std::move(program));
     }
   }
   sort_diagnostics(out.diagnostics);

@@ -1,18 +1,13 @@
-// Compiled `where` conditions and their evaluation on one step's raw JSON (§2, §4a).
-// Each of arguments/result/extra is parsed at most once per step, and only when a
-// condition (or `no duplicate`) asks for it; the context at most once per trace.
+// Compiled `where` conditions: operands resolved to a step field or a document root and
+// its path, regexes compiled. Evaluated by the checker (checker/condition_eval.hpp).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include <simdjson.h>
-
 #include "ir/ir.hpp"
-#include "trajcheck/trace.hpp"
 
 namespace re2 {
 class RE2;
@@ -43,105 +38,5 @@ struct CondNode {
   std::shared_ptr<const re2::RE2> regex;  // matches
   std::string text;                       // for dumps
 };
-
-// A JSON or step-field value seen by a condition. Views point into the trajectory or a
-// parsed document; valid only while the step is current.
-struct Value {
-  enum class Kind : std::uint8_t { absent, null, boolean, number, string, object, array };
-  Kind kind = Kind::absent;
-  bool boolean = false;
-  double number = 0;
-  std::string_view string;
-  simdjson::dom::element element;  // object / array
-};
-
-Value value_of(const ir::Literal& lit);
-Value value_of(simdjson::dom::element el);
-// Typed equality of two present scalars (numbers by value); false for object/array/null.
-bool scalar_equal(const Value& x, const Value& y);
-// Canonical key of a scalar, kind-tagged and numbers by value, so equal keys mean
-// scalar_equal values; empty for absent, null, object and array. Keys the bindings of
-// parametric rules and seen()'s index of earlier values.
-void value_key(const Value& v, std::string& out);
-// `x op y` with the §4a rules: absent, null, object, array → false; `!=` across kinds → true.
-bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
-// `x contains y`: substring on strings, typed element equality on arrays, else false.
-bool contains_value(const Value& x, const Value& y);
-
-// A set of byte strings in one arena with open addressing, each key with a 32-bit value:
-// no allocation per insert, and clear() is O(1) (a generation bump) while keeping every
-// buffer's capacity. Used for the canonical keys of `no duplicate`, the leaves of `seen()`
-// and, with values, the last step that had each key (lazy parametric `no duplicate`).
-class KeySet {
- public:
-  void clear();
-  // True when `key` was not in the set (it is then added, with value 0).
-  bool insert(std::string_view key);
-  bool contains(std::string_view key) const;
-  // The value stored for `key` (kNoId when absent), replaced by `value` (added if absent).
-  std::uint32_t exchange(std::string_view key, std::uint32_t value);
-  // The value stored for `key`; kNoId when absent.
-  std::uint32_t get(std::string_view key) const;
-  std::size_t size() const { return count_; }
-
- private:
-  struct Slot {
-    std::uint64_t hash = 0;
-    std::uint32_t off = 0, len = 0;
-    std::uint32_t gen = 0;  // occupied when == gen_
-    std::uint32_t value = 0;
-  };
-  Slot& slot_for_insert(std::string_view key, bool* added);
-  std::size_t find_slot(std::string_view key, std::uint64_t h) const;
-  void grow();
-  std::vector<Slot> slots_;
-  std::string arena_;
-  std::size_t count_ = 0;
-  std::uint32_t gen_ = 1;
-};
-
-// The provenance index of `seen(PATH)` (§4a): scalar leaves of earlier tool results and
-// of the context, and the text of earlier user messages (substring search, strings only).
-class Provenance {
- public:
-  void clear();
-  void add_leaves(simdjson::dom::element el);
-  void add_user_text(std::string_view text);
-  bool seen(const Value& v);
-
- private:
-  KeySet leaves_;  // kind-tagged keys, numbers by value
-  std::string user_text_;                   // messages separated by '\0'
-  std::string scratch_;
-};
-
-// The lazily parsed JSON documents of the current step (and the trace's context).
-class StepDocs {
- public:
-  void begin_trace(const Trajectory& trace);
-  void begin_step(const Step& step);
-  const Trajectory& trace() const { return *trace_; }
-  const Step& step() const { return *step_; }
-  // The parsed root, or nullptr when the field is absent or not valid JSON.
-  const simdjson::dom::element* root(ir::FieldPath::Root r);
-  const simdjson::dom::element* extra();
-  Provenance& provenance() { return provenance_; }
-
- private:
-  struct Doc {
-    simdjson::dom::parser parser;
-    std::string buffer;  // padded copy: simdjson reads SIMDJSON_PADDING bytes past the end
-    simdjson::dom::element element;
-    bool parsed = false, ok = false;
-  };
-  const simdjson::dom::element* load(Doc& d, std::string_view text);
-  const Trajectory* trace_ = nullptr;
-  const Step* step_ = nullptr;
-  Doc arguments_, result_, extra_, context_;
-  Provenance provenance_;
-};
-
-Value eval_operand(const CondOperand& op, StepDocs& docs);
-bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& docs);
 
 }  // namespace trajcheck::detail

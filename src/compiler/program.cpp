@@ -658,4 +658,18 @@ std::string ProgramImpl::dump_automaton() const {
 }
 
 }  // namespace detail
+
+Program::Program(std::shared_ptr<const detail::ProgramImpl> compiled) : compiled_(std::move(compiled)) {}
+Program::~Program() = default;
+const std::vector<RuleInfo>& Program::rules() const { return compiled_->infos; }
+const std::string& Program::workflow() const { return compiled_->workflow_name; }
+const std::vector<std::pair<std::string, std::string>>& Program::tool_aliases() const {
+  return compiled_->aliases;
+}
+bool Program::case_sensitive_names() const { return compiled_->case_sensitive; }
+const std::shared_ptr<const Catalog>& Program::catalog() const { return compiled_->catalog; }
+std::string Program::dump_ast() const { return compiled_->ast_dump; }
+std::string Program::dump_ir() const { return compiled_->ir_dump; }
+std::string Program::dump_automaton() const { return compiled_->dump_automaton(); }
+
 }  // namespace trajcheck

@@ -69,15 +69,9 @@ struct RuleSpec {
   std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
 };
 
-class ProgramImpl final : public Program {
- public:
-  const std::vector<RuleInfo>& rules() const override { return infos; }
-  const std::string& workflow() const override { return workflow_name; }
-  const std::vector<std::pair<std::string, std::string>>& tool_aliases() const override { return aliases; }
-  bool case_sensitive_names() const override { return case_sensitive; }
-  std::string dump_ast() const override { return ast_dump; }
-  std::string dump_ir() const override { return ir_dump; }
-  std::string dump_automaton() const override;
+// What trajcheck::Program wraps: everything the Checker runs.
+struct ProgramImpl {
+  std::string dump_automaton() const;
 
   std::vector<RuleInfo> infos;
   std::string workflow_name;
@@ -91,7 +85,7 @@ class ProgramImpl final : public Program {
   std::vector<CondNode> conds;
   std::vector<Nfa> nfas;
   std::vector<RuleSpec> specs;
-  // The tool catalog (§7), attached by catalog/compile_hook.cpp; null without one.
+  // The tool catalog (§7), attached by compiler/catalog_checks.cpp; null without one.
   std::shared_ptr<const Catalog> catalog;
   std::vector<std::string> write_tools;  // normalized names of its effect-write tools, sorted
 };

@@ -1,4 +1,4 @@
-// `trajcheck case new`: a corrected production trace -> a regression case record (EVAL.md).
+// `trajcheck case new`: a corrected production trace -> a regression case record (docs/eval.md).
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // The evaluator of `trajcheck eval`: cases joined with runs, checked with the suite's rules,
 // scored with the metrics library, classified by control flow, aggregated into the six
-// dimensions of EVAL.md (overall, per segment, per split) and judged by the gates.
+// dimensions of docs/eval.md (overall, per segment, per split) and judged by the gates.
 // Everything a report needs is in EvalReport; src/eval/report_*.cpp only format it.
 #pragma once
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/conditions.hpp"
+#include "checker/condition_eval.hpp"
 #include "eval/eval.hpp"
 #include "json/canon.hpp"
 #include "trajcheck/metrics.hpp"

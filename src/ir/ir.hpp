@@ -4,7 +4,7 @@
 // tables indexed by `Id`, so equal sub-patterns can be shared and a Program can map each
 // pattern to one classifier column.
 //
-// Meaning of every node: ../../docs/language.md and shared/spec/LANGUAGE.md.
+// Meaning of every node: docs/language.md.
 #pragma once
 
 #include <cstdint>

@@ -17,7 +17,7 @@ namespace trajcheck::language::detail {
 namespace {
 
 using ast::Id;
-using LK = ast::Line::Kind;
+using LineKind = ast::Line::Kind;
 
 // A rule before lowering: a named rule, or one bare statement (possibly under a scope).
 struct Unit {
@@ -32,18 +32,18 @@ struct Unit {
   SourceRange range;
 };
 
-std::string_view kind_word(LK k) {
+std::string_view kind_word(LineKind k) {
   switch (k) {
-    case LK::workflow: return "workflow";
-    case LK::catalog: return "catalog";
-    case LK::alias: return "alias";
-    case LK::group: return "group";
-    case LK::case_sensitive: return "case sensitive";
-    case LK::rule: return "rule";
-    case LK::scope: return "scope";
-    case LK::statement: return "statement";
-    case LK::message: return "message";
-    case LK::tag: return "tag";
+    case LineKind::workflow: return "workflow";
+    case LineKind::catalog: return "catalog";
+    case LineKind::alias: return "alias";
+    case LineKind::group: return "group";
+    case LineKind::case_sensitive: return "case sensitive";
+    case LineKind::rule: return "rule";
+    case LineKind::scope: return "scope";
+    case LineKind::statement: return "statement";
+    case LineKind::message: return "message";
+    case LineKind::tag: return "tag";
     default: return "line";
   }
 }
@@ -99,22 +99,22 @@ class Lowerer {
   // ---- declarations ----
   void collect_declarations() {
     for (std::uint32_t i : file_.top)
-      if (file_.lines[i].kind == LK::case_sensitive) m_.case_sensitive = true;
+      if (file_.lines[i].kind == LineKind::case_sensitive) m_.case_sensitive = true;
     std::optional<SourceRange> workflow_at, catalog_at;
     std::map<std::string, SourceRange> alias_at;
     std::vector<std::pair<std::string, std::string>> raw_aliases;
     for (std::uint32_t i : file_.top) {
       const ast::Line& l = file_.lines[i];
       switch (l.kind) {
-        case LK::workflow:
+        case LineKind::workflow:
           if (workflow_at) duplicate_decl(l, "workflow", *workflow_at);
           else { workflow_at = l.range; m_.workflow = l.text; }
           break;
-        case LK::catalog:
+        case LineKind::catalog:
           if (catalog_at) duplicate_decl(l, "catalog", *catalog_at);
           else { catalog_at = l.range; m_.catalog = l.text; m_.catalog_range = l.text_range; }
           break;
-        case LK::alias: {
+        case LineKind::alias: {
           std::string from = normalize(l.text), to = normalize(l.text2);
           if (from == to) {
             error("E004", l.range, fmt::format("alias '{}' maps a name to itself", l.text));
@@ -129,7 +129,7 @@ class Lowerer {
           }
           break;
         }
-        case LK::group: {
+        case LineKind::group: {
           std::string name = normalize(l.text);
           if (auto it = groups_.find(name); it != groups_.end()) {
             Diagnostic d = make_error("E003", l.text_range, fmt::format("duplicate group '{}'", l.text));
@@ -142,8 +142,8 @@ class Lowerer {
         }
         default: break;
       }
-      if (l.kind == LK::workflow || l.kind == LK::catalog || l.kind == LK::alias || l.kind == LK::group ||
-          l.kind == LK::case_sensitive)
+      if (l.kind == LineKind::workflow || l.kind == LineKind::catalog || l.kind == LineKind::alias ||
+          l.kind == LineKind::group || l.kind == LineKind::case_sensitive)
         no_block(l);
     }
     // Resolve chains (a = b, b = c gives a -> c); a cycle is an error.
@@ -174,7 +174,7 @@ class Lowerer {
   void no_block(const ast::Line& l) {
     if (l.children.empty()) return;
     const ast::Line& c = file_.lines[l.children.front()];
-    if (c.kind == LK::error) return;
+    if (c.kind == LineKind::error) return;
     error("E012", {c.begin, c.range.end},
           fmt::format("unexpected indented block: a {} line takes no block", kind_word(l.kind)));
   }
@@ -184,7 +184,7 @@ class Lowerer {
     for (std::uint32_t i : file_.top) {
       const ast::Line& l = file_.lines[i];
       switch (l.kind) {
-        case LK::statement: {
+        case LineKind::statement: {
           Unit u;
           u.statements.push_back(l.statement);
           u.range = l.range;
@@ -192,10 +192,10 @@ class Lowerer {
           no_block(l);
           break;
         }
-        case LK::scope: bare_scope(l); break;
-        case LK::rule: named_rule(l); break;
-        case LK::message:
-        case LK::tag:
+        case LineKind::scope: bare_scope(l); break;
+        case LineKind::rule: named_rule(l); break;
+        case LineKind::message:
+        case LineKind::tag:
           error("E012", l.range, fmt::format("a '{}' line belongs in a rule body, below the rule's statement",
                                              kind_word(l.kind)));
           break;
@@ -211,7 +211,7 @@ class Lowerer {
       u.statements.push_back(l.statement);
       u.range = l.range;
       units_.push_back(std::move(u));
-      if (!l.children.empty() && file_.lines[l.children.front()].kind != LK::error) {
+      if (!l.children.empty() && file_.lines[l.children.front()].kind != LineKind::error) {
         const ast::Line& c = file_.lines[l.children.front()];
         error("E012", c.range, "unexpected indented block: the scope already has its statement on its line");
       }
@@ -220,10 +220,10 @@ class Lowerer {
     bool any = false;
     for (std::uint32_t ci : l.children) {
       const ast::Line& c = file_.lines[ci];
-      if (c.kind == LK::error) { any = true; continue; }
-      if (c.kind != LK::statement) {
+      if (c.kind == LineKind::error) { any = true; continue; }
+      if (c.kind != LineKind::statement) {
         error("E012", c.range, fmt::format("a scope block holds statements only, not a '{}' line{}", kind_word(c.kind),
-                                           c.kind == LK::message || c.kind == LK::tag
+                                           c.kind == LineKind::message || c.kind == LineKind::tag
                                                ? " (use a named rule for a message or tags)" : ""));
         continue;
       }
@@ -254,8 +254,8 @@ class Lowerer {
     for (std::uint32_t ci : l.children) {
       const ast::Line& c = file_.lines[ci];
       switch (c.kind) {
-        case LK::error: broken = true; break;
-        case LK::statement:
+        case LineKind::error: broken = true; break;
+        case LineKind::statement:
           if (inline_stmt) {
             error("E012", c.range, "the rule already has its statement on its header line");
           } else if (trailer) {
@@ -269,7 +269,7 @@ class Lowerer {
           }
           no_block(c);
           break;
-        case LK::scope:
+        case LineKind::scope:
           if (u.scope || !u.statements.empty()) {
             error("E012", c.range, "a rule has one scope, and its statements go in the scope's block");
             break;
@@ -281,11 +281,11 @@ class Lowerer {
           } else {
             for (std::uint32_t gi : c.children) {
               const ast::Line& gl = file_.lines[gi];
-              if (gl.kind == LK::error) { broken = true; continue; }
-              if (gl.kind != LK::statement) {
+              if (gl.kind == LineKind::error) { broken = true; continue; }
+              if (gl.kind != LineKind::statement) {
                 error("E012", gl.range, fmt::format("a scope block holds statements only, not a '{}' line{}",
                                                     kind_word(gl.kind),
-                                                    gl.kind == LK::message || gl.kind == LK::tag
+                                                    gl.kind == LineKind::message || gl.kind == LineKind::tag
                                                         ? " (message and tag lines go at the rule body's indentation)"
                                                         : ""));
                 continue;
@@ -296,7 +296,7 @@ class Lowerer {
             if (c.children.empty()) error("E012", c.range, "expected a statement after ':' or an indented block");
           }
           break;
-        case LK::message:
+        case LineKind::message:
           trailer = true;
           if (message_at) {
             Diagnostic d = make_error("E019", c.range, "duplicate 'message' in a rule");
@@ -308,7 +308,7 @@ class Lowerer {
           }
           no_block(c);
           break;
-        case LK::tag:
+        case LineKind::tag:
           trailer = true;
           for (const auto& t : c.tags)
             if (std::find(u.tags.begin(), u.tags.end(), t) == u.tags.end()) u.tags.push_back(t);

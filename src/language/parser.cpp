@@ -2,7 +2,6 @@
 // logical line, a parse-tree walk that builds AST nodes, and the indentation tree.
 #include <charconv>
 #include <cstring>
-#include <exception>
 
 #include <fmt/format.h>
 #include <tao/pegtl.hpp>
@@ -41,7 +40,6 @@ struct Messages {
   template <typename Rule>
   static constexpr const char* message = g::error_message<Rule>;
 };
-using Control = language::Control<Messages>;
 
 template <typename Rule>
 using Selector = pegtl::parse_tree::selector<
@@ -578,34 +576,34 @@ class Builder {
         continue;
       }
       line.range = range(n);
-      using LK = ast::Line::Kind;
+      using LineKind = ast::Line::Kind;
       if (n.is_type<g::decl_workflow>() || n.is_type<g::decl_catalog>() || n.is_type<g::message_line>()) {
-        line.kind = n.is_type<g::decl_workflow>() ? LK::workflow
-                  : n.is_type<g::decl_catalog>()  ? LK::catalog
-                                                  : LK::message;
+        line.kind = n.is_type<g::decl_workflow>() ? LineKind::workflow
+                  : n.is_type<g::decl_catalog>()  ? LineKind::catalog
+                                                  : LineKind::message;
         line.text = decode_string(n.children.at(0)->string_view());
         line.text_range = range(*n.children[0]);
       } else if (n.is_type<g::decl_alias>()) {
-        line.kind = LK::alias;
+        line.kind = LineKind::alias;
         line.text = alias_text(*n.children.at(0));
         line.text_range = range(*n.children[0]);
         line.text2 = alias_text(*n.children.at(1));
         line.text2_range = range(*n.children[1]);
       } else if (n.is_type<g::decl_group>()) {
-        line.kind = LK::group;
+        line.kind = LineKind::group;
         line.text = n.children.at(0)->string();
         line.text_range = range(*n.children[0]);
         line.pattern = pattern_or(*n.children.at(1));
       } else if (n.is_type<g::decl_case>()) {
-        line.kind = LK::case_sensitive;
+        line.kind = LineKind::case_sensitive;
       } else if (n.is_type<g::tag_line>()) {
-        line.kind = LK::tag;
+        line.kind = LineKind::tag;
         for (const auto& t : n.children) {
           line.tags.push_back(t->string());
           line.tag_ranges.push_back(range(*t));
         }
       } else if (n.is_type<g::rule_header>()) {
-        line.kind = LK::rule;
+        line.kind = LineKind::rule;
         line.text = n.children.at(0)->string();
         line.text_range = range(*n.children[0]);
         for (std::size_t i = 1; i < n.children.size(); ++i) {
@@ -624,10 +622,10 @@ class Builder {
           }
         }
       } else if (n.is_type<g::scope_header>()) {
-        line.kind = LK::scope;
+        line.kind = LineKind::scope;
         scope_header(n, line);
       } else if (n.is_type<g::statement>()) {
-        line.kind = LK::statement;
+        line.kind = LineKind::statement;
         line.statement = statement(n);
       }
     }
@@ -665,36 +663,29 @@ const char* invalid_utf8(const char* b, const char* e) {
 template <typename Rule, typename Fill>
 bool parse_with(const Source& source, std::uint32_t b, std::uint32_t e, std::uint32_t max_nesting,
                 std::vector<Diagnostic>& diags, Fill&& fill) {
-  const char* base = source.text().data();
-  start_nesting(max_nesting);
-  try {
-    pegtl::memory_input<> in(base + b, base + e, source.name());
-    auto root = pegtl::parse_tree::parse<Rule, Selector, pegtl::nothing, Control::type>(in);
-    if (!root) {
-      diags.push_back(make_error("E001", {b, e}, "syntax error"));
-      return false;
+  std::optional<LineFailure> failure = parse_line<Rule, Selector, Messages>(source, b, e, max_nesting, fill);
+  if (!failure) return true;
+  switch (failure->kind) {
+    case LineFailure::Kind::no_match:
+      diags.push_back(make_error("E001", failure->range, std::move(failure->message)));
+      break;
+    case LineFailure::Kind::raised: {
+      std::string message = std::move(failure->message);
+      std::uint32_t off = failure->range.begin;
+      if (off < e && static_cast<unsigned char>(source.text()[off]) >= 0x80)
+        message += " (a name with characters other than ASCII letters, digits and _ . : / - is written quoted)";
+      diags.push_back(make_error("E001", failure->range, std::move(message)));
+      break;
     }
-    fill(*root);
-    return true;
-  } catch (const pegtl::parse_error& err) {
-    auto off = static_cast<std::uint32_t>(b + (err.positions().empty() ? 0 : err.positions().front().byte));
-    std::uint32_t end = off;
-    // Underline the offending word, not just one byte.
-    const std::string& t = source.text();
-    while (end < e && end - off < 40 && t[end] != ' ' && t[end] != '\t') ++end;
-    std::string message(err.message());
-    if (off < e && static_cast<unsigned char>(t[off]) >= 0x80)
-      message += " (a name with characters other than ASCII letters, digits and _ . : / - is written quoted)";
-    diags.push_back(make_error("E001", {off, end}, std::move(message)));
-  } catch (const std::exception& err) {
-    // A parse-tree shape the builder did not expect: report it rather than crash.
-    diags.push_back(make_error("E001", {b, e}, fmt::format("cannot parse this line ({})", err.what())));
-  } catch (const NestingTooDeep& err) {
-    auto off = static_cast<std::uint32_t>(err.at - base);
-    diags.push_back(make_error(
-        "E010", {off, off + 1},
-        fmt::format("nesting is deeper than {} levels (parentheses, braces, `not`, `failed`)",
-                    max_nesting)));
+    case LineFailure::Kind::internal:
+      // A parse-tree shape the builder did not expect: report it rather than crash.
+      diags.push_back(make_error("E001", failure->range, fmt::format("cannot parse this line ({})", failure->message)));
+      break;
+    case LineFailure::Kind::nesting:
+      diags.push_back(make_error(
+          "E010", failure->range,
+          fmt::format("nesting is deeper than {} levels (parentheses, braces, `not`, `failed`)", max_nesting)));
+      break;
   }
   return false;
 }

@@ -218,21 +218,21 @@ std::string print_scope(const ast::File& file, const ast::Scope& s) {
 }
 
 std::string print_line(const ast::File& file, const ast::Line& l) {
-  using LK = ast::Line::Kind;
+  using LineKind = ast::Line::Kind;
   auto scope_and_stmt = [&]() {
     std::string out = print_scope(file, *l.scope) + ":";
     if (l.statement != ast::kNone) out += " " + print_statement(file, l.statement);
     return out;
   };
   switch (l.kind) {
-    case LK::workflow: return "workflow " + quote_string(l.text);
-    case LK::catalog: return "catalog " + quote_string(l.text);
-    case LK::alias:
+    case LineKind::workflow: return "workflow " + quote_string(l.text);
+    case LineKind::catalog: return "catalog " + quote_string(l.text);
+    case LineKind::alias:
       return "alias " + quote_name_if_needed(l.text) + " = " + quote_name_if_needed(l.text2);
-    case LK::group: return "group " + l.text + " = " + print_pattern(file, l.pattern);
-    case LK::case_sensitive: return "case sensitive";
-    case LK::message: return "message " + quote_string(l.text);
-    case LK::tag: {
+    case LineKind::group: return "group " + l.text + " = " + print_pattern(file, l.pattern);
+    case LineKind::case_sensitive: return "case sensitive";
+    case LineKind::message: return "message " + quote_string(l.text);
+    case LineKind::tag: {
       std::string out = "tag ";
       for (std::size_t i = 0; i < l.tags.size(); ++i) {
         if (i) out += ", ";
@@ -240,7 +240,7 @@ std::string print_line(const ast::File& file, const ast::Line& l) {
       }
       return out;
     }
-    case LK::rule: {
+    case LineKind::rule: {
       std::string out = "rule " + l.text;
       if (l.severity) out += fmt::format(" [{}]", to_string(*l.severity));
       out += ":";
@@ -248,11 +248,11 @@ std::string print_line(const ast::File& file, const ast::Line& l) {
       else if (l.statement != ast::kNone) out += " " + print_statement(file, l.statement);
       return out;
     }
-    case LK::scope: return scope_and_stmt();
-    case LK::statement: return print_statement(file, l.statement);
-    case LK::blank:
-    case LK::comment:
-    case LK::error: break;
+    case LineKind::scope: return scope_and_stmt();
+    case LineKind::statement: return print_statement(file, l.statement);
+    case LineKind::blank:
+    case LineKind::comment:
+    case LineKind::error: break;
   }
   return "";
 }

@@ -157,10 +157,10 @@ ScoreResult metrics::ScorerCore::score_calls(const std::vector<Call>& act, const
                                       const metrics::PathOrdering* path) {
   // Arguments of every call in canonical form, once.
   canon.clear();
-  aa.resize(act.size());
-  ea.resize(exp.size());
-  for (std::size_t j = 0; j < act.size(); ++j) aa[j] = canon.add(act[j].args);
-  for (std::size_t i = 0; i < exp.size(); ++i) ea[i] = canon.add(exp[i].args);
+  actual_args.resize(act.size());
+  expected_args.resize(exp.size());
+  for (std::size_t j = 0; j < act.size(); ++j) actual_args[j] = canon.add(act[j].args);
+  for (std::size_t i = 0; i < exp.size(); ++i) expected_args[i] = canon.add(exp[i].args);
   return score_canonical(act, exp, path);
 }
 
@@ -215,24 +215,24 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
   aid.resize(na);
   for (std::size_t i = 0; i < ne; ++i) eid[i] = id_of(exp[i].name);
   for (std::size_t j = 0; j < na; ++j) aid[j] = id_of(act[j].name);
-  ce.assign(names.size(), 0);
-  ca.assign(names.size(), 0);
-  for (auto i : eid) ++ce[i];
-  for (auto j : aid) ++ca[j];
+  expected_count.assign(names.size(), 0);
+  actual_count.assign(names.size(), 0);
+  for (auto i : eid) ++expected_count[i];
+  for (auto j : aid) ++actual_count[j];
 
   // Selection.
   double inter = 0, e_size = 0, a_size = 0, uni = 0;
   for (std::size_t k = 0; k < names.size(); ++k) {
     if (opt.multiset) {
-      inter += std::min(ce[k], ca[k]);
-      uni += std::max(ce[k], ca[k]);
-      e_size += ce[k];
-      a_size += ca[k];
+      inter += std::min(expected_count[k], actual_count[k]);
+      uni += std::max(expected_count[k], actual_count[k]);
+      e_size += expected_count[k];
+      a_size += actual_count[k];
     } else {
-      inter += (ce[k] && ca[k]) ? 1 : 0;
-      uni += (ce[k] || ca[k]) ? 1 : 0;
-      e_size += ce[k] ? 1 : 0;
-      a_size += ca[k] ? 1 : 0;
+      inter += (expected_count[k] && actual_count[k]) ? 1 : 0;
+      uni += (expected_count[k] || actual_count[k]) ? 1 : 0;
+      e_size += expected_count[k] ? 1 : 0;
+      a_size += actual_count[k] ? 1 : 0;
     }
   }
   const bool both_empty = ne == 0 && na == 0;
@@ -250,14 +250,14 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     for (auto i : eid) {
       if (seen[i]) continue;
       seen[i] = 1;
-      if (opt.multiset ? ce[i] > ca[i] : ca[i] == 0) r.missing.emplace_back(names[i]);
+      if (opt.multiset ? expected_count[i] > actual_count[i] : actual_count[i] == 0) r.missing.emplace_back(names[i]);
     }
     std::fill(seen.begin(), seen.end(), 0);
     for (auto j : aid) {
       if (seen[j]) continue;
       seen[j] = 1;
-      if (opt.multiset ? ca[j] > ce[j] : ce[j] == 0) r.extra.emplace_back(names[j]);
-      if (ca[j] > 1 && ca[j] > ce[j]) r.repeated.emplace_back(names[j]);
+      if (opt.multiset ? actual_count[j] > expected_count[j] : expected_count[j] == 0) r.extra.emplace_back(names[j]);
+      if (actual_count[j] > 1 && actual_count[j] > expected_count[j]) r.repeated.emplace_back(names[j]);
     }
   }
 
@@ -269,13 +269,14 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     // comparisons.
     auto before = [&](std::uint32_t x, std::uint32_t y) {
       if (aid[x] != aid[y]) return aid[x] < aid[y];
-      std::string_view ax = canon.whole(aa[x]), ay = canon.whole(aa[y]);
+      std::string_view ax = canon.whole(actual_args[x]), ay = canon.whole(actual_args[y]);
       if (ax.size() != ay.size()) return ax.size() < ay.size();
       return ax < ay;
     };
     std::sort(order.begin(), order.end(), before);
     for (std::size_t k = 1; k < na; ++k)
-      if (aid[order[k]] == aid[order[k - 1]] && canon.whole(aa[order[k]]) == canon.whole(aa[order[k - 1]]))
+      if (aid[order[k]] == aid[order[k - 1]] &&
+          canon.whole(actual_args[order[k]]) == canon.whole(actual_args[order[k - 1]]))
         ++r.duplicates;
   }
 
@@ -295,8 +296,8 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     std::uint32_t reach = 0;
     bool none_short = true;
     for (std::size_t k = 0; k < names.size(); ++k) {
-      reach += std::min(ce[k], ca[k]);
-      if (ca[k] > 0 && ce[k] > ca[k]) none_short = false;
+      reach += std::min(expected_count[k], actual_count[k]);
+      if (actual_count[k] > 0 && expected_count[k] > actual_count[k]) none_short = false;
     }
     if (l == reach && none_short) return;
     // Only exchanges whose bound exceeds l can match more (swap_bounds): that spares most
@@ -315,7 +316,7 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       order_len(eid, &matched);  // which expected steps one best in-order match uses
       std::vector<std::string> late;
       for (std::size_t i = 0; i < ne; ++i)
-        if (!matched[i] && ca[eid[i]] > 0) late.emplace_back(names[eid[i]]);
+        if (!matched[i] && actual_count[eid[i]] > 0) late.emplace_back(names[eid[i]]);
       if (!late.empty()) order_note = "out of order: " + join(late, ", ");
     }
   };
@@ -373,11 +374,11 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     if (path) {
       for (std::size_t j = 0; j < na; ++j)
         adj[i * na + j] = pattern_matches_name(*path->module, exp[i].pattern, act[j].name) &&
-                          args_agree(canon, ea[i], aa[j], mode);
+                          args_agree(canon, expected_args[i], actual_args[j], mode);
     } else {
       for (std::uint32_t g = group_start_a[eid[i]]; g < group_start_a[eid[i] + 1]; ++g) {
         const std::uint32_t j = group_a[g];
-        adj[i * na + j] = args_agree(canon, ea[i], aa[j], mode);
+        adj[i * na + j] = args_agree(canon, expected_args[i], actual_args[j], mode);
       }
     }
   }
@@ -423,13 +424,13 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       std::size_t p = std::min(es.size(), as.size());
       pairs += std::uint32_t(p);
       // Equality is an equivalence, so pairing equal texts first is optimal.
-      eu.assign(es.size(), 0);
-      au.assign(as.size(), 0);
+      expected_used.assign(es.size(), 0);
+      actual_used.assign(as.size(), 0);
       std::uint32_t ex = 0;
       for (std::size_t x = 0; x < es.size(); ++x)
         for (std::size_t y = 0; y < as.size(); ++y)
-          if (!au[y] && canon.whole(ea[es[x]]) == canon.whole(aa[as[y]])) {
-            eu[x] = au[y] = 1;
+          if (!actual_used[y] && canon.whole(expected_args[es[x]]) == canon.whole(actual_args[as[y]])) {
+            expected_used[x] = actual_used[y] = 1;
             ++ex;
             break;
           }
@@ -437,13 +438,14 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       // The rest, in order, for the explanation.
       std::size_t y = 0, left = p - ex;
       for (std::size_t x = 0; x < es.size() && left > 0; ++x) {
-        if (eu[x]) continue;
-        while (y < as.size() && au[y]) ++y;
+        if (expected_used[x]) continue;
+        while (y < as.size() && actual_used[y]) ++y;
         if (y == as.size()) break;
-        au[y] = 1;
+        actual_used[y] = 1;
         --left;
         r.argument_differences.push_back(
-            fmt::format("{}: {}", names[k], join(differing_keys(canon, ea[es[x]], aa[as[y]]), ", ")));
+            fmt::format("{}: {}", names[k],
+                        join(differing_keys(canon, expected_args[es[x]], actual_args[as[y]]), ", ")));
       }
     }
     if (pairs > 0) r.arguments = double(exact) / double(pairs);

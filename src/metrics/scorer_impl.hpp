@@ -58,11 +58,13 @@ struct ScorerCore {
   std::vector<char> adj;
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
-  std::vector<std::uint32_t> eid, aid, ce, ca, order, group_e, group_a, block_end;
+  std::vector<std::uint32_t> eid, aid, order, group_e, group_a, block_end;
+  std::vector<std::uint32_t> expected_count, actual_count;  // calls of each name, per side
   std::vector<std::uint32_t> unit_end, swap_bound;
   std::vector<std::uint32_t> group_start_e, group_start_a, fill;
-  std::vector<CanonArgs> aa, ea;
-  std::vector<char> seen, matched, eu, au, block_adj;
+  std::vector<CanonArgs> actual_args, expected_args;  // canonical arguments, per call
+  std::vector<char> seen, matched, block_adj;
+  std::vector<char> expected_used, actual_used;  // calls already paired by exact arguments
   BipartiteMatcher block_matcher;
   // The last expected PATH text and its parse.
   struct PathCache {
@@ -76,8 +78,9 @@ struct ScorerCore {
   ScoreResult score_calls(const std::vector<Call>& actual,
                           const std::vector<Call>& expected,
                           const PathOrdering* path);
-  // score_calls once `aa` and `ea` hold the canonical arguments of `actual` and `expected`
-  // (in `canon`): the score command's direct reader computes them while reading.
+  // score_calls once `actual_args` and `expected_args` hold the canonical arguments of
+  // `actual` and `expected` (in `canon`): the score command's direct reader computes them
+  // while reading.
   // Set while every call's name is a view of one interned copy per distinct name (the
   // direct reader's), so that equal names have equal addresses.
   bool names_interned = false;

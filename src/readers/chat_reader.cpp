@@ -501,7 +501,7 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
     b.append(s.blocks);
     b.push_back(']');
   }
-  if (role == Role::system) return true;  // system prompts are not steps (TRACES.md)
+  if (role == Role::system) return true;  // system prompts are not steps (docs/traces.md)
 
   auto& steps = c.t.steps();
   std::size_t first = steps.size();

@@ -1,4 +1,4 @@
-// The native format: {"trace_id", "context", "steps": [...]} as TRACES.md shows it, which is
+// The native format: {"trace_id", "context", "steps": [...]} as docs/traces.md shows it, which is
 // also what `trajcheck normalize` prints (so normalized output reads back unchanged).
 #include <type_traits>
 
@@ -139,7 +139,7 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   return true;
 }
 
-// A wrapped `steps` array may be a tool list (TRACES.md): its first entry is a tool name or an
+// A wrapped `steps` array may be a tool list (docs/traces.md): its first entry is a tool name or an
 // object naming a tool ("name" / "function" / "tool_name") without a step's "type" or "tool".
 // The array is rewound after the look; a JSON error found here is left to the reader.
 bool steps_are_tool_list(od::array& steps) {

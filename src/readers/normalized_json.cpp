@@ -1,4 +1,4 @@
-// Input-format names, tool-name normalization, and the normalized JSON form of TRACES.md
+// Input-format names, tool-name normalization, and the normalized JSON form of docs/traces.md
 // that `trajcheck normalize` prints.
 #include "readers/json_util.hpp"
 #include "trajcheck/reader.hpp"

@@ -18,7 +18,7 @@ RuleSet::RuleSet(std::vector<std::string> files, std::vector<std::shared_ptr<con
     for (const auto& alias : program.tool_aliases()) aliases_.push_back(alias);
     case_sensitive_ = case_sensitive_ && program.case_sensitive_names();
     if (catalog_file_ < 0)
-      if (auto c = program_catalog(program)) {
+      if (auto c = program.catalog()) {
         catalog_ = std::move(c);
         catalog_file_ = static_cast<int>(p);
       }

@@ -405,18 +405,18 @@ struct ScoreRecordReader::Impl {
     fast.begin_record(impl.canon);
     impl.actual.clear();
     impl.expected.clear();
-    impl.aa.clear();
-    impl.ea.clear();
+    impl.actual_args.clear();
+    impl.expected_args.clear();
     bool have_actual = false, have_expected = false;
     RecordId id;
     const bool members_ok = json::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
       if (key == "actual" || key == "outputs") {
-        if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.aa)) return false;
+        if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.actual_args)) return false;
         have_actual = true;
         return true;
       }
       if (key == "expected" || key == "reference_outputs") {
-        if (have_expected || !fast.read_side(v, impl.canon, impl.expected, impl.ea)) return false;
+        if (have_expected || !fast.read_side(v, impl.canon, impl.expected, impl.expected_args)) return false;
         have_expected = true;
         return true;
       }

@@ -1,4 +1,4 @@
-// The parsed `.suite` file of EVAL.md: where cases, runs, rules, catalog and baseline are,
+// The parsed `.suite` file of docs/eval.md: where cases, runs, rules, catalog and baseline are,
 // the segment fields, the control-flow patterns (compiled by the rule compiler) and the
 // release gates. Produced by parse_suite(); read by src/eval.
 #pragma once

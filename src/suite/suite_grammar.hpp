@@ -1,4 +1,4 @@
-// The `.suite` statements of EVAL.md as PEGTL rules, built on the lexical rules of the rule
+// The `.suite` statements of docs/eval.md as PEGTL rules, built on the lexical rules of the rule
 // language (strings, numbers, identifiers, comments, keywords, step patterns) so both files
 // share one front end. Like the rules grammar it describes ONE logical line.
 #pragma once

@@ -66,7 +66,6 @@ struct Messages {
   template <typename Rule>
   static constexpr const char* message = g::error_message<Rule>;
 };
-using ParseControl = language::Control<Messages>;
 constexpr std::uint32_t kMaxNesting = 256;
 
 template <typename Rule>
@@ -93,25 +92,21 @@ class LineParser {
   }
 
   void parse_line(std::uint32_t b, std::uint32_t e) {
-    language::start_nesting(kMaxNesting);
-    try {
-      pegtl::memory_input<> in(base_ + b, base_ + e, src_.name());
-      auto root = pegtl::parse_tree::parse<g::line, Selector, pegtl::nothing, ParseControl::type>(in);
-      if (!root) {
-        diags_.push_back(error("S001", {b, e}, "syntax error"));
-        return;
-      }
-      for (const auto& c : root->children) statement(*c, b, e);
-    } catch (const pegtl::parse_error& err) {
-      auto off = static_cast<std::uint32_t>(b + (err.positions().empty() ? 0 : err.positions().front().byte));
-      std::uint32_t end = off;
-      const std::string& t = src_.text();
-      while (end < e && end - off < 40 && t[end] != ' ' && t[end] != '\t') ++end;
-      diags_.push_back(error("S001", {off, end}, std::string(err.message())));
-    } catch (const language::NestingTooDeep& err) {
-      auto off = static_cast<std::uint32_t>(err.at - base_);
-      diags_.push_back(error("S001", {off, off + 1},
-                             fmt::format("nesting is deeper than {} levels", kMaxNesting)));
+    auto failure = language::parse_line<g::line, Selector, Messages>(src_, b, e, kMaxNesting, [&](const Node& root) {
+      for (const auto& c : root.children) statement(*c, b, e);
+    });
+    if (!failure) return;
+    switch (failure->kind) {
+      case language::LineFailure::Kind::no_match:
+      case language::LineFailure::Kind::raised:
+        diags_.push_back(error("S001", failure->range, std::move(failure->message)));
+        break;
+      case language::LineFailure::Kind::internal:
+        diags_.push_back(error("S001", failure->range, fmt::format("cannot parse this line ({})", failure->message)));
+        break;
+      case language::LineFailure::Kind::nesting:
+        diags_.push_back(error("S001", failure->range, fmt::format("nesting is deeper than {} levels", kMaxNesting)));
+        break;
     }
   }
 

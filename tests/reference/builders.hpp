@@ -72,6 +72,11 @@ inline ir::Literal lit_bool(bool b) {
 }
 inline ir::Literal lit_null() { return ir::Literal{}; }
 
+// A compiled form wrapped as the public Program (null stays null).
+inline std::shared_ptr<const Program> as_program(std::shared_ptr<const detail::ProgramImpl> compiled) {
+  return compiled ? std::make_shared<const Program>(std::move(compiled)) : nullptr;
+}
+
 struct IrBuilder {
   ir::Module m;
 
@@ -216,10 +221,14 @@ struct IrBuilder {
 
   std::shared_ptr<const Program> compile(std::vector<Diagnostic>* diags = nullptr,
                                          CompileOptions options = {}) const {
+    return as_program(build(diags, options));
+  }
+  // The compiled form itself, for tests of the compiler's decisions.
+  std::shared_ptr<const detail::ProgramImpl> build(std::vector<Diagnostic>* diags = nullptr,
+                                                   CompileOptions options = {}) const {
     std::vector<Diagnostic> local;
     Source src("test.rules", "");
-    auto p = detail::build_program(m, src, options, diags ? *diags : local);
-    return p;
+    return detail::build_program(m, src, options, diags ? *diags : local);
   }
 };
 

@@ -1,4 +1,4 @@
-// A slow, obviously-correct reference checker, written from LANGUAGE.md's §3 table and
+// A slow, obviously-correct reference checker, written from docs/language.md's statement table (§3) and
 // the §4/§4a fine print with loops over positions (no automata, no incremental state).
 // Conditions are evaluated with nlohmann_json, independently of the simdjson evaluator.
 // For tests only: quadratic and worse on purpose.

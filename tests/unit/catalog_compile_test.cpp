@@ -28,7 +28,7 @@ std::string errors(const CompileResult& r) { return format_diagnostics(r.source,
 TEST_CASE("a rules file whose names are all in the catalog compiles") {
   CompileResult r = compile_rules("catalog \"tools-v3.json\"\nforbid delete_*\norder_get precedes Refund_Order\n");
   REQUIRE_MESSAGE(r.ok(), errors(r));
-  auto c = program_catalog(*r.program);
+  auto c = r.program->catalog();
   REQUIRE(c != nullptr);
   CHECK(c->version() == "v3");
 }
@@ -125,6 +125,6 @@ TEST_CASE("check_catalog: unknown tools, argument validity, write calls") {
 
   CompileResult plain = compile(Source("p.rules", "forbid x\n"));
   REQUIRE(plain.ok());
-  CHECK(program_catalog(*plain.program) == nullptr);
+  CHECK(plain.program->catalog() == nullptr);
   CHECK_FALSE(check_catalog(*plain.program, t.t, rep));
 }

@@ -1,4 +1,4 @@
-// Loading tool catalogs (LANGUAGE.md §7): good files, located diagnostics for bad ones,
+// Loading tool catalogs (docs/catalog.md): good files, located diagnostics for bad ones,
 // and the argument validator on every schema keyword tau-bench's tools.json uses.
 #include <doctest/doctest.h>
 

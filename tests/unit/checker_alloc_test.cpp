@@ -103,10 +103,11 @@ TEST_CASE("no per-step allocation once the checker is warm") {
     }
   };
   std::vector<Diagnostic> diags;
-  auto program = b.compile(&diags);
+  auto program_compiled = b.build(&diags);
+  auto program = as_program(program_compiled);
   for (const Diagnostic& d : diags) MESSAGE(d.code << ": " << d.message);
   REQUIRE(program != nullptr);
-  const auto& specs = static_cast<const detail::ProgramImpl&>(*program).specs;
+  const auto& specs = program_compiled->specs;
   REQUIRE(specs.size() == 19);
   for (std::size_t r = 7; r < 19; ++r) CHECK(!specs[r].binders.empty());  // the parametric rules
   Checker checker(program);

@@ -17,7 +17,7 @@ std::shared_ptr<const Program> compile_text(const std::string& text, CompileOpti
 }
 }  // namespace
 
-TEST_CASE("the LANGUAGE.md §1 example compiles and checks") {
+TEST_CASE("the docs/language.md example compiles and checks") {
   auto p = compile_text(R"(workflow "refunds"
 alias search = search_documents
 group lookup = customer_get | order_search_by_email

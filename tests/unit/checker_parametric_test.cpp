@@ -5,7 +5,7 @@
 
 #include "reference/builders.hpp"
 // The reference checker lives in the test tree and is compiled into the tests that use it.
-#include "reference/reference_checker.cpp"
+#include "reference/reference_checker.hpp"
 
 using namespace trajcheck;
 using namespace trajcheck::testing;
@@ -157,10 +157,11 @@ TEST_CASE("many bindings with steps binding nothing in between agree with the re
   auto at_most = IrBuilder::st(K::count, refund);
   at_most.hi = 1;
   b.rule(at_most);                                                       // none
-  auto p = b.compile();
+  auto p_compiled = b.build();
+  auto p = as_program(p_compiled);
   REQUIRE(p != nullptr);
   std::size_t parametric = 0;  // every parametric rule takes the O(1) path for steps binding nothing
-  for (const auto& spec : static_cast<const detail::ProgramImpl&>(*p).specs) parametric += !spec.binders.empty();
+  for (const auto& spec : p_compiled->specs) parametric += !spec.binders.empty();
   CHECK(parametric == 8);
   TraceBuilder t;
   std::uint64_t x = 12345;
@@ -211,11 +212,12 @@ TEST_CASE("scoped, only and free-side parametric rules stay lazy and agree with 
   b.rule(IrBuilder::st(K::ends_with, b.or_(refund, b.tool("logout"))), S::after_until, b.tool("login"),
          b.tool("logout"));
   std::vector<Diagnostic> diags;
-  auto p = b.compile(&diags);
+  auto p_compiled = b.build(&diags);
+  auto p = as_program(p_compiled);
   for (const Diagnostic& d : diags) MESSAGE(d.code << " " << d.message);
   REQUIRE(p != nullptr);
   std::size_t parametric = 0;  // every parametric rule takes the O(1) path for steps binding nothing
-  for (const auto& spec : static_cast<const detail::ProgramImpl&>(*p).specs) parametric += !spec.binders.empty();
+  for (const auto& spec : p_compiled->specs) parametric += !spec.binders.empty();
   CHECK(parametric == 10);
   TraceBuilder t;
   std::uint64_t x = 777;
@@ -264,9 +266,10 @@ TEST_CASE("free-alternative no duplicate stays lazy and agrees with the referenc
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(refund, b.tool("search"))), S::before, ir::kNone, b.tool("stop"));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(refund, b.tool("search"))), S::between, b.tool("login"),
          b.tool("logout"));  // segments open per slice: repeats searched by segment start
-  auto p = b.compile();
+  auto p_compiled = b.build();
+  auto p = as_program(p_compiled);
   REQUIRE(p != nullptr);
-  const auto& specs = static_cast<const detail::ProgramImpl&>(*p).specs;
+  const auto& specs = p_compiled->specs;
   for (std::size_t r = 0; r < 3; ++r) CHECK(specs[r].statements[0].nb == detail::NbEffect::lazy);
   TraceBuilder t;
   std::uint64_t x = 4242;
@@ -369,13 +372,14 @@ TEST_CASE("scoped free-alternative no duplicate stays lazy and agrees with the r
   b.rule(ign, S::after_until, b.tool("search"), b.tool("logout"));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(get_failed, b.tool("get"))), S::after_until, b.tool("refund"),
          b.tool("login"));
-  auto p = b.compile();
+  auto p_compiled = b.build();
+  auto p = as_program(p_compiled);
   REQUIRE(p != nullptr);
-  for (const auto& spec : static_cast<const detail::ProgramImpl&>(*p).specs) CHECK(!spec.binders.empty());
+  for (const auto& spec : p_compiled->specs) CHECK(!spec.binders.empty());
   check_on_mixed_traces(b, p, {4243, 99, 123456}, 900, 6);
 }
 
-// `retries` with a free alternative (LANGUAGE.md §4a: chains per tool, a successful retry
+// `retries` with a free alternative (docs/language.md §3-§4: chains per tool, a successful retry
 // still counts, other tools neither break nor reset a chain) in every scope: a free failed
 // call extends its tool's chain in every slice, merged with the slice's own calls; the same
 // get binds or not by its outcome, so own and free calls share a tool.
@@ -405,9 +409,10 @@ TEST_CASE("free-alternative retries stay lazy and agree with the reference") {
   ir::Id refund_ok = by_order_if(b, "refund", ir::CompareOp::ne);
   b.rule(rt(b.or_(refund_ok, b.tool("refund")), 0));
   b.rule(rt(b.or_(refund_ok, b.tool("refund")), 1), S::between, b.tool("login"), b.tool("logout"));
-  auto p = b.compile();
+  auto p_compiled = b.build();
+  auto p = as_program(p_compiled);
   REQUIRE(p != nullptr);
-  for (const auto& spec : static_cast<const detail::ProgramImpl&>(*p).specs) CHECK(!spec.binders.empty());
+  for (const auto& spec : p_compiled->specs) CHECK(!spec.binders.empty());
   check_on_mixed_traces(b, p, {777, 31337, 5}, 1200, 11);
 }
 

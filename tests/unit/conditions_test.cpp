@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "compiler/conditions.hpp"
+#include "checker/condition_eval.hpp"
 #include "reference/builders.hpp"
 
 using namespace trajcheck;

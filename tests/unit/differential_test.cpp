@@ -13,7 +13,7 @@
 #include "compiler/program.hpp"
 #include "reference/builders.hpp"
 // The reference checker lives in the test tree and is compiled into this test only.
-#include "reference/reference_checker.cpp"
+#include "reference/reference_checker.hpp"
 
 using namespace trajcheck;
 using namespace trajcheck::testing;
@@ -263,13 +263,14 @@ DiffStats run_differential(Gen& g, int modules) {
     std::vector<Diagnostic> diags;
     CompileOptions options;
     options.max_automaton_states = 100000;
-    auto program = g.b.compile(&diags, options);
+    auto program_compiled = g.b.build(&diags, options);
+    auto program = as_program(program_compiled);
     REQUIRE_MESSAGE(program != nullptr, "module " << m << " did not compile");
-    for (const auto& spec : static_cast<const detail::ProgramImpl&>(*program).specs) {
+    for (const auto& spec : program_compiled->specs) {
       const bool lazy = !spec.binders.empty();  // every parametric rule is lazy
       st.lazy_rules += lazy;
       st.lazy_scoped += lazy && spec.scope != ir::ScopeKind::global;
-      const auto& pats = static_cast<const detail::ProgramImpl&>(*program).patterns;
+      const auto& pats = program_compiled->patterns;
       std::function<bool(std::uint32_t)> bind_only = [&](std::uint32_t id) {
         if (id == detail::kNoId) return true;
         const detail::PatternNode& n = pats[id];

@@ -1,5 +1,5 @@
 // The grammar on its own: PEGTL's analyze() finds no loops, keywords are whole words, and
-// every example of LANGUAGE.md parses verbatim.
+// every example of docs/language.md parses verbatim.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -83,7 +83,7 @@ TEST_CASE("tool names: letters, digits, _ . : / - and globs") {
   CHECK(line_parses("after approval: forbid refund_order"));  // ':' ends the name
 }
 
-TEST_CASE("every example of LANGUAGE.md parses verbatim") {
+TEST_CASE("every example of docs/language.md parses verbatim") {
   const char* lines[] = {
       "workflow \"refunds\"                     # optional: the name used in reports",
       "catalog \"catalog/tools-v3.json\"        # optional: the versioned tool catalog (see §7)",
@@ -163,7 +163,7 @@ TEST_CASE("every example of LANGUAGE.md parses verbatim") {
   }
 }
 
-TEST_CASE("the LANGUAGE.md sample file compiles without errors") {
+TEST_CASE("the docs/language.md sample file compiles without errors") {
   const char* text = R"(# refunds.rules — invariants for the refund workflow
 workflow "refunds"                     # optional: the name used in reports
 catalog "catalog/tools-v3.json"        # optional: the versioned tool catalog (see §7)

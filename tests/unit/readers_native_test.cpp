@@ -9,7 +9,7 @@
 using namespace trajcheck;
 using namespace trajcheck::test;
 
-TEST_CASE("native: the TRACES.md example reads step by step") {
+TEST_CASE("native: the docs/traces.md example reads step by step") {
   ReadResult r = read_file("formats/native.jsonl");
   REQUIRE(r.rejected == 0);
   REQUIRE(r.traces.size() == 2);

@@ -1,5 +1,5 @@
-// The compiler's hook into the tool catalog (LANGUAGE.md §7), kept out of src/compiler so
-// that the compiler only calls one function.
+// The compiler's checks of a rules file against its tool catalog (docs/catalog.md): the
+// catalog itself is data (src/catalog); what the rules may say about it is decided here.
 #pragma once
 
 #include <vector>

@@ -1,7 +1,7 @@
 // Catalog checks at compile time: a stale evaluation set (a rule naming a tool the catalog
 // no longer has) fails loudly, naming the catalog's version; `write` resolves to the
 // catalog's state-changing tools.
-#include "catalog/compile_hook.hpp"
+#include "compiler/catalog_checks.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -88,18 +88,12 @@ bool attach_catalog(const ir::Module& m, const Source& rules, const CompileOptio
 
 }  // namespace detail
 
-std::shared_ptr<const Catalog> program_catalog(const Program& program) {
-  const auto* impl = dynamic_cast<const detail::ProgramImpl*>(&program);
-  return impl ? impl->catalog : nullptr;
-}
-
 bool check_catalog(const Program& program, const Trajectory& trace, CatalogTraceReport& out) {
-  const auto* impl = dynamic_cast<const detail::ProgramImpl*>(&program);
-  if (impl == nullptr || !impl->catalog) {
+  if (!program.catalog()) {
     out.clear();
     return false;
   }
-  check_catalog(*impl->catalog, trace, impl->aliases, out);
+  check_catalog(*program.catalog(), trace, program.tool_aliases(), out);
   return true;
 }
 

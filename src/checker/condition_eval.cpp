@@ -1,6 +1,6 @@
 // Evaluation of compiled conditions on one step: path lookup in the lazily parsed raw
 // JSON (simdjson DOM, buffers reused), typed comparison, RE2 partial match.
-#include "compiler/conditions.hpp"
+#include "checker/condition_eval.hpp"
 
 #include <cstring>
 

@@ -1,0 +1,2 @@
+// Sibling on the same floor: reported.
+#include "ir/ir.hpp"
