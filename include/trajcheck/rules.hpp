@@ -76,6 +76,9 @@ struct RuleResult {
   // Parametric: bindings (step, value) of this trace left unchecked because the value came
   // after CompileOptions::max_bindings others (set on every entry of the rule; 0 = none).
   std::uint64_t bindings_dropped = 0;
+  // Rules using valid(…): per witness (parallel to `steps`), the call's catalog error
+  // ("arguments.order_id: …"), empty for a witness without one; empty for other rules.
+  std::vector<std::string> details;
 };
 
 // A compiled rules file, made by compile(). Immutable; share it through shared_ptr.

@@ -689,6 +689,20 @@ struct Checker::Impl {
       rs.result(res);
       out.push_back(std::move(res));
     }
+    if (program->catalog)
+      for (RuleResult& res : out) add_details(trace, res);
+  }
+
+  // A violated rule using valid(…): each witness's catalog error, so a report can say why.
+  void add_details(const Trajectory& trace, RuleResult& res) const {
+    if (res.status != VerdictStatus::violated || !program->specs[res.rule].uses_valid) return;
+    bool any = false;
+    res.details.resize(res.steps.size());
+    for (std::size_t k = 0; k < res.steps.size(); ++k) {
+      res.details[k] = detail::catalog_detail(*program->catalog, &program->aliases, trace, trace.steps()[res.steps[k]]);
+      any = any || !res.details[k].empty();
+    }
+    if (!any) res.details.clear();
   }
 };
 

@@ -8,6 +8,8 @@
 #include <re2/re2.h>
 #include <iterator>
 
+#include "trajcheck/catalog.hpp"
+
 namespace trajcheck::detail {
 
 Value value_of(const ir::Literal& lit) {
@@ -344,8 +346,39 @@ bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& d
     }
     case ir::Cond::Kind::exists: return eval_operand(c.lhs, docs).kind != Value::Kind::absent;
     case ir::Cond::Kind::seen: return docs.provenance().seen(eval_operand(c.lhs, docs));
+    case ir::Cond::Kind::valid:
+      return docs.catalog() != nullptr &&
+             catalog_valid(*docs.catalog(), docs.aliases(), docs.trace(), docs.step(),
+                           c.lhs.root == ir::FieldPath::Root::arguments, nullptr);
   }
   return false;
+}
+
+bool catalog_valid(const Catalog& catalog, const std::vector<std::pair<std::string, std::string>>* aliases,
+                   const Trajectory& trace, const Step& step, bool arguments, std::vector<ArgumentError>* errors) {
+  if (step.type != StepType::tool_call) return false;
+  std::string_view name = trace.text(step.tool_name);
+  if (aliases != nullptr)
+    for (const auto& [observed, canonical] : *aliases)
+      if (observed == name) name = canonical;
+  if (!arguments) {
+    if (catalog.find(name) != nullptr) return true;
+    if (errors) errors->push_back({"", fmt::format("'{}' is not a tool of catalog {}", name, catalog.version())});
+    return false;
+  }
+  return catalog.validate(name, trace.text(step.arguments), errors);
+}
+
+std::string catalog_detail(const Catalog& catalog, const std::vector<std::pair<std::string, std::string>>* aliases,
+                           const Trajectory& trace, const Step& step) {
+  std::vector<ArgumentError> errors;
+  if (step.type != StepType::tool_call || catalog_valid(catalog, aliases, trace, step, true, &errors)) return "";
+  std::string out;
+  for (const ArgumentError& e : errors) {
+    if (!out.empty()) out += "; ";
+    out += e.path.empty() ? e.reason : e.path + ": " + e.reason;
+  }
+  return out;
 }
 
 }  // namespace trajcheck::detail

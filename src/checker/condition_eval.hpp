@@ -14,6 +14,11 @@
 #include "ir/ir.hpp"
 #include "trajcheck/trace.hpp"
 
+namespace trajcheck {
+class Catalog;
+struct ArgumentError;
+}
+
 namespace trajcheck::detail {
 
 // A JSON or step-field value seen by a condition. Views point into the trajectory or a
@@ -98,8 +103,18 @@ class StepDocs {
   const simdjson::dom::element* root(ir::FieldPath::Root r);
   const simdjson::dom::element* extra();
   Provenance& provenance() { return provenance_; }
+  // The tool catalog valid(…) checks against, with the program's aliases (observed ->
+  // canonical) applied to the call's tool name first; null: no catalog.
+  void set_catalog(const Catalog* catalog, const std::vector<std::pair<std::string, std::string>>* aliases) {
+    catalog_ = catalog;
+    aliases_ = aliases;
+  }
+  const Catalog* catalog() const { return catalog_; }
+  const std::vector<std::pair<std::string, std::string>>* aliases() const { return aliases_; }
 
  private:
+  const Catalog* catalog_ = nullptr;
+  const std::vector<std::pair<std::string, std::string>>* aliases_ = nullptr;
   struct Doc {
     simdjson::dom::parser parser;
     std::string buffer;  // padded copy: simdjson reads SIMDJSON_PADDING bytes past the end
@@ -114,6 +129,15 @@ class StepDocs {
 };
 
 Value eval_operand(const CondOperand& op, StepDocs& docs);
+// valid(tool) (`arguments` false) / valid(arguments) of a step against `catalog`: a tool call
+// of a catalog tool, whose arguments validate against its schema; why not in `errors` (may be
+// null). The tool name is the trace's normalized one after `aliases`.
+bool catalog_valid(const Catalog& catalog, const std::vector<std::pair<std::string, std::string>>* aliases,
+                   const Trajectory& trace, const Step& step, bool arguments, std::vector<ArgumentError>* errors);
+// A witness's detail for a rule using valid(…): the step's catalog errors ("path: reason; …"),
+// empty when the call is valid (or the step is no tool call).
+std::string catalog_detail(const Catalog& catalog, const std::vector<std::pair<std::string, std::string>>* aliases,
+                           const Trajectory& trace, const Step& step);
 bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& docs);
 
 }  // namespace trajcheck::detail

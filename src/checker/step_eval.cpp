@@ -17,6 +17,7 @@ StepEval::StepEval(const ProgramImpl& program)
       bind_value_(program.patterns.size(), 0),
       keys_(program.patterns.size()) {
   for (std::size_t i = 0; i < program.patterns.size(); ++i) parametric_[i] = program.patterns[i].parametric;
+  docs_.set_catalog(program.catalog.get(), &program.aliases);
 }
 
 std::string binding_json(std::string_view key) {

@@ -40,6 +40,13 @@ bool attach_catalog(const ir::Module& m, const Source& rules, const CompileOptio
               "(add `catalog \"file.json\"` or pass --catalog)");
         ok = false;
       }
+    for (const ir::Cond& c : m.conds)
+      if (c.kind == ir::Cond::Kind::valid) {
+        error("E104", c.range,
+              fmt::format("`valid({})` checks calls against the tool catalog, but no catalog is in use "
+                          "(add `catalog \"file.json\"` or pass --catalog)", c.a.path.text));
+        ok = false;
+      }
     return ok;
   }
 

@@ -210,6 +210,9 @@ struct Builder {
         n.text = fmt::format("seen({})", operand_key(c.a));
         p.uses_seen = true;
         break;
+      case ir::Cond::Kind::valid:
+        n.text = fmt::format("valid({})", operand_key(c.a));
+        break;
     }
     n.lhs = operand(c.a);
     n.rhs = operand(c.b);
@@ -469,6 +472,20 @@ struct Builder {
     }
   }
 
+  // Whether pattern `id` (or a condition under it) uses valid(…): its rule's witnesses then
+  // carry the call's catalog error as their detail.
+  bool cond_uses_valid(std::uint32_t id) const {
+    if (id == kNoId) return false;
+    const CondNode& c = p.conds[id];
+    return c.kind == ir::Cond::Kind::valid || cond_uses_valid(c.a) || cond_uses_valid(c.b);
+  }
+  bool uses_valid(std::uint32_t id) const {
+    if (id == kNoId) return false;
+    const PatternNode& n = p.patterns[id];
+    if (n.kind == ir::Pattern::Kind::where && cond_uses_valid(n.b)) return true;
+    return uses_valid(n.a) || (n.kind == ir::Pattern::Kind::or_ && uses_valid(n.b));
+  }
+
   // A pattern that matches only steps binding the slice's value: a binder or `|` of them.
   bool bind_only(std::uint32_t id) const {
     if (id == kNoId) return true;
@@ -580,6 +597,8 @@ struct Builder {
         }
         spec.statements.push_back(std::move(st));
       }
+      for (const StatementSpec& st : spec.statements)
+        spec.uses_valid = spec.uses_valid || uses_valid(st.a) || uses_valid(st.b);
       parametric_checks(r, spec);
       classify_non_binding(spec);
       p.specs.push_back(std::move(spec));

@@ -67,6 +67,7 @@ struct RuleSpec {
   std::vector<StatementSpec> statements;
   std::string variable;                // parametric: the one `$name`, empty otherwise
   std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
+  bool uses_valid = false;             // a statement pattern tests valid(…) (witness details)
 };
 
 // What trajcheck::Program wraps: everything the Checker runs.

@@ -72,6 +72,7 @@ struct Cond {
     in,        // a (path) in b (list)
     exists,    // a (path) exists
     seen,      // seen(a.path): provenance (§5)
+    valid,     // valid(arguments) / valid(tool): the call against the tool catalog (§2, §7)
   };
   Kind kind = Kind::exists;
   Id lhs = kNone, rhs = kNone;

@@ -18,7 +18,7 @@ using Id = std::uint32_t;
 constexpr Id kNone = ir::kNone;
 
 struct Cond {
-  enum class Kind : std::uint8_t { and_, or_, not_, paren, compare, matches, contains, in, exists, seen };
+  enum class Kind : std::uint8_t { and_, or_, not_, paren, compare, matches, contains, in, exists, seen, valid };
   Kind kind = Kind::exists;
   std::vector<Id> children;  // and_/or_: operands (n-ary); not_/paren: one
   ir::CompareOp op = ir::CompareOp::eq;

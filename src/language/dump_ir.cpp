@@ -38,6 +38,7 @@ std::string_view cond_kind(ir::Cond::Kind k) {
     case K::in: return "in";
     case K::exists: return "exists";
     case K::seen: return "seen";
+    case K::valid: return "valid";
   }
   return "?";
 }
@@ -140,7 +141,8 @@ std::string dump_ir(const ir::Module& m) {
       case ir::Cond::Kind::contains:
       case ir::Cond::Kind::in: out += fmt::format(" {} {}", operand_text(c.a), operand_text(c.b)); break;
       case ir::Cond::Kind::exists:
-      case ir::Cond::Kind::seen: out += " " + operand_text(c.a); break;
+      case ir::Cond::Kind::seen:
+      case ir::Cond::Kind::valid: out += " " + operand_text(c.a); break;
     }
     out += '\n';
   }

@@ -98,6 +98,7 @@ TRAJCHECK_KEYWORD(matches, "matches");
 TRAJCHECK_KEYWORD(contains, "contains");
 TRAJCHECK_KEYWORD(exists, "exists");
 TRAJCHECK_KEYWORD(seen, "seen");
+TRAJCHECK_KEYWORD(valid, "valid");
 TRAJCHECK_KEYWORD(true, "true");
 TRAJCHECK_KEYWORD(false, "false");
 TRAJCHECK_KEYWORD(null, "null");
@@ -169,12 +170,15 @@ struct cond_or;
 struct cond_paren : seq<one<'('>, ws, cond_or, ws, must<close_paren>> {};
 struct open_paren : one<'('> {};
 struct cond_seen : seq<kw_seen, ws, must<open_paren>, ws, must<field_path>, ws, must<close_paren>> {};
+// valid(arguments) / valid(tool): against the catalog. Without its '(' the word is a field path.
+struct valid_target : field_path {};
+struct cond_valid : seq<kw_valid, ws, one<'('>, ws, must<valid_target>, ws, must<close_paren>> {};
 struct cond_matches : seq<field_path, ws, kw_matches, ws, must<regex_lit>> {};
 struct cond_contains : seq<field_path, ws, kw_contains, ws, must<operand>> {};
 struct cond_in : seq<field_path, ws, kw_in, ws, must<list_lit>> {};
 struct cond_exists : seq<field_path, ws, kw_exists> {};
 struct cond_compare : seq<operand, ws, cmp_op, ws, must<operand>> {};
-struct cond_primary : sor<cond_paren, cond_seen, cond_matches, cond_contains, cond_in, cond_exists,
+struct cond_primary : sor<cond_paren, cond_seen, cond_valid, cond_matches, cond_contains, cond_in, cond_exists,
                           cond_compare> {};
 struct cond_not;
 struct cond_negation : seq<kw_not, ws, cond_not> {};
@@ -326,6 +330,7 @@ TRAJCHECK_MESSAGE(close_bracket, "expected ']'");
 TRAJCHECK_MESSAGE(close_paren, "expected ')'");
 TRAJCHECK_MESSAGE(close_brace, "expected '}' or ','");
 TRAJCHECK_MESSAGE(open_paren, "expected '(' after 'seen'");
+TRAJCHECK_MESSAGE(valid_target, "expected 'arguments' or 'tool' inside valid(...)");
 TRAJCHECK_MESSAGE(path_key, "expected a field name after '.'");
 TRAJCHECK_MESSAGE(index_key, "expected an index or a quoted key inside '[ ]'");
 TRAJCHECK_MESSAGE(operand, "expected a value: a field path, a literal or a $variable");

@@ -576,6 +576,15 @@ class Lowerer {
       case K::in: out.kind = ir::Cond::Kind::in; break;
       case K::exists: out.kind = ir::Cond::Kind::exists; break;
       case K::seen: out.kind = ir::Cond::Kind::seen; break;
+      case K::valid: {
+        out.kind = ir::Cond::Kind::valid;
+        const ir::FieldPath& p = c.a.path;
+        bool arguments = p.root == ir::FieldPath::Root::arguments && p.segments.empty();
+        bool tool = p.root == ir::FieldPath::Root::step && p.segments.size() == 1 && p.segments[0].key == "tool";
+        if (!arguments && !tool)
+          error("E020", c.a.range, fmt::format("valid(...) takes arguments or tool, not {}", p.text));
+        break;
+      }
     }
     return add_cond(std::move(out));
   }

@@ -234,6 +234,8 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
       append_step(out, t, s);
       out += c ? kReset : "";
       out += '\n';
+      if (w < r.details.size() && !r.details[w].empty())
+        fmt::format_to(std::back_inserter(out), "        {}\n", r.details[w]);
       shown_until = s + 1;
       first = false;
     }
@@ -280,6 +282,20 @@ void CheckReport::trace_json(const Trajectory& t, const TraceVerdict& v, std::st
     }
     out += ']';
     if (r.bindings_dropped != 0) out += fmt::format(",\"bindings_dropped\":{}", r.bindings_dropped);
+    if (!r.details.empty()) {  // valid(…): the catalog error of each witness that has one
+      out += ",\"details\":[";
+      bool first_detail = true;
+      for (std::size_t i = 0; i < r.details.size(); ++i) {
+        if (r.details[i].empty()) continue;
+        out += first_detail ? "{\"step\":" : ",{\"step\":";
+        first_detail = false;
+        out += std::to_string(r.steps[i]);
+        out += ",\"error\":";
+        append_json_string(out, r.details[i]);
+        out += '}';
+      }
+      out += ']';
+    }
     if (!info.message.empty()) {
       out += ",\"message\":";
       append_json_string(out, info.message);
@@ -345,7 +361,10 @@ void CheckReport::trace_junit(const Trajectory& t, const TraceVerdict& v, std::s
     }
     detail += '\n';
     if (r.steps.empty()) detail += "  at end of trace\n";
-    for (std::uint32_t s : r.steps) detail += fmt::format("  #{} {}\n", s, describe_step(t, s));
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+      detail += fmt::format("  #{} {}\n", r.steps[i], describe_step(t, r.steps[i]));
+      if (i < r.details.size() && !r.details[i].empty()) detail += fmt::format("    {}\n", r.details[i]);
+    }
   }
   if (violations == 0) {
     out += "/>\n";
@@ -396,6 +415,7 @@ void CheckReport::trace_markdown(const Trajectory& t, const TraceVerdict& v, std
     if (r.steps.size() > kMaxWitnesses) steps += fmt::format(" (+{})", r.steps.size() - kMaxWitnesses);
     if (r.steps.empty()) steps = "end";
     std::string first = r.steps.empty() ? std::string() : describe_step(t, r.steps[0], 60);
+    if (!r.details.empty() && !r.details[0].empty()) first += " — " + r.details[0];
     out += fmt::format("| `{}` | `{}` | {} | {} | {} | {} |\n", md_cell(t.trace_id()),
                        md_cell(info.name), to_string(info.severity), steps,
                        first.empty() ? std::string() : "`" + md_cell(first) + "`",

@@ -128,3 +128,40 @@ TEST_CASE("check_catalog: unknown tools, argument validity, write calls") {
   CHECK(plain.program->catalog() == nullptr);
   CHECK_FALSE(check_catalog(*plain.program, t.t, rep));
 }
+
+TEST_CASE("valid(arguments) and valid(tool) gate on the catalog; witnesses carry the schema error") {
+  CompileResult r = compile_rules(
+      "catalog \"tools-v3.json\"\nalias refund = refund_order\n"
+      "forbid tool_call where not valid(arguments)\nforbid tool_call where not valid(tool)\n"
+      "forbid refund where valid(arguments)\n");
+  REQUIRE_MESSAGE(r.ok(), errors(r));
+  TraceBuilder t;
+  t.call("order_get", R"({"order_id":"A"})");  // valid
+  t.call("order_get", R"({"order_id":7})");    // wrong type
+  t.call("send_email", R"({"to":"x"})");       // not in the catalog
+  t.call("refund", R"({"order_id":"A"})");     // alias of refund_order, valid
+  t.message(StepType::assistant_message, "done");
+  auto out = run(r.program, t.t);
+  REQUIRE(out.size() == 3);
+  CHECK(out[0].status == VerdictStatus::violated);
+  CHECK(out[0].steps == std::vector<std::uint32_t>{1, 2});
+  REQUIRE(out[0].details.size() == 2);
+  CHECK(out[0].details[0].rfind("arguments.order_id: ", 0) == 0);
+  CHECK(out[0].details[1] == "'send_email' is not a tool of catalog v3");
+  CHECK(out[1].steps == std::vector<std::uint32_t>{2});
+  CHECK(out[2].steps == std::vector<std::uint32_t>{3});  // the aliased call validates
+  CHECK(out[2].details.empty());                           // valid: nothing to say
+}
+
+TEST_CASE("valid(…) without a catalog, or on another path, is an error") {
+  CompileResult r = compile_rules("forbid tool_call where not valid(arguments)\n");
+  CHECK_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "E104");
+  CompileResult p = compile_rules("catalog \"tools-v3.json\"\nforbid tool_call where valid(result)\n");
+  CHECK_FALSE(p.ok());
+  REQUIRE(!p.diagnostics.empty());
+  CHECK(p.diagnostics[0].code == "E020");
+  // Without its '(' the word is a field path, as before.
+  CHECK(compile_rules("forbid tool_call where valid == true\n").ok());
+}
