@@ -333,30 +333,36 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
   return true;
 }
 
-// Anthropic tool_use block (the "type" was already read).
+// A call given as an object with an id, a name and its input: Anthropic's tool_use block
+// {id, name, input} (its "type" already read), Bedrock's toolUse {toolUseId, name, input},
+// Gemini's functionCall {id, name, args}. `what` names it in messages.
 template <class Object>
-bool read_tool_use(ParseCtx& c, Object& o, const char* where, std::uint32_t turn) {
+bool read_call_object(ParseCtx& c, Object& o, const char* where, std::uint32_t turn, std::string_view what) {
   Step st;
   st.type = StepType::tool_call;
   st.status = StepStatus::ok;
   st.turn = turn;
   ObjectWriter extra(c.s.call_extra);
   bool has_name = false;
+  // What messages call the fields; spelled out for Anthropic's blocks, so that reading them
+  // builds no string per call.
+  const bool anthropic = what == "tool_use";
+  std::string id_what = anthropic ? std::string() : fmt::format("{} id", what);
+  std::string name_what = anthropic ? std::string() : fmt::format("{} \"name\"", what);
   bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
     if (key == "type") return true;
-    if (key == "id") return c.get_id(v, &st.id, "tool_use \"id\"");
-    if (key == "name") {
+    if (key == "id" || key == "toolUseId") return c.get_id(v, &st.id, anthropic ? "tool_use \"id\"" : id_what);
+    if (key == "name" && !has_name) {
       std::string_view name;
-      if (!c.get_string(v, &name, "tool_use \"name\"")) return false;
+      if (!c.get_string(v, &name, anthropic ? "tool_use \"name\"" : name_what)) return false;
       c.set_tool(st, name);
-      has_name = true;
-      return true;
+      return has_name = true;
     }
-    if (key == "input") return c.set_arguments_value(st, v);
+    if ((key == "input" || key == "args") && st.arguments.empty()) return c.set_arguments_value(st, v);
     return c.write_value(v, extra.key(key));
   });
   if (!ok) return false;
-  if (!has_name) return c.fail(where, "tool_use block has no \"name\"");
+  if (!has_name) return c.fail(where, fmt::format("{} has no \"name\"", what == "tool_use" ? "tool_use block" : what));
   std::string_view x = extra.finish();
   if (!x.empty()) st.extra = c.t.store(x);
   c.s.pending.push_back(st);
@@ -469,34 +475,12 @@ bool peek_has(ParseCtx&, TapeObject& o, std::string_view key, bool* found, const
   return true;
 }
 
-// A Bedrock toolUse {toolUseId, name, input} or a Gemini functionCall {name, args, id}.
 template <class V>
 bool read_keyed_call(ParseCtx& c, V v, std::string_view what, std::uint32_t turn) {
   typename JsonOf<V>::object o;
-  if (auto e = v.get_object().get(o)) return c.fail(location_of(v), expect(e, fmt::format("\"{}\" must be an object", what)));
-  Step st;
-  st.type = StepType::tool_call;
-  st.status = StepStatus::ok;
-  st.turn = turn;
-  ObjectWriter extra(c.s.call_extra);
-  bool has_name = false;
-  bool ok = for_fields(c, o, [&](std::string_view key, V fv) {
-    if (key == "toolUseId" || key == "id") return c.get_id(fv, &st.id, fmt::format("{} \"{}\"", what, key));
-    if (key == "name" && !has_name) {
-      std::string_view name;
-      if (!c.get_string(fv, &name, fmt::format("{} \"name\"", what))) return false;
-      c.set_tool(st, name);
-      return has_name = true;
-    }
-    if ((key == "input" || key == "args") && st.arguments.empty()) return c.set_arguments_value(st, fv);
-    return c.write_value(fv, extra.key(key));
-  });
-  if (!ok) return false;
-  if (!has_name) return c.fail(location_of(v), fmt::format("{} has no \"name\"", what));
-  std::string_view x = extra.finish();
-  if (!x.empty()) st.extra = c.t.store(x);
-  c.s.pending.push_back(st);
-  return true;
+  const char* where = location_of(v);
+  if (auto e = v.get_object().get(o)) return c.fail(where, expect(e, fmt::format("\"{}\" must be an object", what)));
+  return read_call_object(c, o, where, turn, what);
 }
 
 // A Bedrock toolResult {toolUseId, content: [{text} | {json} | …], status} or a Gemini
@@ -691,7 +675,7 @@ bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
       });
       if (!ok) return false;
     } else if (sink.allow_tools && kind == BlockKind::tool_use) {
-      if (!read_tool_use(c, o, where, sink.turn)) return false;
+      if (!read_call_object(c, o, where, sink.turn, "tool_use")) return false;
     } else if (sink.allow_tools && kind == BlockKind::tool_result) {
       if (!read_tool_result_block(c, o, where, sink.turn)) return false;
     } else {
@@ -858,13 +842,7 @@ bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* w
           own.error |= b;
         } else {
           own.error = true;
-          // The value is kept; its class (Inspect's {"type"}, AgentDojo's "ValueError: …") too.
-          std::string& out = extra.key(key);
-          std::size_t at = out.size();
-          if (!c.write_value(v, out)) return false;
-          if (error_class(s.inner_parser, s.inner_padded, std::string_view(out).substr(at), &s.name))
-            append_json_string(extra.key("error_class"), s.name);
-          return true;
+          return keep_error(c, v, extra);
         }
       }
     }

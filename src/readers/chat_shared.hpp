@@ -3,9 +3,21 @@
 // the reading of one element of a message list.
 #pragma once
 
+#include "readers/chat_formats.hpp"
 #include "readers/parser_impl.hpp"
 
 namespace trajcheck::detail {
+
+// Keeps an `error` value as it is, and the class it names (error_class()) as "error_class".
+template <class V>
+bool keep_error(ParseCtx& c, V v, ObjectWriter& extra) {
+  std::string& out = extra.key("error");
+  std::size_t at = out.size();
+  if (!c.write_value(v, out)) return false;
+  if (error_class(c.s.inner_parser, c.s.inner_padded, std::string_view(out).substr(at), &c.s.name))
+    append_json_string(extra.key("error_class"), c.s.name);
+  return true;
+}
 
 // Starts a message list (clears the call index of this thread).
 void begin_chat(ParseCtx& c);

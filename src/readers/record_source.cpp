@@ -78,6 +78,8 @@ bool array_is_one_record(std::string_view first) {
 
 struct RecordSource::Impl {
   struct Element {
+    Element(std::size_t off, std::size_t len, std::uint64_t line, std::uint64_t column, std::string source = {})
+        : off(off), len(len), line(line), column(column), source(std::move(source)) {}
     std::size_t off = 0, len = 0;
     std::uint64_t line = 1, column = 1;
     std::string source;  // an archive's member ("log.eval/samples/1_epoch_1.json"); else the file

@@ -86,12 +86,7 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
     }
     if (key == "error") {  // mcp_call: a string, null when the call succeeded
       r.error = true;
-      std::string& out = extra.key(key);
-      std::size_t at = out.size();
-      if (!c.write_value(v, out)) return false;
-      if (error_class(s.inner_parser, s.inner_padded, std::string_view(out).substr(at), &s.name))
-        append_json_string(extra.key("error_class"), s.name);
-      return true;
+      return keep_error(c, v, extra);
     }
     if (key == "approve" && type == "mcp_approval_response") {
       bool approve = false;
