@@ -18,8 +18,11 @@ done
 echo "normalized $(ls examples/traces | wc -l) example trace files"
 
 # Rules files must compile cleanly, and be in canonical form.
-run 0 "$tc" lint examples/rules/*.rules rules/*.rules
-run 0 "$tc" fmt --check examples/rules/*.rules rules/*.rules
+run 0 "$tc" lint examples/rules/*.rules examples/agentdojo/*.rules rules/*.rules
+run 0 "$tc" fmt --check examples/rules/*.rules examples/agentdojo/*.rules rules/*.rules
+# AgentDojo runs: all read; the injection-goal rules find the injections that succeeded (1).
+run 0 "$tc" normalize examples/agentdojo/runs >/dev/null
+run 1 "$tc" check -r examples/agentdojo/injections.rules --quiet examples/agentdojo/runs
 # The refund workflow: the good traces pass, each bad one breaks a rule (exit 1).
 run 0 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_ok.jsonl
 run 1 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_violations.jsonl

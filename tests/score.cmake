@@ -30,3 +30,5 @@ trajcheck_score_golden(thresholds_per_record thresholds.per_record.json.expected
                        score --format json -j 2 --min-overall 0.8 --min-ordering 0.7 --per-record records.jsonl)
 trajcheck_score_golden(thresholds_pass thresholds.pass.expected score -j 1 --quiet --min-selection 0.1 records.jsonl)
 trajcheck_score_golden(per_record_alone per_record_alone.expected score --per-record records.jsonl)
+# The readers' other formats on the actual side: Bedrock, AgentDojo, LangChain.
+trajcheck_score_golden(formats formats.jsonl.expected score --format jsonl -j 1 formats.jsonl)

@@ -33,10 +33,17 @@
 
 namespace trajcheck {
 
-enum class InputFormat : std::uint8_t { auto_detect, native, openai, anthropic, otel, list };
+// The formats after `list` are read by the chat reader too (which reads all of them under
+// auto-detection); forcing one skips the detection of the record's shape.
+enum class InputFormat : std::uint8_t {
+  auto_detect, native, openai, anthropic, otel, list,
+  agentdojo, inspect, bedrock, responses, gemini, langchain
+};
 std::string_view to_string(InputFormat f);
-// Accepts "auto", "native", "openai", "anthropic", "otel", "list"; false when unknown.
+// Accepts the names input_format_names() lists ("auto", "native", "openai", …); false when unknown.
 bool parse_input_format(std::string_view name, InputFormat* out);
+// Every --input-format name, in InputFormat order.
+const std::vector<std::string>& input_format_names();
 
 struct NormalizeOptions {
   InputFormat format = InputFormat::auto_detect;

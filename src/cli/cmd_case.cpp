@@ -83,7 +83,8 @@ const bool registered = register_command({"case", 32, [](CLI::App& app) -> std::
   nw->add_option("--catalog-version", s->catalog_version, "the catalog version the case was written for");
   nw->add_option("--field", s->fields, "an extra case field NAME=VALUE, e.g. task_type=refund (repeatable)");
   nw->add_option("--suite", s->suite, "a suite whose control patterns classify the trace's control flow");
-  nw->add_option("--input-format", s->input_format, "auto|native|openai|anthropic|otel|list");
+  nw->add_option("--input-format", s->input_format,
+                 "a trace format (default auto): " + fmt::format("{}", fmt::join(input_format_names(), "|")));
   return [s] { return run_new(*s); };
 }});
 

@@ -74,8 +74,9 @@ const bool registered = register_command({"eval", 30, [](CLI::App& app) -> std::
       ->check(CLI::IsMember({"text", "json", "markdown", "junit", "html"}));
   sub->add_option("-o,--output", s->output, "write the report to this file instead of standard output");
   sub->add_option("--baseline", s->baseline, "an earlier `eval --format json` (replaces the suite's `baseline`)");
-  sub->add_option("--input-format", s->input_format, "auto|native|openai|anthropic|otel|list")
-      ->check(CLI::IsMember({"auto", "native", "openai", "anthropic", "otel", "list"}));
+  sub->add_option("--input-format", s->input_format,
+                  "a trace format (default auto): " + fmt::format("{}", fmt::join(input_format_names(), "|")))
+      ->check(CLI::IsMember(input_format_names()));
   sub->add_option("--alias", s->aliases, "OBSERVED=CANONICAL tool-name alias (repeatable)");
   sub->add_option("--error-pattern", s->error_patterns,
                   "RE2 pattern over a tool result's text that marks the call failed (repeatable)");

@@ -3,13 +3,16 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 namespace trajcheck::cli {
 
 void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_required) {
   auto* in = sub->add_option("traces", o.inputs, "trace files (.jsonl, .json), directories, or - for stdin");
   if (inputs_required) in->required();
-  sub->add_option("--input-format", o.input_format, "auto|native|openai|anthropic|otel|list")
-      ->check(CLI::IsMember({"auto", "native", "openai", "anthropic", "otel", "list"}));
+  sub->add_option("--input-format", o.input_format,
+                  "a trace format (default auto): " + fmt::format("{}", fmt::join(input_format_names(), "|")))
+      ->check(CLI::IsMember(input_format_names()));
   // One value per occurrence, so that `--error-pattern '^Error' traces.json` leaves the
   // trace file to TRACES….
   sub->add_option("--alias", o.aliases, "OBSERVED=CANONICAL tool-name alias (repeatable)")

@@ -384,7 +384,8 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
         if (element.get(cv)) return false;
         if (!read_call(cv, canon)) return false;
       }
-    } else if (key == "function_call") {
+    } else if (key == "function_call" || key == "parts" || key == "tool_call" || key == "function") {
+      // A legacy call, Gemini parts, AgentDojo's copy of the call, Inspect's tool name.
       return false;
     } else if (key == "tool_call_id") {
       // Read as an id only by role "tool" messages, as an extra field otherwise; the role
@@ -427,6 +428,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
   if (!members_ok || !has_role || role_name.empty()) return false;
   Role role = detail::classify_chat_role(role_name);
   if (role == Role::system) return true;
+  if (role == Role::other) return false;  // the chat reader warns about it
   if (role == Role::tool) {
     if (bad_tool_field) return false;
     // As the chat reader joins results (chat_reader.cpp, CallIndex): the latest open call
@@ -519,6 +521,8 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
         }
         return true;
       });
+    } else if (key == "name" || key == "args" || key == "arguments") {
+      return false;  // a name and arguments beside "function" (LangChain, AgentDojo)
     } else {
       bool null = false;
       if (!is_null(v, &null)) return false;

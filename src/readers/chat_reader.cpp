@@ -2,10 +2,13 @@
 // Anthropic messages (content blocks text / tool_use / tool_result) share one reader, since
 // both are lists of role-tagged messages and real logs mix their conventions.
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "readers/chat_formats.hpp"
 #include "readers/chat_roles.hpp"
+#include "readers/chat_shared.hpp"
 #include "readers/parser_impl.hpp"
 
 namespace trajcheck::detail {
@@ -164,6 +167,57 @@ class CallIndex {
 // One per thread: a chat trajectory is read start to end by one thread, without nesting.
 thread_local CallIndex t_calls;
 
+// The call's fields and then its result's: a result field whose key the call already has (a
+// message id, LangChain's metadata of both messages) is kept as "result_<key>", so that no
+// key appears twice in the step.
+Slice merge_result_extra(ParseCtx& c, Slice call, std::string_view result) {
+  if (call.len <= 2) return c.merge_extra(call, result);
+  std::string_view have = c.t.text(call);
+  auto has_key = [&](std::string_view key) {
+    // Keys of a minified object we wrote: search for ,"key": or {"key": at depth one.
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < have.size(); ++i) {
+      char ch = have[i];
+      if (in_string) {
+        if (ch == '\\') ++i;
+        else if (ch == '"') in_string = false;
+        continue;
+      }
+      if (ch == '"') {
+        if (depth == 1 && (have[i - 1] == '{' || have[i - 1] == ',')) {
+          std::size_t end = i + 1;
+          while (end < have.size() && have[end] != '"') end += have[end] == '\\' ? 2 : 1;
+          if (have.substr(i + 1, end - i - 1) == key && end + 1 < have.size() && have[end + 1] == ':') return true;
+        }
+        in_string = true;
+      } else if (ch == '{' || ch == '[') {
+        ++depth;
+      } else if (ch == '}' || ch == ']') {
+        --depth;
+      }
+    }
+    return false;
+  };
+  std::string out;
+  ObjectWriter w(out);
+  od::document doc;
+  od::object o;
+  c.s.inner_padded.assign(result);
+  c.s.inner_padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  if (c.s.inner_parser.iterate(c.s.inner_padded.data(), result.size(), c.s.inner_padded.size()).get(doc) ||
+      doc.get_object().get(o))
+    return c.merge_extra(call, result);
+  for (auto field : o) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return c.merge_extra(call, result);
+    std::string& slot = w.key(has_key(key) ? fmt::format("result_{}", key) : std::string(key));
+    JsonFailure f;
+    if (!write_value(field.value(), slot, f)) return c.merge_extra(call, result);
+  }
+  return c.merge_extra(call, w.finish());
+}
+
 // Joins `r` to its call through the index, or keeps it as a call of its own (with a warning)
 // when there is none. Returns the step index.
 std::uint32_t join_result(ParseCtx& c, const PendingResult& r, std::uint32_t turn) {
@@ -183,7 +237,7 @@ std::uint32_t join_result(ParseCtx& c, const PendingResult& r, std::uint32_t tur
   Step& st = steps[found];
   st.result = r.result;
   st.status = r.error ? StepStatus::error : StepStatus::ok;
-  if (!r.extra.empty()) st.extra = c.merge_extra(st.extra, c.t.text(r.extra));
+  if (!r.extra.empty()) st.extra = merge_result_extra(c, st.extra, c.t.text(r.extra));
   return static_cast<std::uint32_t>(found);
 }
 
@@ -212,14 +266,14 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
   const char* args_where = nullptr;
   auto read_function = [&](Object& fo) {
     return for_fields(c, fo, [&](std::string_view key, V v) {
-      if (key == "name") {
+      if (key == "name" && !has_name) {
         std::string_view name;
         if (!c.get_string(v, &name, "function \"name\"")) return false;
         c.set_tool(st, name);
         has_name = true;
         return true;
       }
-      if (key == "arguments") {
+      if (key == "arguments" && !has_args && st.arguments.empty()) {
         od::json_type type;
         if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
         if (type != od::json_type::string) return c.set_arguments_value(st, v);
@@ -233,23 +287,41 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
     if (!read_function(o)) return false;
   } else {
     bool ok = for_fields(c, o, [&](std::string_view key, V v) {
+      bool null = false;
+      if (!c.is_null(v, &null)) return false;
+      if (null) return true;  // AgentDojo writes "id": null for calls without one
       if (key == "id") return c.get_id(v, &st.id, "tool call \"id\"");
       if (key == "type") {
         std::string_view type;
         if (!c.get_string(v, &type, "tool call \"type\"")) return false;
-        if (type != "function") append_json_string(extra.key("call_type"), type);
+        // "tool_call" is LangChain's tag for the same thing.
+        if (type != "function" && type != "tool_call") append_json_string(extra.key("call_type"), type);
         return true;
+      }
+      od::json_type type;
+      if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+      // The name as a string beside the arguments: AgentDojo and Inspect write
+      // {"function": "<name>", "args" | "arguments": {…}}, LangChain {"name", "args"}.
+      if ((key == "function" || key == "name") && type == od::json_type::string && !has_name) {
+        std::string_view name;
+        if (!c.get_string(v, &name, "tool call name")) return false;
+        c.set_tool(st, name);
+        return has_name = true;
+      }
+      if ((key == "args" || key == "arguments") && !has_args && st.arguments.empty()) {
+        if (type != od::json_type::string) return c.set_arguments_value(st, v);
+        args_where = location_of(v);
+        return c.get_string(v, &args_text, "tool call arguments") && (has_args = true);
       }
       if (key == "function") {
         const char* fwhere = location_of(v);
         Object fo;
         if (auto e = v.get_object().get(fo))
-          return c.fail(fwhere, e == simdjson::INCORRECT_TYPE ? std::string("\"function\" must be an object") : json_error_message(e));
+          return c.fail(fwhere, e == simdjson::INCORRECT_TYPE ? std::string("\"function\" must be an object or a name")
+                                                              : json_error_message(e));
         return read_function(fo);
       }
-      bool null = false;
-      if (!c.is_null(v, &null)) return false;
-      return null || c.write_value(v, extra.key(key));
+      return c.write_value(v, extra.key(key));
     });
     if (!ok) return false;
   }
@@ -261,30 +333,36 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
   return true;
 }
 
-// Anthropic tool_use block (the "type" was already read).
+// A call given as an object with an id, a name and its input: Anthropic's tool_use block
+// {id, name, input} (its "type" already read), Bedrock's toolUse {toolUseId, name, input},
+// Gemini's functionCall {id, name, args}. `what` names it in messages.
 template <class Object>
-bool read_tool_use(ParseCtx& c, Object& o, const char* where, std::uint32_t turn) {
+bool read_call_object(ParseCtx& c, Object& o, const char* where, std::uint32_t turn, std::string_view what) {
   Step st;
   st.type = StepType::tool_call;
   st.status = StepStatus::ok;
   st.turn = turn;
   ObjectWriter extra(c.s.call_extra);
   bool has_name = false;
+  // What messages call the fields; spelled out for Anthropic's blocks, so that reading them
+  // builds no string per call.
+  const bool anthropic = what == "tool_use";
+  std::string id_what = anthropic ? std::string() : fmt::format("{} id", what);
+  std::string name_what = anthropic ? std::string() : fmt::format("{} \"name\"", what);
   bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
     if (key == "type") return true;
-    if (key == "id") return c.get_id(v, &st.id, "tool_use \"id\"");
-    if (key == "name") {
+    if (key == "id" || key == "toolUseId") return c.get_id(v, &st.id, anthropic ? "tool_use \"id\"" : id_what);
+    if (key == "name" && !has_name) {
       std::string_view name;
-      if (!c.get_string(v, &name, "tool_use \"name\"")) return false;
+      if (!c.get_string(v, &name, anthropic ? "tool_use \"name\"" : name_what)) return false;
       c.set_tool(st, name);
-      has_name = true;
-      return true;
+      return has_name = true;
     }
-    if (key == "input") return c.set_arguments_value(st, v);
+    if ((key == "input" || key == "args") && st.arguments.empty()) return c.set_arguments_value(st, v);
     return c.write_value(v, extra.key(key));
   });
   if (!ok) return false;
-  if (!has_name) return c.fail(where, "tool_use block has no \"name\"");
+  if (!has_name) return c.fail(where, fmt::format("{} has no \"name\"", what == "tool_use" ? "tool_use block" : what));
   std::string_view x = extra.finish();
   if (!x.empty()) st.extra = c.t.store(x);
   c.s.pending.push_back(st);
@@ -382,6 +460,182 @@ bool write_block(ParseCtx& c, TapeObject& o, std::string& out) {
   return true;
 }
 
+// Whether object `o` has member `key` (looked up ahead of the in-order pass, as peek_string).
+bool peek_has(ParseCtx& c, od::object& o, std::string_view key, bool* found, const char* where) {
+  od::value v;
+  auto e = o.find_field_unordered(key).get(v);
+  if (e && e != simdjson::NO_SUCH_FIELD) return c.fail(c.here(), json_error_message(e));
+  *found = e == simdjson::SUCCESS;
+  if (auto r = o.reset().error()) return c.fail(where, json_error_message(r));
+  return true;
+}
+bool peek_has(ParseCtx&, TapeObject& o, std::string_view key, bool* found, const char*) {
+  *found = false;
+  o.value().doc()->for_keys(o.value().tape_index(), [&](std::string_view k) { return !(*found = k == key); });
+  return true;
+}
+
+template <class V>
+bool read_keyed_call(ParseCtx& c, V v, std::string_view what, std::uint32_t turn) {
+  typename JsonOf<V>::object o;
+  const char* where = location_of(v);
+  if (auto e = v.get_object().get(o)) return c.fail(where, expect(e, fmt::format("\"{}\" must be an object", what)));
+  return read_call_object(c, o, where, turn, what);
+}
+
+// A Bedrock toolResult {toolUseId, content: [{text} | {json} | …], status} or a Gemini
+// functionResponse {name, response, id}.
+template <class V>
+bool read_keyed_result(ParseCtx& c, V v, std::string_view what, std::uint32_t turn) {
+  typename JsonOf<V>::object o;
+  const char* where = location_of(v);
+  if (auto e = v.get_object().get(o)) return c.fail(where, expect(e, fmt::format("\"{}\" must be an object", what)));
+  PendingResult r;
+  r.where = where;
+  ObjectWriter extra(c.s.result_extra);
+  std::string text, json, blocks;  // Bedrock content: text blocks, json blocks, the others
+  std::size_t json_count = 0;
+  bool has_content = false, has_response = false;
+  bool ok = for_fields(c, o, [&](std::string_view key, V fv) {
+    if (key == "toolUseId" || key == "id") return c.get_id(fv, &r.id, fmt::format("{} \"{}\"", what, key));
+    if (key == "name") {
+      std::string_view name;
+      if (!c.get_string(fv, &name, fmt::format("{} \"name\"", what))) return false;
+      r.name = c.t.store(name);
+      return true;
+    }
+    if (key == "status") {
+      std::string_view status;
+      if (!c.get_string(fv, &status, fmt::format("{} \"status\"", what))) return false;
+      if (status_is_error(status)) r.error = true;
+      else if (!status_is_ok(status)) append_json_string(extra.key("result_status"), status);
+      return true;
+    }
+    if (key == "response" && !has_response) {  // Gemini: {"output": …} or {"error": …}
+      has_response = true;
+      bool pattern = false;
+      if (!c.store_json_result(fv, &r.result, &pattern)) return false;
+      r.error |= pattern;
+      if (json_has_member(c.s.inner_parser, c.s.inner_padded, c.t.text(r.result), "error")) r.error = true;
+      return true;
+    }
+    if (key == "content" && !has_content) {
+      has_content = true;
+      typename JsonOf<V>::array a;
+      if (auto e = fv.get_array().get(a)) return c.fail(location_of(fv), expect(e, fmt::format("{} \"content\" must be an array", what)));
+      return for_each_element(c, a, [&](V bv) {
+        typename JsonOf<V>::object bo;
+        if (auto e = bv.get_object().get(bo)) return c.fail(location_of(bv), expect(e, "a content block must be an object"));
+        return for_fields(c, bo, [&](std::string_view bkey, V bval) {
+          if (bkey == "text") {
+            std::string_view t;
+            if (!c.get_string(bval, &t, "text block \"text\"")) return false;
+            append_text(text, t);
+            return true;
+          }
+          if (bkey == "json") {
+            if (json_count++) json.push_back(',');
+            return c.write_value(bval, json);
+          }
+          if (!known_block_key(bkey))
+            c.warn(location_of(bval), fmt::format("{} content block \"{}\" is not a known kind; kept under content_blocks", what, bkey));
+          if (!blocks.empty()) blocks.push_back(',');
+          blocks.push_back('{');
+          append_json_string(blocks, bkey);
+          blocks.push_back(':');
+          if (!c.write_value(bval, blocks)) return false;
+          blocks.push_back('}');
+          return true;
+        });
+      });
+    }
+    return c.write_value(fv, extra.key(key));
+  });
+  if (!ok) return false;
+  if (has_content) {
+    bool pattern = false;
+    if (!text.empty() || json_count == 0) {
+      r.result = c.store_text_result(text, &pattern);
+      if (json_count) {
+        std::string& j = extra.key("json");
+        if (json_count > 1) j.push_back('[');
+        j.append(json);
+        if (json_count > 1) j.push_back(']');
+      }
+    } else {
+      if (json_count > 1) json = "[" + json + "]";
+      r.result = c.t.store(json);
+      pattern = c.matches_error_pattern(json);
+    }
+    r.error |= pattern;
+  }
+  if (!blocks.empty()) {
+    std::string& b = extra.key("content_blocks");
+    b.push_back('[');
+    b.append(blocks);
+    b.push_back(']');
+  }
+  (void)turn;
+  std::string_view x = extra.finish();
+  if (!x.empty()) r.extra = c.t.store(x);
+  c.s.results.push_back(r);
+  return true;
+}
+
+// A content block without "type", named by its one member: Bedrock Converse ({"text"},
+// {"toolUse"}, {"toolResult"}, {"image"}, …) and Gemini parts ({"text"}, {"functionCall"},
+// {"functionResponse"}, {"inlineData"}, …).
+template <class Object>
+bool read_keyed_block(ParseCtx& c, Object& o, const char* where, BlockSink& sink) {
+  bool thought = false;  // a Gemini thought summary {"text", "thought": true}: not the message text
+  if (!peek_has(c, o, "thought", &thought, where)) return false;
+  enum { none, text, call, result } kind = none;
+  std::string rest;  // the block's other members, as an object's members
+  bool known = true;  // every other member is a known kind of block
+  std::size_t calls = c.s.pending.size(), results = c.s.results.size();
+  bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
+    if (kind == none && !thought) {
+      if (key == "text") {
+        std::string_view t;
+        if (!c.get_string(v, &t, "text block \"text\"")) return false;
+        append_text(*sink.text, t);
+        kind = text;
+        return true;
+      }
+      if (sink.allow_tools && (key == "toolUse" || key == "functionCall" || key == "function_call")) {
+        kind = call;
+        return read_keyed_call(c, v, key, sink.turn);
+      }
+      if (sink.allow_tools && (key == "toolResult" || key == "functionResponse" || key == "function_response")) {
+        kind = result;
+        return read_keyed_result(c, v, key, sink.turn);
+      }
+    }
+    known = known && known_block_key(key);
+    if (!rest.empty()) rest.push_back(',');
+    append_json_string(rest, key);
+    rest.push_back(':');
+    return c.write_value(v, rest);
+  });
+  if (!ok) return false;
+  if (kind == none) {
+    if ((!known || rest.empty()) && !thought)
+      c.warn(where, rest.empty() ? std::string("content block has no \"type\" and no member; kept under content_blocks")
+                                 : "content block of no known kind; kept under content_blocks");
+    if (!sink.blocks->empty()) sink.blocks->push_back(',');
+    sink.blocks->push_back('{');
+    sink.blocks->append(rest);
+    sink.blocks->push_back('}');
+    return true;
+  }
+  if (rest.empty()) return true;
+  std::string members = "{" + rest + "}";
+  if (kind == text) sink.extra->append_members(members);
+  else if (kind == call && c.s.pending.size() > calls) c.s.pending.back().extra = c.merge_extra(c.s.pending.back().extra, members);
+  else if (kind == result && c.s.results.size() > results) c.s.results.back().extra = c.merge_extra(c.s.results.back().extra, members);
+  return true;
+}
+
 template <class Array>
 bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
   return for_each_element(c, a, [&](auto ev) {
@@ -400,24 +654,34 @@ bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
     if (auto e = ev.get_object().get(o)) return c.fail(where, json_error_message(e));
     std::string_view btype;
     if (!peek_string(c, o, "type", &btype, where)) return false;
-    if (btype == "text") {
+    if (btype.empty()) return read_keyed_block(c, o, where, sink);
+    BlockKind kind = classify_block_type(btype);
+    if (kind == BlockKind::text) {
+      bool has_text = false;
       bool ok = for_fields(c, o, [&](std::string_view key, V v) {
         if (key == "type") return true;
-        if (key == "text") {
-          std::string_view text;
-          if (!c.get_string(v, &text, "text block \"text\"")) return false;
-          append_text(*sink.text, text);
-          return true;
+        // AgentDojo writes {"type": "text", "content": "…"}.
+        if (key == "text" || (key == "content" && !has_text)) {
+          od::json_type vt;
+          if (auto e = v.type().get(vt)) return c.fail(location_of(v), json_error_message(e));
+          if (key == "text" || vt == od::json_type::string) {
+            std::string_view text;
+            if (!c.get_string(v, &text, "text block \"text\"")) return false;
+            append_text(*sink.text, text);
+            return has_text = true;
+          }
         }
         return c.write_value(v, sink.extra->key(key));
       });
       if (!ok) return false;
-    } else if (sink.allow_tools && btype == "tool_use") {
-      if (!read_tool_use(c, o, where, sink.turn)) return false;
-    } else if (sink.allow_tools && btype == "tool_result") {
+    } else if (sink.allow_tools && kind == BlockKind::tool_use) {
+      if (!read_call_object(c, o, where, sink.turn, "tool_use")) return false;
+    } else if (sink.allow_tools && kind == BlockKind::tool_result) {
       if (!read_tool_result_block(c, o, where, sink.turn)) return false;
     } else {
       // Images, thinking, documents…: kept whole under "content_blocks".
+      if (kind == BlockKind::unknown)
+        c.warn(where, fmt::format("content block of type '{}' is not a known kind; kept under content_blocks", btype));
       if (!sink.blocks->empty()) sink.blocks->push_back(',');
       if (!write_block(c, o, *sink.blocks)) return false;
     }
@@ -426,6 +690,32 @@ bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
 }
 
 template <class V>
+bool read_call_copy(ParseCtx& c, V v, Slice* id, Slice* name) {
+  typename JsonOf<V>::object o;
+  if (auto e = v.get_object().get(o)) return c.fail(location_of(v), expect(e, "\"tool_call\" must be an object"));
+  return for_fields(c, o, [&](std::string_view key, V fv) {
+    od::json_type type;
+    if (auto e = fv.type().get(type)) return c.fail(location_of(fv), json_error_message(e));
+    if (key == "id" && (type == od::json_type::string || type == od::json_type::number))
+      return c.get_id(fv, id, "tool call \"id\"");
+    if (key == "function" && type == od::json_type::string) {
+      std::string_view n;
+      if (!c.get_string(fv, &n, "tool call \"function\"")) return false;
+      *name = c.t.store(n);
+      return true;
+    }
+    return c.skip_value(fv);
+  });
+}
+
+template <class V>
+bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* where, std::string_view role_name,
+                       std::uint32_t index);
+
+// One element of a message list: a role-tagged message; a LangChain message, tagged by
+// "type" (model_dump: {"type": "ai", "content", "tool_calls"}; messages_to_dict: {"type":
+// "ai", "data": {…}}); or an OpenAI Responses item ({"type": "function_call", …}).
+template <class V>
 bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
   const char* where = location_of(mv);
   typename JsonOf<V>::object m;
@@ -433,8 +723,40 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
     return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a message must be a JSON object") : json_error_message(e));
   std::string_view role_name;
   if (!peek_string(c, m, "role", &role_name, where)) return false;
-  if (role_name.empty()) return c.fail(where, "message has no \"role\"");
+  if (!role_name.empty()) return read_message_body<V>(c, m, where, role_name, index);
+  std::string_view type;
+  if (!peek_string(c, m, "type", &type, where)) return false;
+  if (is_responses_item(type)) return read_responses_item(c, m, type, where, index);
+  std::string_view role = langchain_role(type);
+  if (role.empty()) return c.fail(where, "message has no \"role\"");
+  bool wrapped = false;
+  if (!peek_has(c, m, "data", &wrapped, where)) return false;
+  if (!wrapped) return read_message_body<V>(c, m, where, role, index);
+  // messages_to_dict: the message is "data"; a ChatMessage names its role there.
+  bool read = false;
+  bool ok = for_fields(c, m, [&](std::string_view key, V v) {
+    if (key != "data" || read) {
+      if (key != "type") c.warn(location_of(v), fmt::format("LangChain message field \"{}\" beside \"data\" is not read", key));
+      return c.skip_value(v);
+    }
+    read = true;
+    typename JsonOf<V>::object d;
+    const char* dwhere = location_of(v);
+    if (auto e = v.get_object().get(d)) return c.fail(dwhere, expect(e, "LangChain message \"data\" must be an object"));
+    std::string_view own_role;
+    if (role == "chat" && (!peek_string(c, d, "role", &own_role, dwhere) || own_role.empty()))
+      return own_role.empty() ? c.fail(dwhere, "LangChain chat message has no \"role\"") : false;
+    return read_message_body<V>(c, d, dwhere, role == "chat" ? own_role : role, index);
+  });
+  return ok;
+}
+
+template <class V>
+bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* where, std::string_view role_name,
+                       std::uint32_t index) {
   Role role = classify_chat_role(role_name);
+  if (role == Role::other)
+    c.warn(where, fmt::format("message role '{}' is not a known role; kept as a step of type '{}'", role_name, role_name));
   Scratch& s = c.s;
   s.text.clear();
   s.blocks.clear();
@@ -444,12 +766,29 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
   BlockSink sink{&s.text, &s.blocks, &extra, role != Role::tool, index};
   PendingResult own;  // the result a role "tool" message carries
   own.where = where;
-  bool has_content = false;
+  Slice copy_id, copy_name;  // from AgentDojo's copy of the call
+  bool has_content = false, has_parts = false;
   bool ok = for_fields(c, m, [&](std::string_view key, V v) {
     if (key == "role") return true;
     if (key == "content") {
       has_content = true;
       return read_content(c, v, sink);
+    }
+    if (key == "parts") {  // Gemini: text, functionCall and functionResponse parts, in any role
+      has_parts = true;
+      BlockSink parts = sink;
+      parts.allow_tools = true;
+      return read_content(c, v, parts);
+    }
+    if (key == "type") {  // the Responses API's "message", or the LangChain type the role came from
+      od::json_type type;
+      if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+      if (type == od::json_type::string) {
+        std::string_view tag;
+        if (!c.get_string(v, &tag, "message \"type\"")) return false;
+        if (tag != "message" && langchain_role(tag).empty()) append_json_string(extra.key(key), tag);
+        return true;
+      }
     }
     if (key == "tool_calls") {
       bool null = false;
@@ -465,18 +804,34 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
       return null || read_openai_call(c, v, index, true);
     }
     if (role == Role::tool) {
+      bool null = false;
+      if (!c.is_null(v, &null)) return false;
+      if (null) return true;
       if (key == "tool_call_id") return c.get_id(v, &own.id, "\"tool_call_id\"");
-      if (key == "name") {
+      // Inspect names the tool in "function"; AgentDojo repeats the whole call in "tool_call".
+      if (key == "name" || key == "function") {
         std::string_view name;
-        if (!c.get_string(v, &name, "tool message \"name\"")) return false;
+        if (!c.get_string(v, &name, fmt::format("tool message \"{}\"", key))) return false;
         own.name = c.t.store(name);
         return true;
       }
+      if (key == "tool_call") return read_call_copy(c, v, &copy_id, &copy_name);
       if (key == "is_error") {
         bool b = false;
         if (v.get_bool().get(b)) return c.fail(location_of(v), "\"is_error\" must be true or false");
         own.error |= b;
         return true;
+      }
+      if (key == "status") {  // LangChain: "success" | "error"
+        od::json_type type;
+        if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+        if (type == od::json_type::string) {
+          std::string_view status;
+          if (!c.get_string(v, &status, "\"status\"")) return false;
+          if (status_is_error(status)) return own.error = true;
+          if (!status_is_ok(status)) append_json_string(extra.key("message_status"), status);
+          return true;
+        }
       }
       if (key == "error") {
         od::json_type type;
@@ -485,14 +840,19 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
           bool b = false;
           if (auto e = v.get_bool().get(b)) return c.fail(location_of(v), json_error_message(e));
           own.error |= b;
-        } else if (type != od::json_type::null) {
+        } else {
           own.error = true;
+          return keep_error(c, v, extra);
         }
       }
     }
     bool null = false;
     if (!c.is_null(v, &null)) return false;
-    return null || c.write_value(v, extra.key(key));
+    if (null) return true;
+    // A message's own id and status (Inspect, LangChain, the Responses API) are not those of
+    // the step that keeps them (a call has its own id and status).
+    if (key == "id" || key == "status") return c.write_value(v, extra.key(key == "id" ? "message_id" : "message_status"));
+    return c.write_value(v, extra.key(key));
   });
   if (!ok) return false;
   if (!s.blocks.empty()) {
@@ -504,9 +864,13 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
   if (role == Role::system) return true;  // system prompts are not steps (docs/traces.md)
 
   auto& steps = c.t.steps();
+  const std::size_t before = steps.size();  // steps of earlier messages
   std::size_t first = steps.size();
   std::size_t holder = SIZE_MAX;  // step that receives the message's extra fields
-  if (role == Role::tool) {
+  // A Gemini function turn carries its results as functionResponse parts, not as its own.
+  if (role == Role::tool && !(has_parts && !has_content && own.id.empty() && !s.results.empty())) {
+    if (own.id.empty()) own.id = copy_id;
+    if (own.name.empty()) own.name = copy_name;
     c.s.merged.assign(s.text);
     bool pattern = false;
     if (has_content) own.result = c.store_text_result(c.s.merged, &pattern);
@@ -539,7 +903,9 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
     if (steps.size() > first) holder = first;
   }
   std::string_view x = extra.finish();
-  if (!x.empty() && holder != SIZE_MAX) steps[holder].extra = c.merge_extra(steps[holder].extra, x);
+  // A tool message's fields go to the call it answers, which has fields of its own.
+  if (!x.empty() && holder != SIZE_MAX)
+    steps[holder].extra = holder < before ? merge_result_extra(c, steps[holder].extra, x) : c.merge_extra(steps[holder].extra, x);
   return true;
 }
 
@@ -554,14 +920,84 @@ bool read_messages(ParseCtx& c, Array& messages) {
   return for_each_element(c, messages, [&](auto mv) { return read_message(c, mv, index++); });
 }
 
+// A JSON number of seconds as milliseconds, shifting the decimal point of its text (so that
+// 4.317574 s is 4317.574 ms, without binary rounding); through a double for an exponent.
+std::string seconds_to_ms(std::string_view s) {
+  std::size_t dot = s.find('.');
+  bool plain = s.find_first_of("eE-") == std::string_view::npos;
+  if (!plain) return fmt::format("{}", std::strtod(std::string(s).c_str(), nullptr) * 1000.0);
+  std::string digits(s.substr(0, dot));
+  std::string frac(dot == std::string_view::npos ? std::string_view() : s.substr(dot + 1));
+  frac.resize(std::max<std::size_t>(frac.size(), 3), '0');
+  digits += frac.substr(0, 3);
+  std::string rest = frac.substr(3);
+  while (!rest.empty() && rest.back() == '0') rest.pop_back();
+  std::size_t lead = 0;
+  while (lead + 1 < digits.size() && digits[lead] == '0') ++lead;
+  digits.erase(0, lead);
+  return rest.empty() ? digits : digits + "." + rest;
+}
+
+// Timing of the calls from an Inspect sample's tool events ({"event": "tool", "id",
+// "timestamp", "completed", "working_time"}): latency_ms, started_at and completed_at of
+// the call with that id. The other events repeat the messages and are not kept.
+template <class V>
+bool read_tool_timing(ParseCtx& c, V events) {
+  typename JsonOf<V>::array a;
+  if (auto e = events.get_array().get(a)) return c.fail(location_of(events), expect(e, "\"events\" must be an array"));
+  return for_each_element(c, a, [&](V ev) {
+    typename JsonOf<V>::object o;
+    if (ev.get_object().get(o)) return c.skip_value(ev);
+    bool tool = false;
+    Slice id, started, completed;  // arena slices: a string_view into the arena would move
+    std::string_view working;     // into the record's text
+    bool ok = for_fields(c, o, [&](std::string_view key, V v) {
+      od::json_type type;
+      if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+      if (type == od::json_type::string && (key == "event" || key == "id" || key == "timestamp" || key == "completed")) {
+        std::string_view text;
+        if (!c.get_string(v, &text, key)) return false;
+        if (key == "event") tool = text == "tool";
+        else if (key == "id") id = c.t.store(text);
+        else (key == "timestamp" ? started : completed) = c.t.store(text);
+        return true;
+      }
+      if (key == "working_time" && type == od::json_type::number) {
+        working = trim_ws(v.raw_json_token());
+        return c.skip_value(v);
+      }
+      return c.skip_value(v);
+    });
+    if (!ok) return false;
+    if (!tool || id.empty()) return true;
+    auto& steps = c.t.steps();
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].type != StepType::tool_call || c.t.text(steps[i].id) != c.t.text(id)) continue;
+      std::string timing;
+      ObjectWriter w(timing);
+      if (!working.empty()) w.key("latency_ms").append(seconds_to_ms(working));
+      if (!started.empty()) append_json_string(w.key("started_at"), c.t.text(started));
+      if (!completed.empty()) append_json_string(w.key("completed_at"), c.t.text(completed));
+      std::string_view x = w.finish();
+      if (!x.empty()) steps[i].extra = c.merge_extra(steps[i].extra, x);
+      break;
+    }
+    return true;
+  });
+}
+
 template <class Object>
-bool read_chat_record(ParseCtx& c, Object& record) {
+bool read_chat_record(ParseCtx& c, Object& record, const InspectSample* sample = nullptr) {
   ObjectWriter meta(c.s.meta);
   ParseCtx::Wrapper w;
   w.meta = &meta;
   bool has_messages = false;
+  Slice epoch;
+  // An AgentDojo run names itself by pipeline, suite, user task, attack and injection task.
+  constexpr std::string_view kRunKeys[] = {"pipeline_name", "suite_name", "user_task_id", "attack_type", "injection_task_id"};
+  Slice run[std::size(kRunKeys)];
   bool ok = for_fields(c, record, [&](std::string_view key, auto v) {
-    if ((key == "messages" || key == "traj") && !has_messages) {
+    if ((key == "messages" || key == "traj" || key == "contents") && !has_messages) {
       const char* where = location_of(v);
       typename JsonOf<decltype(v)>::array a;
       if (auto e = v.get_array().get(a))
@@ -571,20 +1007,71 @@ bool read_chat_record(ParseCtx& c, Object& record) {
       return read_messages(c, a);
     }
     // Anthropic puts the system prompt beside the messages; system prompts are not steps.
-    if (key == "system") return c.skip_value(v);
+    // Gemini's is "systemInstruction".
+    if (key == "system" || key == "systemInstruction" || key == "system_instruction") return c.skip_value(v);
+    if (sample) {
+      // An Inspect sample's input and output repeat its messages; attachments hold the
+      // events' long texts.
+      if (key == "input" || key == "output" || key == "attachments") return c.skip_value(v);
+      if (key == "events") return read_tool_timing(c, v);
+      od::json_type vt;
+      if (key == "epoch" && !v.type().get(vt) && (vt == od::json_type::number || vt == od::json_type::string)) {
+        if (!c.get_id(v, &epoch, "\"epoch\"")) return false;
+        w.meta->key("epoch").append(c.t.text(epoch));
+        return true;
+      }
+    }
+    for (std::size_t i = 0; i < std::size(kRunKeys); ++i)
+      if (od::json_type vt; key == kRunKeys[i] && !v.type().get(vt) && vt == od::json_type::string) {
+        std::string_view text;
+        if (!c.get_string(v, &text, key)) return false;
+        run[i] = c.t.store(text);
+        append_json_string(w.meta->key(key), c.t.text(run[i]));
+        return true;
+      }
     return c.wrapper_field(w, key, v);
   });
   if (!ok) return false;
   if (!has_messages) return c.fail(c.text.data(), "chat record has no \"messages\" (or \"traj\") array");
+  if (w.trace_id.empty() && w.id.empty() && w.task_id.empty() && w.case_id.empty() && !run[1].empty() && !run[2].empty()) {
+    std::string& id = c.s.value;
+    id.clear();
+    for (const Slice& part : run)
+      if (!part.empty()) {
+        if (!id.empty()) id.push_back('/');
+        id.append(c.t.text(part));
+      }
+    w.trace_id = c.t.store(id);
+  }
+  if (sample) {
+    // One trace per sample and epoch, named as Inspect names its sample files.
+    if (!sample->log_meta.empty()) w.meta->append_members(sample->log_meta);
+    if (w.trace_id.empty() && !w.id.empty()) {
+      std::string& id = c.s.value;
+      id.assign(c.t.text(w.id));
+      if (!epoch.empty()) id.append("_epoch_").append(c.t.text(epoch));
+      w.trace_id = c.t.store(id);
+    }
+  }
   c.finish_wrapper(w);
   return true;
 }
 
 }  // namespace
 
+void begin_chat(ParseCtx&) { t_calls.clear(); }
+void add_chat_call(ParseCtx& c, const Step& call) {
+  c.t.steps().push_back(call);
+  t_calls.add(c.t, static_cast<std::uint32_t>(c.t.steps().size() - 1));
+}
+std::uint32_t join_chat_result(ParseCtx& c, const PendingResult& r, std::uint32_t turn) { return join_result(c, r, turn); }
+bool read_chat_element(ParseCtx& c, od::value v, std::uint32_t index) { return read_message(c, v, index); }
+bool read_chat_element(ParseCtx& c, TapeValue v, std::uint32_t index) { return read_message(c, v, index); }
+
 bool read_chat_array(ParseCtx& c, od::array messages) { return read_messages(c, messages); }
 bool read_chat_array(ParseCtx& c, TapeArray messages) { return read_messages(c, messages); }
 bool read_chat_object(ParseCtx& c, od::object record) { return read_chat_record(c, record); }
 bool read_chat_object(ParseCtx& c, TapeObject record) { return read_chat_record(c, record); }
+bool read_inspect_sample(ParseCtx& c, od::object sample, const InspectSample& log) { return read_chat_record(c, sample, &log); }
 
 }  // namespace trajcheck::detail

@@ -6,7 +6,8 @@
 namespace trajcheck {
 
 namespace {
-constexpr std::string_view kFormatNames[] = {"auto", "native", "openai", "anthropic", "otel", "list"};
+constexpr std::string_view kFormatNames[] = {"auto",      "native",  "openai",  "anthropic", "otel",   "list",
+                                             "agentdojo", "inspect", "bedrock", "responses", "gemini", "langchain"};
 
 // Appends the members of a raw JSON object (without its braces) after a comma.
 void append_members(std::string& out, std::string_view object) {
@@ -22,12 +23,17 @@ void append_members(std::string& out, std::string_view object) {
 std::string_view to_string(InputFormat f) { return kFormatNames[static_cast<int>(f)]; }
 
 bool parse_input_format(std::string_view name, InputFormat* out) {
-  for (int i = 0; i < 6; ++i)
+  for (std::size_t i = 0; i < std::size(kFormatNames); ++i)
     if (kFormatNames[i] == name) {
       *out = static_cast<InputFormat>(i);
       return true;
     }
   return false;
+}
+
+const std::vector<std::string>& input_format_names() {
+  static const std::vector<std::string> names(std::begin(kFormatNames), std::end(kFormatNames));
+  return names;
 }
 
 std::string normalize_tool_name(std::string_view raw, bool case_sensitive) {

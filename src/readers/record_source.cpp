@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <fmt/format.h>
 
 #include "trajcheck/reader.hpp"
@@ -60,23 +62,27 @@ bool array_is_one_record(std::string_view first) {
   if (first.empty()) return false;
   if (first.front() == '"') return true;
   if (first.front() != '{') return false;
-  bool named = false;
+  bool named = false, data = false;
   for (std::string_view k : object_keys(first)) {
     if (k == "role") return true;
     if (k == "steps" || k == "messages" || k == "traj" || k == "resourceSpans" || k == "trace_id" ||
         k == "actual" || k == "expected" || k == "outputs" || k == "reference_outputs" || k == "tool_calls")
       return false;
     if (k == "name" || k == "function" || k == "tool") named = true;
+    if (k == "data") data = true;
   }
-  return named;
+  return named || data;  // {"type": "human", "data": {…}}: LangChain's messages_to_dict
 }
 
 }  // namespace
 
 struct RecordSource::Impl {
   struct Element {
+    Element(std::size_t off, std::size_t len, std::uint64_t line, std::uint64_t column, std::string source = {})
+        : off(off), len(len), line(line), column(column), source(std::move(source)) {}
     std::size_t off = 0, len = 0;
     std::uint64_t line = 1, column = 1;
+    std::string source;  // an archive's member ("log.eval/samples/1_epoch_1.json"); else the file
   };
   enum class Mode { none, lines, whole };
 
@@ -289,16 +295,69 @@ struct RecordSource::Impl {
     }
     const Element& el = elements[next_element++];
     if (el.len == std::string_view::npos) {
+      if (!el.source.empty()) {  // an archive's error: "<where>\n<what>"
+        std::size_t nl = el.source.find('\n');
+        emit_error(out, el.source.substr(0, nl), 1, 1, fmt::format("read error: {}", el.source.substr(nl + 1)));
+        return true;
+      }
       emit_error(out, name, el.line, el.column, "invalid JSON: unexpected content after the top-level array");
       return true;
     }
     emit_text(out, std::string_view(whole).substr(el.off, el.len), el.line, el.column);
+    if (!el.source.empty()) out.origin.file = el.source;
     return true;
+  }
+
+  // An Inspect AI `.eval` log: a zip archive whose samples/*.json members are one record
+  // each (the sample's origin is "<log>/<member>"); its other members (header, summaries,
+  // journal) describe the whole eval. Read whole, as a .json file is.
+  bool open_archive(const std::string& path, RawRecord& out) {
+    whole.clear();
+    elements.clear();
+    next_element = 0;
+    struct archive* a = archive_read_new();
+    archive_read_support_format_zip(a);
+    archive_read_support_filter_all(a);
+    if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
+      emit_error(out, path, 1, 1, fmt::format("cannot read archive: {}", archive_error_string(a)));
+      archive_read_free(a);
+      return true;
+    }
+    struct archive_entry* entry;
+    int r;
+    while ((r = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
+      std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
+      if (member.rfind("samples/", 0) != 0 || !has_ext(member, ".json")) {
+        archive_read_data_skip(a);
+        continue;
+      }
+      Element el{whole.size(), 0, 1, 1, fmt::format("{}/{}", path, member)};
+      char chunk[1 << 16];
+      la_ssize_t n;
+      while ((n = archive_read_data(a, chunk, sizeof chunk)) > 0) whole.append(chunk, static_cast<std::size_t>(n));
+      if (n < 0) {
+        whole.resize(el.off);
+        el.len = std::string_view::npos;
+        el.off = 0;
+        el.source = fmt::format("{}/{}\n{}", path, member, archive_error_string(a));
+      } else {
+        el.len = whole.size() - el.off;
+      }
+      elements.push_back(std::move(el));
+    }
+    if (r != ARCHIVE_EOF) {
+      Element bad{0, std::string_view::npos, 1, 1, fmt::format("{}\n{}", path, archive_error_string(a))};
+      elements.push_back(std::move(bad));
+    }
+    archive_read_free(a);
+    mode = Mode::whole;
+    return false;
   }
 
   // Opens a file; returns true if a record (an error) was emitted instead.
   bool open_file(const std::string& path, RawRecord& out) {
     name = path;
+    if (has_ext(path, ".eval")) return open_archive(path, out);
     if (has_ext(path, ".json")) {
       std::FILE* f = std::fopen(path.c_str(), "rb");
       if (!f) {
@@ -370,7 +429,8 @@ struct RecordSource::Impl {
         for (fs::recursive_directory_iterator it(in, ec), stop; !ec && it != stop; it.increment(ec)) {
           if (!it->is_regular_file(ec)) continue;
           std::string p = it->path().string();
-          if (has_ext(p, ".jsonl") || has_ext(p, ".json") || has_ext(p, ".ndjson")) found.push_back(std::move(p));
+          if (has_ext(p, ".jsonl") || has_ext(p, ".json") || has_ext(p, ".ndjson") || has_ext(p, ".eval"))
+            found.push_back(std::move(p));
         }
         if (ec) {
           emit_error(out, in, 1, 1, fmt::format("cannot read directory: {}", ec.message()));

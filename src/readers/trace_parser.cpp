@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "readers/chat_formats.hpp"
+#include "readers/chat_shared.hpp"
 #include "readers/parser_impl.hpp"
 
 namespace trajcheck {
@@ -13,11 +15,18 @@ namespace od = detail::od;
 
 namespace {
 
-enum class Shape { unknown, native, chat, otel, list };
+enum class Shape { unknown, native, chat, otel, list, response, inspect_log, inspect_sample };
+
+// Whether a "type" tags a message of a list without roles (LangChain, the Responses API).
+bool message_type(std::string_view type) {
+  // Not LangChain's legacy "function": an OpenAI tool call of a tool list is {"type": "function"}.
+  return type == "message" || detail::is_responses_item(type) || (type != "function" && !detail::langchain_role(type).empty());
+}
 
 // Detects an object record's shape from its top-level keys.
 Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson::error_code* error) {
   bool steps = false, messages = false, otel = false, tool_calls = false, role = false, name = false;
+  bool response = false, typed = false, samples = false, eval = false, epoch = false;
   *error = simdjson::SUCCESS;
   for (auto field : o) {
     std::string_view key;
@@ -25,19 +34,29 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
     if (key == "steps") {
       steps = true;  // decides the shape: skipping the rest (the steps themselves) saves a pass
       break;
-    } else if (key == "messages" || key == "traj") messages = true;
+    } else if (key == "messages" || key == "traj" || key == "contents") messages = true;
+    else if (key == "output" || key == "candidates") response = true;
+    else if (key == "samples") samples = true;
+    else if (key == "eval") eval = true;
+    else if (key == "epoch") epoch = true;
+    else if (key == "type") {
+      std::string_view type;
+      typed = typed || (!field.value().get_string().get(type) && message_type(type));
+    }
     else if (key == "resourceSpans") otel = true;
     else if (key == "tool_calls") tool_calls = true;
     else if (key == "role") role = true;
     else if (key == "name" || key == "function" || key == "tool") name = true;
   }
-  *lone_message = role && !messages;
+  *lone_message = (role || typed) && !messages;
   if (steps) return Shape::native;
-  if (messages) return Shape::chat;
+  if (messages) return epoch ? Shape::inspect_sample : Shape::chat;
+  if (samples && eval) return Shape::inspect_log;
   if (otel) return Shape::otel;
-  if (role) return Shape::unknown;
+  if (role || typed) return Shape::unknown;
   if (tool_entry) *tool_entry = name;
   if (tool_calls) return Shape::list;
+  if (response) return Shape::response;
   return Shape::unknown;
 }
 
@@ -47,6 +66,9 @@ std::string_view shape_name(Shape s) {
     case Shape::chat: return "chat";
     case Shape::otel: return "otel";
     case Shape::list: return "list";
+    case Shape::response: return "response";
+    case Shape::inspect_log: return "inspect_log";
+    case Shape::inspect_sample: return "inspect_sample";
     default: return "unknown";
   }
 }
@@ -58,9 +80,18 @@ Shape forced_shape(InputFormat f) {
     case InputFormat::anthropic: return Shape::chat;
     case InputFormat::otel: return Shape::otel;
     case InputFormat::list: return Shape::list;
+    case InputFormat::agentdojo:
+    case InputFormat::inspect:
+    case InputFormat::bedrock:
+    case InputFormat::responses:
+    case InputFormat::gemini:
+    case InputFormat::langchain: return Shape::chat;  // or a response record: see read()
     default: return Shape::unknown;
   }
 }
+
+// The formats read by the chat reader that may also come as a response record.
+bool chat_family(InputFormat f) { return forced_shape(f) == Shape::chat && f != InputFormat::openai && f != InputFormat::anthropic; }
 
 // simdjson rejects an unbalanced document before reading it, and reports structural errors
 // met while skipping without a useful position. This scan (string-aware, error path only)
@@ -159,13 +190,14 @@ Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
   if (format != InputFormat::auto_detect) return Shape::unknown;
   // The root opens at tape word 1.
   if (!doc.root_is_array()) {
-    bool steps = false, messages = false;
+    bool steps = false, messages = false, epoch = false;
     doc.for_keys(1, [&](std::string_view key) {
       steps = key == "steps";
       messages = messages || key == "messages" || key == "traj";
+      epoch = epoch || key == "epoch";  // an Inspect sample: read the ondemand way
       return !steps;
     });
-    return steps ? Shape::native : messages ? Shape::chat : Shape::unknown;
+    return steps ? Shape::native : messages && !epoch ? Shape::chat : Shape::unknown;
   }
   // An array: its first element decides, as in read(): an object with "role" and no
   // "messages"/"traj" (both seen only before a "steps" key) is a message; empty is chat.
@@ -324,6 +356,9 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
     Shape detected = object_shape(o, &lone_message, &tool_entry, &err);
     if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
     if (!forced) shape = detected;
+    else if (shape == Shape::chat && chat_family(c.options.format) &&
+             (detected == Shape::response || detected == Shape::inspect_log || detected == Shape::inspect_sample))
+      shape = detected;
     if (shape == Shape::unknown && lone_message)
       return ctx.fail(top, "a single chat message, not a trajectory: expected an array of messages or {\"messages\": [...]}");
     doc.rewind();
@@ -334,6 +369,9 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       case Shape::chat: ok = read_chat_object(ctx, o); break;
       case Shape::list: ok = read_list_object(ctx, o); break;
       case Shape::otel: ok = read_otel(ctx, o); break;
+      case Shape::response: ok = read_response_object(ctx, o); break;
+      case Shape::inspect_log: ok = read_inspect_log(ctx, o, nullptr, nullptr); break;  // validates; emitted below
+      case Shape::inspect_sample: ok = read_inspect_sample(ctx, o, detail::InspectSample{}); break;
       case Shape::unknown:
         return ctx.fail(top, forced ? fmt::format("input format is {}, but the record does not have its shape",
                                                   to_string(c.options.format))
@@ -387,6 +425,12 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
     return ctx.fail(trailing, detail::json_error_message(simdjson::TRAILING_CONTENT));
   if (shape == Shape::otel) {
     detail::emit_otel(ctx, emit);
+  } else if (shape == Shape::inspect_log) {
+    // Every sample read: now each is read again and emitted.
+    od::object o;
+    doc.rewind();
+    if (auto e = doc.get_object().get(o)) return ctx.fail(top, detail::json_error_message(e));
+    if (!read_inspect_log(ctx, o, &emit, &outcome.traces)) return false;
   } else {
     ++outcome.traces;
     if (emit) emit(t);

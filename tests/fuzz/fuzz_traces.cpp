@@ -8,19 +8,25 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
 #include "trajcheck/reader.hpp"
 
 namespace {
 
+// One parser per input format (every one of input_format_names()).
 const trajcheck::TraceParser& parser(trajcheck::InputFormat f) {
-  static trajcheck::TraceParser parsers[] = {
-      trajcheck::TraceParser({trajcheck::InputFormat::auto_detect, {{"a", "b"}}, {"^Error", "(?i)timeout"}, false}),
-      trajcheck::TraceParser({trajcheck::InputFormat::native, {}, {}, false}),
-      trajcheck::TraceParser({trajcheck::InputFormat::openai, {}, {}, false}),
-      trajcheck::TraceParser({trajcheck::InputFormat::anthropic, {}, {}, false}),
-      trajcheck::TraceParser({trajcheck::InputFormat::otel, {}, {}, false}),
-      trajcheck::TraceParser({trajcheck::InputFormat::list, {}, {}, true}),
-  };
+  static const std::vector<trajcheck::TraceParser> parsers = [] {
+    std::vector<trajcheck::TraceParser> v;
+    for (std::size_t i = 0; i < trajcheck::input_format_names().size(); ++i) {
+      auto format = static_cast<trajcheck::InputFormat>(i);
+      if (format == trajcheck::InputFormat::auto_detect)
+        v.emplace_back(trajcheck::NormalizeOptions{format, {{"a", "b"}}, {"^Error", "(?i)timeout"}, false});
+      else
+        v.emplace_back(trajcheck::NormalizeOptions{format, {}, {}, format == trajcheck::InputFormat::list});
+    }
+    return v;
+  }();
   return parsers[static_cast<int>(f)];
 }
 
@@ -66,7 +72,7 @@ void parse_record(std::string_view text, std::uint64_t line) {
     out += '\n';
     for (const std::string& w : tr.warnings) out += w + '\n';
   };
-  for (int f = 0; f < 6; ++f) {
+  for (int f = 0; f < static_cast<int>(trajcheck::input_format_names().size()); ++f) {
     std::string results[2];
     for (int k = 0; k < 2; ++k) {
       out.clear();
