@@ -2,6 +2,7 @@
 // catalog file; each tool's argument schema is compiled once into a shared validator.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -237,27 +238,42 @@ void check_catalog(const Catalog& catalog, const Trajectory& trace,
                    CatalogTraceReport& out) {
   out.clear();
   std::vector<ArgumentError> errors;
+  // Per distinct tool name of the trace: its catalog entry, or its index in out.unknown.
+  // Each name is resolved once, so a trace of many distinct tools costs linear time.
+  struct Seen {
+    const CatalogTool* tool;
+    std::size_t unknown;
+  };
+  std::unordered_map<std::string_view, Seen> seen;
+  std::unordered_map<std::string_view, std::size_t> unknown_index;  // by name after aliases
   const auto& steps = trace.steps();
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     if (s.type != StepType::tool_call) continue;
     ++out.calls;
-    std::string_view name = trace.tool_name(s);
-    for (const auto& [observed, canonical] : aliases)
-      if (observed == name) {
-        name = canonical;
-        break;
+    std::string_view written = trace.tool_name(s);
+    auto [at, fresh] = seen.try_emplace(written, Seen{nullptr, 0});
+    if (fresh) {
+      std::string_view name = written;
+      for (const auto& [observed, canonical] : aliases)
+        if (observed == name) {
+          name = canonical;
+          break;
+        }
+      at->second.tool = catalog.find(name);
+      if (at->second.tool == nullptr) {
+        auto [u, added] = unknown_index.try_emplace(name, out.unknown.size());
+        if (added) {
+          out.unknown.emplace_back(name);
+          out.unknown_counts.push_back(0);
+        }
+        at->second.unknown = u->second;
       }
-    const CatalogTool* tool = catalog.find(name);
+    }
+    const CatalogTool* tool = at->second.tool;
     if (tool == nullptr) {
       ++out.unknown_calls;
-      auto it = std::find(out.unknown.begin(), out.unknown.end(), name);
-      if (it == out.unknown.end()) {
-        out.unknown.emplace_back(name);
-        out.unknown_counts.push_back(1);
-      } else {
-        ++out.unknown_counts[static_cast<std::size_t>(it - out.unknown.begin())];
-      }
+      ++out.unknown_counts[at->second.unknown];
       continue;
     }
     ++out.known_calls;

@@ -314,11 +314,13 @@ struct Checker::Impl {
   // one of their patterns (`quiet`), and whose scope reacts only to its own patterns, has
   // nothing to do on a step of a class (StepEval::step_class) on which all those patterns
   // are false. Per class, the rules that may have something to do, listed the first time
-  // the class occurs.
+  // the class occurs — kept per row slot of the StepEval (so bounded like its rows) and
+  // dropped when the StepEval empties its slots.
   std::vector<std::vector<std::uint32_t>> watched;  // per rule: its patterns; quiet rules only
   std::vector<std::uint8_t> quiet;
   std::vector<std::vector<std::uint32_t>> by_class;
   std::vector<std::uint8_t> by_class_built;
+  std::uint64_t by_class_generation = 0;
 
   explicit Impl(std::shared_ptr<const detail::ProgramImpl> p) : program(std::move(p)), eval(*program) {
     rules.resize(program->specs.size());
@@ -386,15 +388,20 @@ struct Checker::Impl {
 
   // The rules the current step may concern (see `quiet`).
   const std::vector<std::uint32_t>& interested() {
-    const std::uint32_t c = eval.step_class();
+    const std::uint32_t c = eval.row_slot();
+    if (by_class_generation != eval.row_generation()) {
+      by_class_generation = eval.row_generation();
+      std::fill(by_class_built.begin(), by_class_built.end(), 0);
+    }
     if (c >= by_class_built.size()) {
-      const std::size_t n = std::max<std::size_t>(c + 1, by_class_built.size() * 2);
+      const std::size_t n = std::min<std::size_t>(eval.row_slots(), std::max<std::size_t>(c + 1, by_class_built.size() * 2));
       by_class.resize(n);
       by_class_built.resize(n, 0);
     }
     std::vector<std::uint32_t>& list = by_class[c];
     if (!by_class_built[c]) {
       by_class_built[c] = 1;
+      list.clear();
       const std::uint8_t* row = eval.row();
       for (std::uint32_t r = 0; r < rules.size(); ++r) {
         bool may = !quiet[r];

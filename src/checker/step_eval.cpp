@@ -15,9 +15,13 @@ StepEval::StepEval(const ProgramImpl& program)
       parametric_(program.patterns.size(), 0),
       bind_stamp_(program.patterns.size(), 0),
       bind_value_(program.patterns.size(), 0),
-      keys_(program.patterns.size()) {
+      keys_(program.patterns.size()),
+      columns_(program.columns.size(), 0) {
   for (std::size_t i = 0; i < program.patterns.size(); ++i) parametric_[i] = program.patterns[i].parametric;
   docs_.set_catalog(program.catalog.get(), &program.aliases);
+  // About 32 MiB of rows, between 64 and 4096 of them.
+  const std::size_t n = std::max<std::size_t>(1, program.patterns.size());
+  slot_capacity_ = static_cast<std::uint32_t>(std::clamp<std::size_t>((std::size_t(32) << 20) / n, 64, 4096));
 }
 
 std::string binding_json(std::string_view key) {
@@ -79,23 +83,39 @@ void StepEval::begin_step(const Step& step, std::uint32_t index) {
   tool_ = call ? local_tool(*trace_, step) : kNoId;
   const bool failed = call && step.status == StepStatus::error;
   class_ = call ? kStepTypeCount + 2 * tool_ + (failed ? 1 : 0) : static_cast<std::uint32_t>(step.type);
-  if (class_ >= row_built_.size() || !row_built_[class_]) build_row(class_, step.type, failed, tool_);
-  row_ = rows_.data() + std::size_t(class_) * program_.patterns.size();
+  if (class_ >= slot_of_class_.size())
+    // Classes come in tool order: grow geometrically so a new tool costs amortized O(1).
+    slot_of_class_.resize(std::max<std::size_t>(class_ + 1, slot_of_class_.size() * 2), kNoId);
+  if (slot_of_class_[class_] == kNoId) {
+    if (slots_used_ == slot_capacity_) {
+      std::fill(slot_of_class_.begin(), slot_of_class_.end(), kNoId);
+      slots_used_ = 0;
+      ++row_generation_;
+    }
+    slot_of_class_[class_] = slots_used_++;
+    build_row(slot_of_class_[class_], step.type, failed, tool_);
+  }
+  slot_ = slot_of_class_[class_];
+  row_ = rows_.data() + std::size_t(slot_) * program_.patterns.size();
 }
 
-void StepEval::build_row(std::uint32_t cls, StepType type, bool failed, std::uint32_t tool) {
+void StepEval::build_row(std::uint32_t slot, StepType type, bool failed, std::uint32_t tool) {
   const std::size_t n = program_.patterns.size();
-  if (cls >= row_built_.size()) {
-    // Classes come in tool order: grow geometrically so a new tool costs amortized O(patterns).
-    const std::size_t classes = std::max<std::size_t>(cls + 1, row_built_.size() * 2);
-    row_built_.resize(classes, 0);
-    rows_.resize(classes * n);
+  if (rows_.size() < (std::size_t(slot) + 1) * n)
+    rows_.resize(std::min<std::size_t>(slot_capacity_, std::max<std::size_t>(slot + 1, 2 * rows_.size() / std::max<std::size_t>(n, 1))) * n);
+  if (type == StepType::tool_call) {
+    std::string_view effective = names_[tool];
+    for (std::size_t c = 0; c < program_.columns.size(); ++c) {
+      const ToolColumn& col = program_.columns[c];
+      columns_[c] = col.write  ? std::binary_search(program_.write_tools.begin(), program_.write_tools.end(), effective)
+                    : col.glob ? glob_match(col.text, effective)
+                               : col.text == effective;
+    }
   }
-  std::uint8_t* row = rows_.data() + std::size_t(cls) * n;
+  std::uint8_t* row = rows_.data() + std::size_t(slot) * n;
   constexpr std::uint8_t kUnknown = 3;
   std::fill(row, row + n, kUnknown);
   for (std::uint32_t p = 0; p < n; ++p) classify(p, row, type, failed, tool);
-  row_built_[cls] = 1;
 }
 
 std::uint8_t StepEval::classify(std::uint32_t id, std::uint8_t* row, StepType type, bool failed,
@@ -109,7 +129,7 @@ std::uint8_t StepEval::classify(std::uint32_t id, std::uint8_t* row, StepType ty
     case ir::Pattern::Kind::tool:
     case ir::Pattern::Kind::glob:
     case ir::Pattern::Kind::write:
-      v = call && columns_[std::size_t(tool) * program_.columns.size() + p.column];
+      v = call && columns_[p.column];
       break;
     case ir::Pattern::Kind::any_tool: v = call; break;
     case ir::Pattern::Kind::any_step: v = 1; break;
@@ -145,10 +165,6 @@ std::uint32_t StepEval::intern(std::string_view name) {
   names_.emplace_back(effective);
   source_names_.emplace_back(name);
   by_name_.emplace(std::string(name), id);
-  for (const ToolColumn& c : program_.columns)
-    columns_.push_back(c.write ? std::binary_search(program_.write_tools.begin(), program_.write_tools.end(), effective)
-                       : c.glob ? glob_match(c.text, effective)
-                                : c.text == effective);
   return id;
 }
 

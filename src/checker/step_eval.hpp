@@ -62,14 +62,22 @@ class StepEval {
   // Step classes: a step's type, whether it failed and its tool decide every pattern that
   // has no `where` under it. Each class has a row of pattern values (0, 1 or kDepends),
   // built the first time the class occurs, so such patterns cost one load per step.
-  // Class ids are dense and stable for the life of this StepEval.
+  // Class ids are dense and stable for the life of this StepEval. Rows live in a bounded
+  // number of slots (row_slots()): when a new class finds them all taken, every row is
+  // dropped and rebuilt on demand, so memory stays bounded however many distinct tools a
+  // trace has (each costing only its name and a slot index).
   std::uint32_t step_class() const { return class_; }
   // The current step's row (indexed by pattern id).
   const std::uint8_t* row() const { return row_; }
+  // The slot of the current step's row, below row_slots(), and the count of times the slots
+  // were emptied: a cache keyed by slot is valid while the generation stays the same.
+  std::uint32_t row_slot() const { return slot_; }
+  std::uint32_t row_slots() const { return slot_capacity_; }
+  std::uint64_t row_generation() const { return row_generation_; }
 
  private:
   bool compute(std::uint32_t pattern);
-  void build_row(std::uint32_t cls, StepType type, bool failed, std::uint32_t tool);
+  void build_row(std::uint32_t slot, StepType type, bool failed, std::uint32_t tool);
   std::uint8_t classify(std::uint32_t pattern, std::uint8_t* row, StepType type, bool failed,
                         std::uint32_t tool) const;
   std::uint32_t local_tool(const Trajectory& trace, const Step& step);
@@ -100,10 +108,13 @@ class StepEval {
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> by_name_;
   std::vector<std::string> names_;         // effective (aliased) name per local id
   std::vector<std::string> source_names_;  // the name it was interned under
+  // Whether the tool of the row being built matches each column (computed per row build).
   std::vector<std::uint8_t> columns_;
-  // Class rows (classes × patterns) and which classes have one; the current class and row.
+  // Class rows (slots × patterns), each class's slot (kNoId: none), the current class and row.
   std::vector<std::uint8_t> rows_;
-  std::vector<std::uint8_t> row_built_;
+  std::vector<std::uint32_t> slot_of_class_;
+  std::uint32_t slots_used_ = 0, slot_capacity_ = 0, slot_ = 0;
+  std::uint64_t row_generation_ = 0;
   std::uint32_t class_ = 0;
   const std::uint8_t* row_ = nullptr;
 };

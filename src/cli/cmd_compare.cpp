@@ -1,12 +1,10 @@
 // `trajcheck compare A.json B.json`: per dimension and segment the two runs' values, the
 // delta and a seeded paired-bootstrap CI; cases flipped pass->fail and back.
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "eval/compare.hpp"
+#include "util/read_file.hpp"
 
 namespace trajcheck::cli {
 namespace {
@@ -17,20 +15,12 @@ struct CompareSettings {
   unsigned resamples = 2000;
 };
 
-bool slurp(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 int run(const CompareSettings& s) {
   std::string a, b, error;
   for (const auto& [path, text] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
-    if (!slurp(*path, *text)) {
-      fmt::print(stderr, "{}: error: cannot open file\n", *path);
+    std::string reason;
+    if (!read_regular_file(*path, kMaxReportBytes, *text, reason)) {
+      fmt::print(stderr, "{}: error: {}\n", *path, reason);
       return kBadInput;
     }
   }

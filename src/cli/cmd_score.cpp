@@ -42,7 +42,8 @@ bool parse_weights(const std::string& text, double* s, double* o) {
   } catch (...) {
     return false;
   }
-  return *s >= 0 && *o >= 0 && *s + *o > 0 && std::isfinite(*s) && std::isfinite(*o);
+  // The sum divides the weighted score: it must be finite too (1e308,1e308 overflows to inf).
+  return *s >= 0 && *o >= 0 && *s + *o > 0 && std::isfinite(*s + *o);
 }
 
 int run_score(ScoreSettings& s) {

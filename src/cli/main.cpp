@@ -1,6 +1,8 @@
 // trajcheck: the command line. Parses arguments (CLI11) and hands over to a subcommand.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include <fmt/format.h>
@@ -12,6 +14,23 @@ std::vector<Command>& command_registry() {
   static std::vector<Command> registry;
   return registry;
 }
+
+namespace {
+// A report that did not reach standard output (a full disk, a closed file) must not pass for a
+// written one: a failed write or final flush is an error. A closed pipe (`| head`) stays quiet.
+int finish_output(int rc) {
+  errno = 0;
+  bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  int err = errno;
+  if (std::fclose(stdout) != 0 && !failed) {
+    failed = true;
+    err = errno;
+  }
+  if (!failed || err == EPIPE) return rc;
+  fmt::print(stderr, "trajcheck: error writing standard output: {}\n", err ? std::strerror(err) : "write failed");
+  return rc == kPass || rc == kFail ? kBadInput : rc;
+}
+}  // namespace
 }  // namespace trajcheck::cli
 
 int main(int argc, char** argv) {
@@ -33,14 +52,18 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? kPass : kBadInput;
+    return finish_output(rc == 0 ? kPass : kBadInput);
   }
+  int rc = kBadInput;
   try {
     for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) {
+        rc = run();
+        break;
+      }
   } catch (const std::exception& e) {
     fmt::print(stderr, "trajcheck: internal error: {}\n", e.what());
-    return kInternal;
+    rc = kInternal;
   }
-  return kBadInput;
+  return finish_output(rc);
 }

@@ -284,17 +284,37 @@ struct Builder {
     n.variable = var.variable;
     n.text = fmt::format("({} where {}{} == ${})", base_text,
                          rest == kNoId ? "" : p.conds[rest].text + " and ", path_key(path.path), var.variable);
-    return intern(std::move(n));
+    // The rest of the condition by its text: its `and` nodes are not deduplicated.
+    std::string key = fmt::format("bind|{}|{}|{}|${}", n.a, rest == kNoId ? "" : p.conds[rest].text,
+                                  path_key(path.path), n.variable);
+    return intern(std::move(n), std::move(key));
   }
 
+  // Patterns are deduplicated by structure (kind, children's ids, column, condition), not by
+  // text: a chain of groups each using the one before twice shares its sub-patterns, so its
+  // text would double per link.
   std::uint32_t intern(PatternNode n) {
-    auto it = pattern_keys.find(n.text);
+    std::string key = fmt::format("{}|{}|{}|{}|{}", static_cast<int>(n.kind), n.a, n.b, n.column,
+                                  static_cast<int>(n.step_type));
+    return intern(std::move(n), std::move(key));
+  }
+  std::uint32_t intern(PatternNode n, std::string key) {
+    auto it = pattern_keys.find(key);
     if (it != pattern_keys.end()) return it->second;
     auto pid = static_cast<std::uint32_t>(p.patterns.size());
-    pattern_keys.emplace(n.text, pid);
+    pattern_keys.emplace(std::move(key), pid);
     p.patterns.push_back(std::move(n));
     return pid;
   }
+
+  // How a pattern appears inside another's text (dumps only): spelled out while short, else
+  // by its number, so texts stay small however patterns nest.
+  std::string text_of(std::uint32_t id) const {
+    if (id == kNoId) return "?";
+    const std::string& t = p.patterns[id].text;
+    return t.size() <= kMaxInlineText ? t : fmt::format("p{}", id);
+  }
+  static constexpr std::size_t kMaxInlineText = 200;
 
   // Whether IR pattern `id` carries a variable where `failed` may push down to it: a `where`
   // whose condition has one, or an `|` or `failed` over such a pattern.
@@ -326,7 +346,7 @@ struct Builder {
       n.a = failed_of(pt.a, depth + 1);
       n.b = failed_of(pt.b, depth + 1);
       if (n.a == kNoId || n.b == kNoId) return kNoId;
-      n.text = fmt::format("({} | {})", p.patterns[n.a].text, p.patterns[n.b].text);
+      n.text = fmt::format("({} | {})", text_of(n.a), text_of(n.b));
       n.parametric = p.patterns[n.a].parametric || p.patterns[n.b].parametric;
       return intern(std::move(n));
     }
@@ -340,11 +360,11 @@ struct Builder {
       PatternNode w;
       w.kind = ir::Pattern::Kind::where;
       w.a = base;
-      return binder(pt, std::move(w), p.patterns[base].text, depth);
+      return binder(pt, std::move(w), text_of(base), depth);
     }
     n.a = pattern(id, depth + 1);
     if (n.a == kNoId) return kNoId;
-    n.text = "failed " + p.patterns[n.a].text;
+    n.text = "failed " + text_of(n.a);
     return intern(std::move(n));
   }
 
@@ -370,10 +390,7 @@ struct Builder {
     PatternNode n;
     n.kind = pt.kind;
     n.step_type = pt.step_type;
-    auto child = [&](ir::Id c) {
-      std::uint32_t r = pattern(c, depth + 1);
-      return r == kNoId ? std::string("?") : p.patterns[r].text;
-    };
+    auto child = [&](ir::Id c) { return text_of(pattern(c, depth + 1)); };
     switch (pt.kind) {
       case ir::Pattern::Kind::tool:
       case ir::Pattern::Kind::glob:
@@ -443,12 +460,7 @@ struct Builder {
           n.kind == ir::Pattern::Kind::where) && n.a == kNoId) ||
         (n.kind == ir::Pattern::Kind::where && n.b == kNoId))
       return kNoId;
-    auto it = pattern_keys.find(n.text);
-    if (it != pattern_keys.end()) return pattern_map[id] = it->second;
-    auto pid = static_cast<std::uint32_t>(p.patterns.size());
-    pattern_keys.emplace(n.text, pid);
-    p.patterns.push_back(std::move(n));
-    return pattern_map[id] = pid;
+    return pattern_map[id] = intern(std::move(n));
   }
 
   void parametric_checks(const ir::Rule& r, RuleSpec& spec) {

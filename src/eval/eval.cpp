@@ -19,6 +19,7 @@
 #include "trajcheck/reader.hpp"
 #include "run/pipeline.hpp"
 #include "util/glob_files.hpp"
+#include "util/read_file.hpp"
 
 namespace trajcheck::eval {
 
@@ -39,16 +40,12 @@ std::string scalar_text(const json& v) {
 }
 
 
-bool read_file(const std::string& path, std::string& out, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = fmt::format("{}: error: cannot open file\n", path);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
+// Reads the suite or a cases file; on failure appends "PATH: error: reason" to `errors`.
+bool read_file(const std::string& path, std::string& out, std::string& errors) {
+  std::string why;
+  if (read_regular_file(path, kMaxSourceBytes, out, why)) return true;
+  errors += fmt::format("{}: error: {}\n", path, why);
+  return false;
 }
 
 std::string diag_at(const Source& src, SourceRange r, const char* code, const std::string& msg, bool color) {
@@ -63,11 +60,8 @@ constexpr const char* kControlFlows[] = {"act", "answer", "clarify", "refuse", "
 
 // Loads one cases file (JSONL); problems are appended to `errors`.
 void load_cases(const std::string& path, std::vector<CaseSpec>& cases, std::string& errors) {
-  std::string text, err;
-  if (!read_file(path, text, err)) {
-    errors += err;
-    return;
-  }
+  std::string text;
+  if (!read_file(path, text, errors)) return;
   std::size_t pos = 0;
   std::uint64_t line = 0;
   while (pos < text.size()) {
@@ -390,13 +384,9 @@ struct Worker {
 }  // namespace
 
 bool run_eval(const EvalOptions& options, EvalReport& report, std::string& errors, bool color) {
-  std::string ferr;
-  auto src = Source::from_file(options.suite_path, &ferr);
-  if (!src) {
-    errors += fmt::format("{}: error: {}\n", options.suite_path, ferr);
-    return false;
-  }
-  suite::SuiteResult sr = suite::parse_suite(std::move(*src));
+  std::string suite_text;
+  if (!read_file(options.suite_path, suite_text, errors)) return false;
+  suite::SuiteResult sr = suite::parse_suite(Source(options.suite_path, std::move(suite_text)));
   errors += format_diagnostics(sr.source, sr.diagnostics, color);
   if (!sr.ok()) return false;
   const suite::Suite& st = sr.suite;
@@ -433,12 +423,13 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
   if (baseline_path.empty() && st.baseline) baseline_path = join_path(st.directory, st.baseline->text);
   json baseline;
   if (!baseline_path.empty()) {
-    std::string text, err;
-    if (!read_file(baseline_path, text, err)) {
+    std::string text, reason;
+    if (!read_regular_file(baseline_path, kMaxReportBytes, text, reason)) {
       if (st.baseline && options.baseline.empty())
-        errors += diag_at(ssrc, st.baseline->range, "S011", fmt::format("cannot read the baseline {}", baseline_path), color);
+        errors += diag_at(ssrc, st.baseline->range, "S011",
+                          fmt::format("cannot read the baseline {}: {}", baseline_path, reason), color);
       else
-        errors += err;
+        errors += fmt::format("{}: error: {}\n", baseline_path, reason);
       return false;
     }
     baseline = json::parse(text, nullptr, false);
@@ -472,14 +463,13 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
   auto compile_file = [&](const std::string& path, const suite::Located* at) -> int {
     auto found = ctx.program_index.find(path);
     if (found != ctx.program_index.end()) return static_cast<int>(found->second);
-    std::string e;
-    auto rs = Source::from_file(path, &e);
-    if (!rs) {
-      if (at) errors += diag_at(ssrc, at->range, "S011", fmt::format("cannot read the rules file {}", path), color);
-      else errors += fmt::format("{}: error: {}\n", path, e);
+    std::string text, reason;
+    if (!read_regular_file(path, kMaxSourceBytes, text, reason)) {
+      if (at) errors += diag_at(ssrc, at->range, "S011", fmt::format("cannot read the rules file {}: {}", path, reason), color);
+      else errors += fmt::format("{}: error: {}\n", path, reason);
       return -1;
     }
-    CompileResult cr = compile(std::move(*rs));
+    CompileResult cr = compile(Source(path, std::move(text)));
     errors += format_diagnostics(cr.source, cr.diagnostics, color);
     if (!cr.ok()) return -1;
     ctx.programs.push_back(cr.program);

@@ -146,22 +146,41 @@ class Lowerer {
           l.kind == LineKind::group || l.kind == LineKind::case_sensitive)
         no_block(l);
     }
-    // Resolve chains (a = b, b = c gives a -> c); a cycle is an error.
+    // Resolve chains (a = b, b = c gives a -> c); a name that leads into a cycle is an error.
+    // Each name's end is found once and remembered, so a chain of n aliases costs O(n log n).
     std::map<std::string, std::string> direct(raw_aliases.begin(), raw_aliases.end());
-    for (const auto& [from, to] : raw_aliases) {
-      std::string target = to;
-      std::set<std::string> seen{from};
-      bool cycle = false;
-      while (direct.count(target)) {
-        if (!seen.insert(target).second) { cycle = true; break; }
-        target = direct[target];
+    std::map<std::string, std::optional<std::string>> end_of;  // nullopt: leads into a cycle
+    auto resolve = [&](const std::string& start) -> const std::optional<std::string>& {
+      std::vector<std::string> path;
+      std::set<std::string> on_path;
+      std::optional<std::string> end;
+      std::string cur = start;
+      for (;;) {
+        if (auto known = end_of.find(cur); known != end_of.end()) {
+          end = known->second;
+          break;
+        }
+        auto next = direct.find(cur);
+        if (next == direct.end()) {
+          end = cur;
+          break;
+        }
+        if (!on_path.insert(cur).second) break;  // a cycle: end stays nullopt
+        path.push_back(cur);
+        cur = next->second;
       }
-      if (cycle || target == from) {
+      for (const std::string& p : path) end_of[p] = end;
+      return end_of[start];
+    };
+    for (const auto& [from, to] : raw_aliases) {
+      const std::optional<std::string>& end = resolve(from);
+      if (!end || *end == from) {
         error("E004", file_.lines[alias_line_[from]].range, fmt::format("alias cycle through '{}'", from));
         continue;
       }
-      aliases_[from] = target;
-      m_.aliases.push_back({from, target});
+      aliases_[from] = *end;
+      alias_targets_.insert(*end);
+      m_.aliases.push_back({from, *end});
     }
   }
 
@@ -494,9 +513,7 @@ class Lowerer {
     // A typo keeps the first letter and is close in length and spelling; anything else is
     // taken to be a tool name, so real tools are never flagged for resembling a group.
     if (groups_.empty() || name.size() < 5 || name.find_first_of("*?") != std::string::npos) return;
-    if (aliases_.count(name)) return;
-    for (const auto& [from, to] : aliases_)
-      if (to == name) return;
+    if (aliases_.count(name) || alias_targets_.count(name)) return;
     for (const auto& [g, line] : groups_) {
       (void)line;
       if (g.size() < 5 || g[0] != name[0]) continue;
@@ -830,7 +847,9 @@ class Lowerer {
 
   void report_unused() {
     for (const auto& [name, line] : groups_) {
-      if (used_groups_.count(name)) continue;
+      // Past the nesting limit (E010) lowering stopped early, so the groups it did not reach
+      // are not known to be unused.
+      if (used_groups_.count(name) || depth_reported_) continue;
       warning("W002", file_.lines[line].text_range, fmt::format("group '{}' is never used", file_.lines[line].text));
       // Still lower it, so its own problems (regexes, unknown names) are reported.
       lower_group(name, line, file_.lines[line].text_range);
@@ -861,6 +880,7 @@ class Lowerer {
   std::vector<Diagnostic>& diags_;
   std::map<std::string, std::uint32_t> groups_;       // normalized name -> line
   std::map<std::string, std::string> aliases_;        // observed -> canonical (resolved)
+  std::set<std::string> alias_targets_;               // the canonical names of aliases_
   std::map<std::string, std::uint32_t> alias_line_;
   std::map<std::string, ir::Id> group_ids_;
   std::map<std::string, std::set<std::string>> group_variables_;

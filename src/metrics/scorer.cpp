@@ -145,6 +145,13 @@ std::vector<std::string> differing_keys(const ArgCanon& c, const CanonArgs& e, c
 
 namespace metrics {
 std::string fold_tool_name(std::string_view n) { return fold_name(n); }
+
+bool too_large(std::size_t actual_calls, std::size_t expected_steps, ScoreResult& out) {
+  if (static_cast<std::uint64_t>(actual_calls) * expected_steps <= kMaxScoreCells) return false;
+  out.error = fmt::format("{} actual calls × {} expected steps is more than scoring's limit of {} pairs",
+                          actual_calls, expected_steps, kMaxScoreCells);
+  return true;
+}
 }  // namespace metrics
 
 ArgumentMode metrics::ScorerCore::mode_for(std::string_view tool) const {
@@ -185,6 +192,7 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
                                           const metrics::PathOrdering* path) {
   using namespace metrics;
   ScoreResult r;
+  if (too_large(act.size(), exp.size(), r)) return r;
   const std::size_t na = act.size(), ne = exp.size();
   r.actual_calls = static_cast<std::uint32_t>(na);
   r.expected_steps = static_cast<std::uint32_t>(ne);

@@ -42,6 +42,12 @@ struct PathOrdering {
 void collect_calls(const Trajectory& t, std::vector<Call>& out);
 // Trim and ASCII case-fold (the readers' default normalization of tool names).
 std::string fold_tool_name(std::string_view n);
+// Ordering and matching compare every actual call with every expected step; a record whose
+// product of the two is larger is not scored (ScoreResult::error says so), which bounds the
+// memory and time one record can take (docs/limits.md).
+constexpr std::uint64_t kMaxScoreCells = std::uint64_t(1) << 24;
+// Whether a record is too large to score (kMaxScoreCells); then `out` holds the error.
+bool too_large(std::size_t actual_calls, std::size_t expected_steps, ScoreResult& out);
 
 struct ScorerCore {
   explicit ScorerCore(ScoreOptions options = {});

@@ -3,6 +3,7 @@
 // trajectory per trace. Tool spans (gen_ai.operation.name = execute_tool) become tool_call
 // steps; other spans are kept as steps of type `other` named after their operation.
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -375,14 +376,14 @@ void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
     std::uint32_t index;
   };
   std::vector<Slice> groups;  // first trace id slice of each group
+  std::unordered_map<std::string_view, std::uint32_t> group_of;  // trace id -> index in groups
   std::vector<Key> keys;
   keys.reserve(s.spans.size());
   for (std::uint32_t i = 0; i < s.spans.size(); ++i) {
     std::string_view id = staging.text(s.spans[i].trace_id);
-    std::uint32_t g = 0;
-    while (g < groups.size() && staging.text(groups[g]) != id) ++g;
-    if (g == groups.size()) groups.push_back(s.spans[i].trace_id);
-    keys.push_back(Key{g, s.spans[i].start, i});
+    auto [it, fresh] = group_of.try_emplace(id, static_cast<std::uint32_t>(groups.size()));
+    if (fresh) groups.push_back(s.spans[i].trace_id);
+    keys.push_back(Key{it->second, s.spans[i].start, i});
   }
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     return a.group != b.group ? a.group < b.group : a.start != b.start ? a.start < b.start : a.index < b.index;

@@ -1,6 +1,7 @@
 // RecordSource: turns files, directories and standard input into records. JSONL streams
 // through a fixed buffer (memory does not grow with file size); a .json file is read whole
-// and split into array elements with their own line numbers.
+// and split into array elements with their own line numbers. Compressed input is decoded on
+// the way in (readers/input_stream.hpp).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <archive_entry.h>
 #include <fmt/format.h>
 
+#include "readers/input_stream.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck {
@@ -26,8 +28,65 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// Whether the path ends in `ext`, before any ".gz"/".zst" suffix.
 bool has_ext(const std::string& path, std::string_view ext) {
-  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  std::string_view p = detail::strip_compression_suffix(path);
+  return p.size() >= ext.size() && p.substr(p.size() - ext.size()) == ext;
+}
+
+std::string size_text(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
+
+// What a directory holds, in path order: a trace file to read, or an entry that cannot be
+// read (rejected, like a missing file) or is skipped (a warning).
+struct DirEntry {
+  std::string path;
+  std::string error;    // non-empty: reported as a rejected record at path:1:1
+  std::string warning;  // non-empty: reported as a warning at path:1:1
+};
+
+const char* special_kind(std::filesystem::file_type t) {
+  switch (t) {
+    case std::filesystem::file_type::fifo: return "a FIFO";
+    case std::filesystem::file_type::socket: return "a socket";
+    case std::filesystem::file_type::block:
+    case std::filesystem::file_type::character: return "a device";
+    default: return "not a regular file";
+  }
+}
+
+// Walks `root` (symbolic links to directories are not followed, so a cycle cannot loop). An
+// unreadable subdirectory is one rejected entry; the files beside it are still read.
+std::vector<DirEntry> list_directory(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::vector<DirEntry> found;
+  std::vector<std::string> todo{root};
+  while (!todo.empty()) {
+    std::string dir = std::move(todo.back());
+    todo.pop_back();
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec), stop;
+    for (; !ec && it != stop; it.increment(ec)) {
+      std::string p = it->path().string();
+      std::error_code lec, sec;
+      fs::file_status link = it->symlink_status(lec);
+      fs::file_status st = it->status(sec);
+      if (fs::is_symlink(link) && (sec || !fs::exists(st))) {
+        found.push_back({p, {}, "dangling symbolic link, skipped"});
+      } else if (fs::is_directory(st)) {
+        if (!fs::is_symlink(link)) todo.push_back(std::move(p));
+      } else if (fs::is_regular_file(st)) {
+        if (has_ext(p, ".jsonl") || has_ext(p, ".json") || has_ext(p, ".ndjson") || has_ext(p, ".eval"))
+          found.push_back({std::move(p), {}, {}});
+      } else if (!sec && !lec) {
+        found.push_back({p, {}, fmt::format("{}, skipped", special_kind(st.type()))});
+      } else {
+        found.push_back({p, fmt::format("cannot read: {}", (sec ? sec : lec).message()), {}});
+      }
+    }
+    if (ec) found.push_back({dir, fmt::format("cannot read directory: {}", ec.message()), {}});
+  }
+  std::sort(found.begin(), found.end(), [](const DirEntry& a, const DirEntry& b) { return a.path < b.path; });
+  return found;
 }
 
 // Top-level keys of the JSON object starting at text[0] ('{'), as raw (still escaped) text.
@@ -88,14 +147,13 @@ struct RecordSource::Impl {
 
   std::vector<std::string> inputs;
   std::size_t next_input = 0;
-  std::deque<std::string> dir_files;  // files found in a directory, still to read
+  std::deque<DirEntry> dir_files;  // entries found in a directory, still to read
   std::uint64_t record_index = 0;
 
   Mode mode = Mode::none;
   std::string name;
   // lines
-  std::FILE* file = nullptr;
-  bool owns_file = false;
+  detail::InputStream stream;
   std::vector<char> buf = std::vector<char>(kReadBuffer);
   std::size_t pos = 0, end = 0;
   bool eof = false;
@@ -108,9 +166,13 @@ struct RecordSource::Impl {
   ~Impl() { close(); }
 
   void close() {
-    if (file && owns_file) std::fclose(file);
-    file = nullptr;
+    stream.close();
     mode = Mode::none;
+  }
+
+  // A skipped directory entry: a warning on standard error, like the readers' own.
+  void warn(const std::string& file_name, const std::string& message) {
+    fmt::print(stderr, "{}:1:1: warning: {}\n", file_name, message);
   }
 
   void emit_error(RawRecord& out, const std::string& file_name, std::uint64_t ln, std::uint64_t col,
@@ -126,42 +188,43 @@ struct RecordSource::Impl {
     out.container_error.clear();
   }
 
-  // Reads one line into out.text; false at end of file. *error set on a read error.
-  bool read_line(std::string& text, std::string* error) {
+  // Reads one line into `text`; false at end of file. *error set on a read error or a broken
+  // compressed stream (the partial line is dropped), or when the line is longer than
+  // detail::kMaxRecordBytes: the rest of that line is skipped and *too_long set, so reading goes on.
+  bool read_line(std::string& text, std::string* error, bool* too_long) {
     text.clear();
     bool any = false;
+    *too_long = false;
     for (;;) {
       if (pos == end) {
         if (eof) return any;
-        end = std::fread(buf.data(), 1, buf.size(), file);
+        end = stream.read(buf.data(), buf.size(), *error);
         pos = 0;
         if (end == 0) {
           eof = true;
-          if (std::ferror(file)) {
-            *error = fmt::format("read error: {}", std::strerror(errno));
-            return false;
-          }
+          if (!error->empty()) return false;
           continue;
         }
       }
       any = true;
       const char* start = buf.data() + pos;
       const void* nl = std::memchr(start, '\n', end - pos);
-      if (nl) {
-        std::size_t n = static_cast<const char*>(nl) - start;
-        text.append(start, n);
-        pos += n + 1;
-        return true;
+      std::size_t n = nl ? static_cast<const char*>(nl) - start : end - pos;
+      if (!*too_long && text.size() + n > detail::kMaxRecordBytes) {
+        *too_long = true;
+        std::string().swap(text);
       }
-      text.append(start, end - pos);
-      pos = end;
+      if (!*too_long) text.append(start, n);
+      pos += nl ? n + 1 : n;
+      if (nl) return true;
     }
   }
 
   bool next_line(RawRecord& out) {
     for (;;) {
       std::string error;
-      if (!read_line(out.text, &error)) {
+      bool too_long = false;
+      if (!read_line(out.text, &error, &too_long)) {
         if (!error.empty()) {
           emit_error(out, name, line + 1, 1, error);
           close();
@@ -171,6 +234,10 @@ struct RecordSource::Impl {
         return false;
       }
       ++line;
+      if (too_long) {
+        emit_error(out, name, line, 1, fmt::format("record is larger than the {} limit", size_text(detail::kMaxRecordBytes)));
+        return true;
+      }
       std::uint64_t col = 1;
       if (line == 1 && out.text.compare(0, kBom.size(), kBom) == 0) {
         out.text.erase(0, kBom.size());
@@ -354,25 +421,39 @@ struct RecordSource::Impl {
     return false;
   }
 
+  // Reads the whole (decompressed) file into `whole`, up to detail::kMaxJsonFileBytes.
+  bool read_whole(std::string* error) {
+    whole.clear();
+    std::vector<char> chunk(kReadBuffer);
+    for (;;) {
+      std::size_t n = stream.read(chunk.data(), chunk.size(), *error);
+      if (n == 0) return error->empty();
+      if (whole.size() + n > detail::kMaxJsonFileBytes) {
+        *error = fmt::format("a .json file is read whole and this one is larger than the {} limit; "
+                             "write it as JSONL (one record per line)", size_text(detail::kMaxJsonFileBytes));
+        std::string().swap(whole);
+        return false;
+      }
+      whole.append(chunk.data(), n);
+    }
+  }
+
   // Opens a file; returns true if a record (an error) was emitted instead.
   bool open_file(const std::string& path, RawRecord& out) {
     name = path;
     if (has_ext(path, ".eval")) return open_archive(path, out);
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      emit_error(out, path, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
+      return true;
+    }
+    stream.open(f, true);
     if (has_ext(path, ".json")) {
-      std::FILE* f = std::fopen(path.c_str(), "rb");
-      if (!f) {
-        emit_error(out, path, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
-        return true;
-      }
-      whole.clear();
-      char chunk[1 << 16];
-      std::size_t n;
-      while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) whole.append(chunk, n);
-      bool failed = std::ferror(f);
-      int err = errno;
-      std::fclose(f);
-      if (failed) {
-        emit_error(out, path, 1, 1, fmt::format("read error: {}", std::strerror(err)));
+      std::string error;
+      bool read = read_whole(&error);
+      stream.close();
+      if (!read) {
+        emit_error(out, path, 1, 1, error);
         return true;
       }
       bool emitted = false;
@@ -381,12 +462,6 @@ struct RecordSource::Impl {
       mode = Mode::whole;
       return false;
     }
-    file = std::fopen(path.c_str(), "rb");
-    if (!file) {
-      emit_error(out, path, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
-      return true;
-    }
-    owns_file = true;
     start_lines();
     return false;
   }
@@ -403,17 +478,24 @@ struct RecordSource::Impl {
       if (mode == Mode::lines && next_line(out)) return true;
       if (mode == Mode::whole && next_whole(out)) return true;
       if (!dir_files.empty()) {
-        std::string path = std::move(dir_files.front());
+        DirEntry e = std::move(dir_files.front());
         dir_files.pop_front();
-        if (open_file(path, out)) return true;
+        if (!e.warning.empty()) {
+          warn(e.path, e.warning);
+          continue;
+        }
+        if (!e.error.empty()) {
+          emit_error(out, e.path, 1, 1, std::move(e.error));
+          return true;
+        }
+        if (open_file(e.path, out)) return true;
         continue;
       }
       if (next_input >= inputs.size()) return false;
       const std::string& in = inputs[next_input++];
       if (in == "-") {
         name = "-";
-        file = stdin;
-        owns_file = false;
+        stream.open(stdin, false);
         start_lines();
         continue;
       }
@@ -423,21 +505,7 @@ struct RecordSource::Impl {
         return true;
       }
       if (S_ISDIR(st.st_mode)) {
-        std::vector<std::string> found;
-        std::error_code ec;
-        namespace fs = std::filesystem;
-        for (fs::recursive_directory_iterator it(in, ec), stop; !ec && it != stop; it.increment(ec)) {
-          if (!it->is_regular_file(ec)) continue;
-          std::string p = it->path().string();
-          if (has_ext(p, ".jsonl") || has_ext(p, ".json") || has_ext(p, ".ndjson") || has_ext(p, ".eval"))
-            found.push_back(std::move(p));
-        }
-        if (ec) {
-          emit_error(out, in, 1, 1, fmt::format("cannot read directory: {}", ec.message()));
-          return true;
-        }
-        std::sort(found.begin(), found.end());
-        for (auto& p : found) dir_files.push_back(std::move(p));
+        for (DirEntry& e : list_directory(in)) dir_files.push_back(std::move(e));
         continue;
       }
       if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {

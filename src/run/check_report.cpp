@@ -75,6 +75,23 @@ std::string_view to_string(CheckFormat f) {
 // Escaping and step descriptions
 
 namespace detail {
+void append_printable(std::string& out, std::string_view s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) out += ch;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else out += fmt::format("\\x{:02x}", c);
+  }
+}
+
+std::string printable(std::string_view s) {
+  std::string out;
+  append_printable(out, s);
+  return out;
+}
+
 std::string truncate_utf8(std::string_view s, std::size_t max) {
   if (s.size() <= max) return std::string(s);
   std::size_t cut = max;
@@ -115,7 +132,7 @@ void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std
   }
   const Step& s = t.steps()[index];
   if (s.type == StepType::tool_call) {
-    out += t.tool_name(s);
+    detail::append_printable(out, t.tool_name(s));
     if (!s.arguments.empty()) {
       out += ' ';
       append_one_line(out, t.text(s.arguments), max_bytes);
@@ -123,7 +140,8 @@ void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std
     if (s.status == StepStatus::error) out += " -> error";
     return;
   }
-  out += s.type == StepType::other ? t.text(s.type_name) : to_string(s.type);
+  if (s.type == StepType::other) detail::append_printable(out, t.text(s.type_name));
+  else out += to_string(s.type);
   if (!s.content.empty()) {
     std::string line;
     append_one_line(line, t.text(s.content), max_bytes);
@@ -179,7 +197,7 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
   const bool c = options_.color;
   const bool failed = v.failed;
   fmt::format_to(std::back_inserter(out), "{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
-                     c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", t.trace_id(),
+                     c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", detail::printable(t.trace_id()),
                      c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
                      t.steps().size() == 1 ? "" : "s", c ? kReset : "");
   // Results of one rule are adjacent (rules-file order), so capping counts a run.
@@ -397,7 +415,7 @@ std::string md_cell(std::string_view s) {
     } else if (c == '`') {
       out += '\'';
     } else {
-      out += c;
+      detail::append_printable(out, std::string_view(&c, 1));
     }
   }
   return out;
@@ -509,7 +527,7 @@ void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
                        cs.known_calls - cs.invalid_calls, cs.known_calls, cs.write_calls, cs.unknown_calls,
                        cs.unknown_calls == 1 ? "" : "s");
     std::string names;
-    for (const auto& [name, n] : cs.unknown_tools) names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", name, n);
+    for (const auto& [name, n] : cs.unknown_tools) names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", detail::printable(name), n);
     if (!names.empty()) out += ": " + names;
     out += '\n';
   }

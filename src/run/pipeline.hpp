@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -90,15 +91,18 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
     return b.used > 0;
   };
   std::vector<Worker> workers;
-  if (jobs <= 1) {
-    workers.push_back(make_worker());
+  auto run_serial = [&](Worker& w) {
     Batch b;
     while (fill(b)) {
       b.out.clear();
       b.err.clear();
-      for (std::size_t i = 0; i < b.used; ++i) workers[0].process(b.records[i], b.out, b.err);
+      for (std::size_t i = 0; i < b.used; ++i) w.process(b.records[i], b.out, b.err);
       output(b.out, b.err);
     }
+  };
+  if (jobs <= 1) {
+    workers.push_back(make_worker());
+    run_serial(workers[0]);
     return workers;
   }
 
@@ -113,27 +117,35 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
   bool closed = false;
 
   std::vector<std::thread> threads;
-  for (unsigned i = 0; i < jobs; ++i) {
-    threads.emplace_back([&, i] {
-      for (;;) {
-        Batch* b;
-        {
-          std::unique_lock<std::mutex> lk(mu);
-          cv.wait(lk, [&] { return closed || !todo.empty(); });
-          if (todo.empty()) return;
-          b = todo.front();
-          todo.pop_front();
-        }
-        b->out.clear();
-        b->err.clear();
-        for (std::size_t r = 0; r < b->used; ++r) workers[i].process(b->records[r], b->out, b->err);
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          done.emplace(b->seq, b);
-        }
-        cv.notify_all();
+  auto work = [&](unsigned i) {
+    for (;;) {
+      Batch* b;
+      {
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] { return closed || !todo.empty(); });
+        if (todo.empty()) return;
+        b = todo.front();
+        todo.pop_front();
       }
-    });
+      b->out.clear();
+      b->err.clear();
+      for (std::size_t r = 0; r < b->used; ++r) workers[i].process(b->records[r], b->out, b->err);
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        done.emplace(b->seq, b);
+      }
+      cv.notify_all();
+    }
+  };
+  // The system may refuse threads (limits on processes or address space): go on with those
+  // that started, or on this thread alone, rather than abort.
+  try {
+    for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(work, i);
+  } catch (const std::system_error&) {
+  }
+  if (threads.empty()) {
+    run_serial(workers[0]);
+    return workers;
   }
 
   std::uint64_t next_seq = 0, next_write = 0;

@@ -1,4 +1,5 @@
 // The command-line spellings of the reading options, parsed once for every command.
+#include <algorithm>
 #include <thread>
 
 #include <fmt/format.h>
@@ -50,9 +51,9 @@ std::string format_record_error(const RecordError& e) {
 }
 
 unsigned effective_jobs(unsigned jobs) {
-  if (jobs > 0) return jobs;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // More workers than cores only add threads and in-flight batches: the work is CPU-bound.
+  return jobs == 0 ? cores : std::min(jobs, cores);
 }
 
 }  // namespace trajcheck

@@ -423,7 +423,11 @@ struct ScoreRecordReader::Impl {
       simdjson::ondemand::json_type type;
       return !v.type().get(type) && !read_id(key, v, type, id);
     });
-    if (!members_ok || !have_actual || !have_expected) return false;
+    // A record too large to score goes the full way, which rejects it with its position.
+    ScoreResult over;
+    if (!members_ok || !have_actual || !have_expected ||
+        metrics::too_large(impl.actual.size(), impl.expected.size(), over))
+      return false;
     ++summary->records;
     set_id(rec, id);
     impl.names_interned = true;  // the direct reader interns every name
@@ -518,6 +522,7 @@ struct ScoreRecordReader::Impl {
       if (!parse_side(expected, expected_is_array && is_tool_list(expected), rec, expected_trace, out, err))
         return;
       r = core.score(actual_trace, expected_trace);
+      if (!r.error.empty()) return reject(rec.origin, r.error, out, err);
     }
     emit(r, out);
   }

@@ -2,10 +2,10 @@
 #include "trajcheck/diagnostic.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "util/read_file.hpp"
 
 namespace trajcheck {
 
@@ -16,18 +16,12 @@ Source::Source(std::string name, std::string text) : name_(std::move(name)), tex
 }
 
 std::optional<Source> Source::from_file(const std::string& path, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (error) *error = fmt::format("{}: cannot open file", path);
+  std::string text, message;
+  if (!read_regular_file(path, kMaxSourceBytes, text, message)) {
+    if (error) *error = fmt::format("{}: {}", path, message);
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    if (error) *error = fmt::format("{}: read error", path);
-    return std::nullopt;
-  }
-  return Source(path, ss.str());
+  return Source(path, std::move(text));
 }
 
 LineCol Source::line_col(std::uint32_t offset) const {
@@ -69,6 +63,10 @@ bool has_errors(const std::vector<Diagnostic>& diags) {
 
 namespace {
 
+// Longest source line echoed whole, and how much of a longer one is shown before the column.
+constexpr std::size_t kMaxExcerptBytes = 240;
+constexpr std::size_t kExcerptLead = 80;
+
 // The echoed source line plus a caret line; the caret line copies tabs from the source
 // so it lines up in any terminal.
 void render_excerpt(std::string& out, const Source& src, SourceRange r, const char* on, const char* off) {
@@ -76,9 +74,26 @@ void render_excerpt(std::string& out, const Source& src, SourceRange r, const ch
   std::string_view line = src.line_text(lc.line);
   std::string num = std::to_string(lc.line);
   std::string pad(num.size(), ' ');
+  std::uint32_t col0 = lc.column - 1;
+  // A very long line (a minified file, a 16 MiB one-liner) is echoed as a window around the
+  // column, cut at UTF-8 character boundaries and marked with "...".
+  std::string shown;
+  if (line.size() > kMaxExcerptBytes) {
+    auto boundary = [&](std::size_t i) {
+      while (i > 0 && i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) --i;
+      return i;
+    };
+    std::size_t from = boundary(col0 > kExcerptLead ? col0 - kExcerptLead : 0);
+    std::size_t to = std::max(boundary(std::min(line.size(), from + kMaxExcerptBytes)),
+                              std::min(line.size(), std::size_t(col0) + 1));
+    if (from > 0) shown = "...";
+    col0 = col0 - static_cast<std::uint32_t>(from) + static_cast<std::uint32_t>(shown.size());
+    shown.append(line.substr(from, to - from));
+    if (to < line.size()) shown += "...";
+    line = shown;
+  }
   out += fmt::format(" {} | {}\n", num, line);
   std::string marks;
-  std::uint32_t col0 = lc.column - 1;
   for (std::uint32_t i = 0; i < col0 && i < line.size(); ++i) marks += line[i] == '\t' ? '\t' : ' ';
   std::uint32_t len = r.end > r.begin ? r.end - r.begin : 1;
   if (col0 + len > line.size()) len = line.size() > col0 ? static_cast<std::uint32_t>(line.size()) - col0 : 1;

@@ -1,11 +1,13 @@
-// libFuzzer target for the rule-language front end: parse_rules, format_rules and the
-// fmt round trip on arbitrary bytes. Inputs are capped so each run stays fast.
+// libFuzzer target for the rule language: parse_rules, format_rules and the fmt round trip on
+// arbitrary bytes, and the whole compiler (program, automata, dumps) on what parses. Inputs
+// are capped so each run stays fast.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "language/frontend.hpp"
+#include "trajcheck/rules.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 64 * 1024) return 0;
@@ -25,6 +27,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (trajcheck::language::dump_ir(reparsed.module) != trajcheck::language::dump_ir(result.module)) std::abort();
     std::vector<trajcheck::Diagnostic> d2;
     if (trajcheck::language::format_rules(again, d2) != formatted) std::abort();
+  }
+
+  if (!trajcheck::has_errors(result.diagnostics)) {
+    trajcheck::CompileResult compiled = trajcheck::compile(trajcheck::Source("fuzz.rules", text));
+    (void)trajcheck::format_diagnostics(compiled.source, compiled.diagnostics);
+    if (compiled.ok()) {
+      (void)compiled.program->dump_ir();
+      (void)compiled.program->dump_automaton();
+    }
   }
 
   trajcheck::ir::Module module;

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Hostile inputs on the command line: each case runs trajcheck and checks its exit status and
+# a piece of what it printed. Cases that need a FIFO, a device or a compressor make them here
+# (a golden transcript cannot). Usage: cli_hardening.sh TRAJCHECK [CASE…]
+set -uo pipefail
+bin=$1; shift
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0
+
+# expect STATUS PATTERN COMMAND…: runs COMMAND, wants exit STATUS and PATTERN (grep -E) in
+# its standard output + standard error.
+expect() {
+  local want=$1 pattern=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc != "$want" ]] || ! grep -Eq -- "$pattern" <<<"$out"; then
+    echo "FAIL: $* -> exit $rc (want $want), output:"; echo "$out" | head -20
+    echo "  (wanted /$pattern/)"
+    failures=$((failures + 1))
+  fi
+}
+
+printf 'forbid delete_*\n' > ok.rules
+printf '{"trace_id":"t1","steps":[{"tool":"lookup"}]}\n{"trace_id":"t2","steps":[{"tool":"delete_all"}]}\n' > traces.jsonl
+mkdir rules_dir
+
+# A source that is not a regular file is an error, not an empty file.
+expect 2 'rules_dir: is a directory' "$bin" check -r rules_dir traces.jsonl
+expect 2 'rules_dir: is a directory' "$bin" lint rules_dir
+expect 2 'rules_dir: is a directory' "$bin" fmt --check rules_dir
+expect 2 'rules_dir: is a directory' "$bin" explain -r rules_dir --emit ir
+expect 2 '/dev/zero: is a device' "$bin" check -r /dev/zero traces.jsonl
+expect 2 '/dev/zero: is a device' "$bin" lint /dev/zero
+mkfifo fifo.rules
+expect 2 'fifo.rules: is a FIFO' timeout 10 "$bin" lint fifo.rules
+expect 2 'missing.rules: cannot open file: No such file or directory' "$bin" lint missing.rules
+# A source over the size limit is refused without reading it into memory.
+truncate -s 65M big.rules
+expect 2 'big.rules: file is larger than the 64 MiB limit' "$bin" lint big.rules
+
+# Any -j works: the workers are capped, and a refused thread never aborts the run.
+expect 1 '2 traces from 2 records: 1 passed, 1 failed' "$bin" check -r ok.rules -j 100000 traces.jsonl
+expect 0 'normalize: 2 records read' "$bin" normalize -j 100000 traces.jsonl
+
+# A directory input: an unreadable subdirectory is one rejected entry and the files beside
+# it are read; FIFOs and dangling links are skipped with a warning. (The path of `deep` is
+# longer than PATH_MAX, so opening it fails even for root.)
+mkdir -p tree/a
+printf '{"trace_id":"a","steps":[]}\n' > tree/a/one.jsonl
+printf '{"trace_id":"z","steps":[]}\n' > tree/z.jsonl
+mkfifo tree/pipe.jsonl
+ln -s nowhere.jsonl tree/dangling.jsonl
+(cd tree && for i in $(seq 1 20); do d=$(printf 'd%.0s' $(seq 1 240)); mkdir "$d" && cd "$d"; done
+ printf '{"trace_id":"deep","steps":[]}\n' > x.jsonl)
+expect 2 'tree/dangling.jsonl:1:1: warning: dangling symbolic link, skipped' "$bin" normalize tree
+expect 2 'tree/pipe.jsonl:1:1: warning: a FIFO, skipped' "$bin" normalize tree
+expect 2 'tree/dddd[d/]*:1:1: error: cannot read.*File name too long' "$bin" normalize tree
+expect 2 '"trace_id":"z"' "$bin" normalize tree
+expect 2 'normalize: 3 records read, 2 traces, 1 rejected' "$bin" normalize tree
+if [[ $(id -u) != 0 ]]; then
+  mkdir -p tree2/locked && printf '{"trace_id":"b","steps":[]}\n' > tree2/b.jsonl && chmod 000 tree2/locked
+  expect 2 'tree2/locked:1:1: error: cannot read directory' "$bin" normalize tree2
+  expect 2 '"trace_id":"b"' "$bin" normalize tree2
+  chmod 755 tree2/locked
+fi
+
+# Compressed input, recognized by its first bytes: gzip and zstd, JSONL and .json, files,
+# directories and standard input; positions are those of the decompressed text.
+for i in $(seq 1 3000); do printf '{"trace_id":"c%d","steps":[{"tool":"lookup"}]}\n' "$i"; done > plain.jsonl
+gzip -c plain.jsonl > logs.jsonl.gz
+zstd -q -c plain.jsonl > logs.jsonl.zst
+printf '[{"trace_id":"j1","steps":[]},\n {"trace_id":"j2","steps":[{"tool":"delete_x"}]}]\n' | gzip -c > arr.json.gz
+expect 0 'normalize: 3000 records read, 3000 traces, 0 rejected' "$bin" normalize logs.jsonl.gz
+expect 0 'normalize: 3000 records read, 3000 traces, 0 rejected' "$bin" normalize logs.jsonl.zst
+expect 1 '2 traces from 2 records: 1 passed, 1 failed' "$bin" check -r ok.rules arr.json.gz
+expect 0 'normalize: 3000 records read' sh -c "'$bin' normalize - < logs.jsonl.zst"
+mkdir gzdir && cp logs.jsonl.gz arr.json.gz gzdir/
+expect 0 'normalize: 3002 records read, 3002 traces, 0 rejected' "$bin" normalize gzdir
+# A truncated or corrupt stream: the records before it stand, the break is located.
+head -c $(($(stat -c %s logs.jsonl.gz) / 2)) logs.jsonl.gz > cut.jsonl.gz
+expect 2 'cut.jsonl.gz:[0-9]+:1: error: truncated gzip stream' "$bin" normalize cut.jsonl.gz
+n=$("$bin" normalize cut.jsonl.gz 2>/dev/null | wc -l)
+[[ $n -gt 500 ]] || { echo "FAIL: a truncated gzip stream kept only $n records"; failures=$((failures + 1)); }
+head -c $(($(stat -c %s logs.jsonl.zst) / 2)) logs.jsonl.zst > cut.jsonl.zst
+expect 2 'cut.jsonl.zst:[0-9]+:1: error: truncated zstd stream' "$bin" normalize cut.jsonl.zst
+python3 -c "
+import sys; b = bytearray(open('logs.jsonl.gz', 'rb').read()); b[len(b) // 2] ^= 0xff
+open('bad.jsonl.gz', 'wb').write(b)"
+expect 2 'bad.jsonl.gz:[0-9]+:1: error: (corrupt|truncated) gzip stream' "$bin" normalize bad.jsonl.gz
+printf '\x1f\x8b' > tiny.jsonl.gz
+expect 2 'tiny.jsonl.gz:1:1: error: truncated gzip stream' "$bin" normalize tiny.jsonl.gz
+
+# One record over the size limit is rejected at its line; the records around it are read.
+{ printf '{"trace_id":"before","steps":[]}\n{"trace_id":"huge","pad":"'
+  head -c $((65 * 1024 * 1024)) /dev/zero | tr '\0' x
+  printf '"}\n{"trace_id":"after","steps":[]}\n'; } > huge.jsonl
+expect 2 'huge.jsonl:2:1: error: record is larger than the 64 MiB limit' "$bin" normalize huge.jsonl
+expect 2 '"trace_id":"after"' "$bin" normalize huge.jsonl
+rm -f huge.jsonl
+
+# score: a record too large to compare pair by pair is rejected; the others are scored.
+python3 -c "
+calls = [{'tool': 't%d' % (i % 50)} for i in range(5000)]
+import json
+print(json.dumps({'id': 'small', 'actual': [{'tool': 'a'}], 'expected': ['a']}))
+print(json.dumps({'id': 'big', 'actual': {'steps': calls}, 'expected': [c['tool'] for c in calls]}))
+print(json.dumps({'id': 'small2', 'actual': [{'tool': 'a'}], 'expected': ['a']}))" > score.jsonl
+expect 2 'more than scoring.s limit' "$bin" score --format jsonl score.jsonl
+expect 2 '"id":"small2"' "$bin" score --format jsonl score.jsonl
+
+# Chained groups share their sub-patterns: 40 links compile at once, and the automaton dump
+# stays small.
+{ printf 'group g0 = a | b\n'
+  for i in $(seq 1 40); do printf 'group g%d = g%d | g%d where arguments.x == %d\n' "$i" $((i - 1)) $((i - 1)) "$i"; done
+  printf 'forbid g40\n'; } > chain.rules
+expect 0 '1 file linted: 0 errors, 0 warnings' timeout 20 "$bin" lint chain.rules
+size=$(timeout 20 "$bin" explain -r chain.rules --emit automaton | wc -c)
+[[ $size -lt 100000 ]] || { echo "FAIL: the automaton of chain.rules is $size bytes"; failures=$((failures + 1)); }
+printf '{"trace_id":"x","steps":[{"tool":"b","arguments":{"x":40}}]}\n' > b.jsonl
+expect 1 '1 failed' timeout 20 "$bin" check -r chain.rules b.jsonl
+
+# A report that cannot be written is an error, not a pass; a closed pipe stays quiet.
+expect 2 'error writing standard output' sh -c "'$bin' check -r ok.rules --format json traces.jsonl > /dev/full"
+expect 2 'error writing standard output' sh -c "'$bin' normalize logs.jsonl.gz > /dev/full"
+expect 2 'error writing standard output' sh -c "'$bin' lint --help > /dev/full"
+out=$( { "$bin" normalize logs.jsonl.gz | head -1; } 2>&1 )
+if grep -q 'error writing' <<<"$out"; then echo "FAIL: a closed pipe printed: $out"; failures=$((failures + 1)); fi
+
+# Weights whose sum overflows would make every overall score NaN (not JSON): refused.
+expect 2 "--weights '1e308,1e308': expected" "$bin" score --weights 1e308,1e308 score.jsonl
+
+# check: 1000 statements over a trace of 300 000 distinct tool names. Pattern rows are kept
+# for a bounded number of step classes, so memory follows the trace, not names × patterns
+# (which needed 2.1 GB here). Peak memory is measured; the bound is generous.
+python3 -c "
+print('\n'.join('forbid t%d' % i for i in range(1000)))" > many.rules
+python3 -c "
+import json
+steps = [{'tool': 'name_%d' % i} for i in range(300000)] + [{'tool': 't5'}]
+print(json.dumps({'trace_id': 'wide', 'steps': steps}))" > wide.jsonl
+peak=$(python3 -c "
+import resource, subprocess, sys
+r = subprocess.run([sys.argv[1], 'check', '-j', '1', '-r', 'many.rules', 'wide.jsonl'], capture_output=True)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)" "$bin")
+read -r rc mb <<<"$peak"
+limit=400
+grep -qa __asan_init "$bin" && limit=1200  # AddressSanitizer's shadow and quarantine
+if [[ $rc != 1 || $mb -gt $limit ]]; then
+  echo "FAIL: check over 300 000 distinct tools: exit $rc (want 1), peak $mb MB (want at most $limit)"
+  failures=$((failures + 1))
+fi
+rm -f wide.jsonl
+
+# Text and Markdown reports escape control characters of trace ids and tool names (untrusted
+# logs must not drive the terminal or forge report lines).
+printf '{"trace_id":"evil\\u001b[2J\\nFAKE","steps":[{"tool":"delete_\\u0007x"}]}\n' > evil.jsonl
+for f in text markdown; do
+  out=$("$bin" check -r ok.rules --format $f evil.jsonl 2>&1)
+  if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$out" || ! grep -Eq 'evil\\x1b\[2J(\\n| )FAKE' <<<"$out"; then
+    echo "FAIL: --format $f printed raw control characters:"; echo "$out" | cat -v | head -5
+    failures=$((failures + 1))
+  fi
+done
+expect 1 'delete_\\x07x' "$bin" check -r ok.rules evil.jsonl
+
+if ((failures)); then echo "$failures case(s) failed"; exit 1; fi
+echo "all cases passed"
