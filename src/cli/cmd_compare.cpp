@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "eval/compare.hpp"
+#include "command.hpp"
+#include "trajcheck/eval.hpp"
 
 namespace trajcheck::cli {
 namespace {

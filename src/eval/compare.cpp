@@ -1,6 +1,6 @@
 // Comparison of two eval reports: per dimension and group the two values and their delta,
 // a seeded paired bootstrap over the cases both runs judged, and the cases that flipped.
-#include "eval/compare.hpp"
+#include "trajcheck/eval.hpp"
 
 #include <algorithm>
 #include <cmath>
