@@ -2,34 +2,21 @@
 // message line) that format to what `trajcheck eval` prints, and the report is the CLI's.
 #include <doctest/doctest.h>
 
+#include "run_test_util.hpp"
+
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "trajcheck/eval.hpp"
 
 using namespace trajcheck;
+using run_test::slurp;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct InData {
-  InData() {
-    char buf[4096];
-    REQUIRE(::getcwd(buf, sizeof buf) != nullptr);
-    old = buf;
-    REQUIRE(::chdir(TRAJCHECK_TEST_DIR "/data/eval") == 0);
-  }
-  ~InData() { (void)::chdir(old.c_str()); }
-  std::string old;
+struct InData : run_test::InDir {
+  InData() : InDir(TRAJCHECK_TEST_DIR "/data/eval") {}
 };
 
 // The golden runner's record: stdout, "--- stderr", stderr, "--- exit N".
