@@ -52,6 +52,10 @@ struct CompileResult {
 
 CompileResult compile(Source source, const CompileOptions& options = {});
 
+// The canonical layout of a rules file (`trajcheck fmt`): comments kept, one statement a
+// line. Empty, with the diagnostics, when the file does not parse.
+std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnostics);
+
 enum class VerdictStatus : std::uint8_t { satisfied, violated, vacuous };
 std::string_view to_string(VerdictStatus s);
 

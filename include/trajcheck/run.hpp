@@ -245,6 +245,18 @@ class CheckRunner {
 };
 
 // ---------------------------------------------------------------------------------------
+// Normalizing a corpus (`trajcheck normalize`)
+
+struct NormalizeStats {
+  std::uint64_t records = 0, traces = 0, rejected = 0, warnings = 0;
+  void merge(const NormalizeStats& o);
+};
+// Writes each trajectory as one line of normalized JSON (write_normalized_json) to `out`, in
+// input order; rejected records and warnings go to `err`.
+NormalizeStats normalize_records(const RecordInput& input, const TraceParser& parser, unsigned jobs,
+                                 const RunOutput& output);
+
+// ---------------------------------------------------------------------------------------
 // Reading options as the command line spells them (shared by every command that reads traces)
 
 struct ReadingSpec {

@@ -2,8 +2,8 @@
 // production trace into a regression case (one JSONL record on standard output).
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "eval/case_new.hpp"
+#include "command.hpp"
+#include "trajcheck/eval.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck::cli {
@@ -28,7 +28,7 @@ int run_new(const CaseSettings& s) {
     }
     o.fields.emplace_back(f.substr(0, eq), f.substr(eq + 1));
   }
-  std::optional<suite::SuiteResult> sr;
+  eval::SuiteFile suite;
   if (!s.suite.empty()) {
     std::string err;
     auto src = Source::from_file(s.suite, &err);
@@ -36,10 +36,10 @@ int run_new(const CaseSettings& s) {
       fmt::print(stderr, "{}: error: {}\n", s.suite, err);
       return kBadInput;
     }
-    sr = suite::parse_suite(std::move(*src));
-    fmt::print(stderr, "{}", format_diagnostics(sr->source, sr->diagnostics));
-    if (!sr->ok()) return kBadInput;
-    o.suite = &sr->suite;
+    suite = eval::parse_suite_file(std::move(*src));
+    fmt::print(stderr, "{}", format_diagnostics(suite.source, suite.diagnostics));
+    if (!suite.ok()) return kBadInput;
+    o.suite = suite.suite.get();
   }
   NormalizeOptions no;
   if (!parse_input_format(s.input_format, &no.format)) return kBadInput;

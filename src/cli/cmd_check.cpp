@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "cli/input.hpp"
+#include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/report.hpp"
 #include "trajcheck/run.hpp"
 

@@ -2,9 +2,8 @@
 // delta and a seeded paired-bootstrap CI; cases flipped pass->fail and back.
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "eval/compare.hpp"
-#include "util/read_file.hpp"
+#include "command.hpp"
+#include "trajcheck/eval.hpp"
 
 namespace trajcheck::cli {
 namespace {
@@ -19,7 +18,7 @@ int run(const CompareSettings& s) {
   std::string a, b, error;
   for (const auto& [path, text] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
     std::string reason;
-    if (!read_regular_file(*path, kMaxReportBytes, *text, reason)) {
+    if (!eval::read_report_file(*path, *text, reason)) {
       fmt::print(stderr, "{}: error: {}\n", *path, reason);
       return kBadInput;
     }

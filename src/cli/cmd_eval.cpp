@@ -5,9 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "cli/input.hpp"
-#include "eval/eval.hpp"
+#include "command.hpp"
+#include "input.hpp"
+#include "trajcheck/eval.hpp"
+#include "trajcheck/run.hpp"
 
 namespace trajcheck::cli {
 namespace {
@@ -42,15 +43,17 @@ int run(const EvalSettings& s) {
   eval::EvalOptions o;
   o.suite_path = s.suite;
   o.runs = s.runs;
-  o.input_format = s.input_format;
-  o.aliases = s.aliases;
-  o.error_patterns = s.error_patterns;
+  std::string error;
+  if (!parse_reading_spec(ReadingSpec{s.input_format, s.aliases, s.error_patterns, {}}, &o.reading, &error)) {
+    fmt::print(stderr, "error: {}\n", error);
+    return kBadInput;
+  }
   o.baseline = s.baseline;
   o.jobs = effective_jobs(s.jobs);
   eval::EvalReport report;
-  std::string errors;
-  bool ok = eval::run_eval(o, report, errors, use_color(s.color, stderr));
-  std::fwrite(errors.data(), 1, errors.size(), stderr);
+  std::vector<eval::EvalProblem> problems;
+  bool ok = eval::run_eval(o, report, problems);
+  fmt::print(stderr, "{}", eval::format_problems(problems, use_color(s.color, stderr)));
   if (!ok) return kBadInput;
   std::string text = s.format == "json"       ? eval::report_json(report)
                      : s.format == "markdown" ? eval::report_markdown(report)

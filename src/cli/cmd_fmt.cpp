@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "cli/input.hpp"
-#include "language/frontend.hpp"
+#include "command.hpp"
+#include "input.hpp"
+#include "trajcheck/rules.hpp"
 
 namespace trajcheck::cli {
 namespace {
@@ -60,7 +60,7 @@ int run_fmt(const FmtArgs& a) {
       continue;
     }
     std::vector<Diagnostic> diags;
-    std::string text = language::format_rules(*src, diags);
+    std::string text = format_rules(*src, diags);
     if (has_errors(diags) || (text.empty() && !src->text().empty())) {
       fmt::print(stderr, "{}", format_diagnostics(*src, diags, color));
       bad = true;

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "cli/input.hpp"
+#include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/rules.hpp"
 
 namespace trajcheck::cli {

@@ -1,7 +1,7 @@
 // `trajcheck lsp`: the language server for editors, on standard input and output.
 #include <iostream>
 
-#include "cli/command.hpp"
+#include "command.hpp"
 #include "trajcheck/lsp.hpp"
 
 namespace trajcheck::cli {

@@ -4,40 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "cli/input.hpp"
+#include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/reader.hpp"
-#include "run/pipeline.hpp"
+#include "trajcheck/run.hpp"
 
 namespace trajcheck::cli {
-
 namespace {
-
-struct NormalizeWorker {
-  const TraceParser* parser = nullptr;
-  ToolTable tools;
-  Trajectory scratch;
-  InputCounts counts;
-
-  void process(const RawRecord& rec, std::string& out, std::string& err) {
-    ++counts.records;
-    scratch.set_tools(&tools);
-    ParseOutcome o = parser->parse(rec, scratch, [&](Trajectory& t) {
-      for (const std::string& w : t.warnings) {
-        err += w;
-        err.push_back('\n');
-      }
-      counts.warnings += t.warnings.size();
-      write_normalized_json(t, out);
-      out.push_back('\n');
-    });
-    if (!o.ok()) {
-      ++counts.rejected;
-      for (const RecordError& e : o.errors) err += format_record_error(e);
-    }
-    counts.traces += o.traces;
-  }
-};
 
 int run_normalize(const TraceInputOptions& opts) {
   NormalizeOptions n;
@@ -52,15 +25,8 @@ int run_normalize(const TraceInputOptions& opts) {
     return kBadInput;
   }
   RecordSource source(opts.inputs);
-  std::function<NormalizeWorker()> make = [&] {
-    NormalizeWorker w;
-    w.parser = &parser;
-    return w;
-  };
-  std::vector<NormalizeWorker> workers =
-      process_records<NormalizeWorker>(source, effective_jobs(opts.jobs), make, stdout, stderr);
-  InputCounts total;
-  for (const NormalizeWorker& w : workers) total.merge(w.counts);
+  NormalizeStats total = normalize_records([&](RawRecord& r) { return source.next(r); }, parser, opts.jobs,
+                                           write_to(stdout, stderr));
   std::fflush(stdout);
   fmt::print(stderr, "normalize: {} records read, {} traces, {} rejected, {} warnings\n", total.records,
              total.traces, total.rejected, total.warnings);
@@ -75,5 +41,4 @@ const bool registered = register_command({"normalize", 60, [](CLI::App& app) {
 }});
 
 }  // namespace
-
 }  // namespace trajcheck::cli

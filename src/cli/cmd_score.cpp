@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "cli/input.hpp"
+#include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/score_run.hpp"
 
 namespace trajcheck::cli {

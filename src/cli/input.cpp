@@ -1,5 +1,5 @@
 // Shared trace-input options of the command line.
-#include "cli/input.hpp"
+#include "input.hpp"
 
 #include <unistd.h>
 

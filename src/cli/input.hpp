@@ -33,18 +33,4 @@ bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, s
 // Whether to colour output written to `f` under --color MODE (auto: only on a terminal).
 bool use_color(const std::string& mode, std::FILE* f);
 
-// Counts every command reports, so that read == traces + rejected holds and is visible.
-struct InputCounts {
-  std::uint64_t records = 0;   // records read from the inputs
-  std::uint64_t rejected = 0;  // records rejected (each reported on stderr)
-  std::uint64_t traces = 0;    // trajectories produced (an OTLP record may hold several)
-  std::uint64_t warnings = 0;
-  void merge(const InputCounts& o) {
-    records += o.records;
-    rejected += o.rejected;
-    traces += o.traces;
-    warnings += o.warnings;
-  }
-};
-
 }  // namespace trajcheck::cli

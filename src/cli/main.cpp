@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
+#include "command.hpp"
 
 namespace trajcheck::cli {
 std::vector<Command>& command_registry() {

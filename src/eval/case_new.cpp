@@ -1,9 +1,10 @@
 // Regression cases from traces: what the trace did becomes what the case expects.
-#include "eval/case_new.hpp"
+#include "trajcheck/eval.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "eval/eval_internal.hpp"
+#include "suite/suite.hpp"
 
 namespace trajcheck::eval {
 
@@ -47,6 +48,19 @@ std::string case_from_trace(const Trajectory& trace, const CaseNewOptions& o) {
   j["source"] = {{"trace_id", std::string(trace.trace_id())},
                  {"record", trace.origin.file + ":" + std::to_string(trace.origin.line)}};
   return j.dump() + "\n";
+}
+
+}  // namespace trajcheck::eval
+
+namespace trajcheck::eval {
+
+SuiteFile parse_suite_file(Source source) {
+  suite::SuiteResult r = suite::parse_suite(std::move(source));
+  SuiteFile f;
+  f.source = std::move(r.source);
+  f.diagnostics = std::move(r.diagnostics);
+  if (r.ok()) f.suite = std::make_shared<const suite::Suite>(std::move(r.suite));
+  return f;
 }
 
 }  // namespace trajcheck::eval

@@ -1,6 +1,6 @@
 // Comparison of two eval reports: per dimension and group the two values and their delta,
 // a seeded paired bootstrap over the cases both runs judged, and the cases that flipped.
-#include "eval/compare.hpp"
+#include "trajcheck/eval.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/report_util.hpp"
+#include "util/read_file.hpp"
 
 namespace trajcheck::eval {
 
@@ -53,6 +54,10 @@ std::string group_of(const json& c, const std::string& field) {
 bool valid_report(const json& j) { return j.is_object() && j.contains("overall") && j.contains("cases") && j["cases"].is_array(); }
 
 }  // namespace
+
+bool read_report_file(const std::string& path, std::string& out, std::string& error) {
+  return read_regular_file(path, kMaxReportBytes, out, error);
+}
 
 bool compare_reports(const std::string& a_name, const std::string& a_text, const std::string& b_name,
                      const std::string& b_text, const CompareOptions& options, CompareReport& out,

@@ -48,20 +48,45 @@ bool read_file(const std::string& path, std::string& out, std::string& errors) {
   return false;
 }
 
-std::string diag_at(const Source& src, SourceRange r, const char* code, const std::string& msg, bool color) {
-  Diagnostic d;
-  d.code = code;
-  d.range = r;
-  d.message = msg;
-  return format_diagnostic(src, d, color);
-}
+// The problems of a run, in the order found (run_eval's caller formats them).
+class Problems {
+ public:
+  explicit Problems(std::vector<EvalProblem>& out) : out_(out) {}
+  // A whole message line.
+  Problems& operator+=(std::string text) {
+    if (!text.empty()) out_.push_back(EvalProblem{nullptr, {}, std::move(text)});
+    return *this;
+  }
+  void add(const Source& src, const std::vector<Diagnostic>& diags) {
+    if (diags.empty()) return;
+    auto shared = std::make_shared<const Source>(src);
+    for (const Diagnostic& d : diags) out_.push_back(EvalProblem{shared, d, {}});
+  }
+  // An error of `code` at `r` of `src`.
+  void add_at(const Source& src, SourceRange r, const char* code, const std::string& msg) {
+    Diagnostic d;
+    d.code = code;
+    d.range = r;
+    d.message = msg;
+    add(src, {d});
+  }
+  bool empty() const { return out_.empty(); }
+  // Whether any problem says "error" (some loaders report notes and warnings too).
+  bool any_error() const { return format_problems(out_).find("error") != std::string::npos; }
+
+ private:
+  std::vector<EvalProblem>& out_;
+};
 
 constexpr const char* kControlFlows[] = {"act", "answer", "clarify", "refuse", "retry", "handoff"};
 
 // Loads one cases file (JSONL); problems are appended to `errors`.
-void load_cases(const std::string& path, std::vector<CaseSpec>& cases, std::string& errors) {
-  std::string text;
-  if (!read_file(path, text, errors)) return;
+void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems& errors) {
+  std::string text, err;
+  if (!read_file(path, text, err)) {
+    errors += err;
+    return;
+  }
   std::size_t pos = 0;
   std::uint64_t line = 0;
   while (pos < text.size()) {
@@ -383,11 +408,21 @@ struct Worker {
 
 }  // namespace
 
-bool run_eval(const EvalOptions& options, EvalReport& report, std::string& errors, bool color) {
-  std::string suite_text;
-  if (!read_file(options.suite_path, suite_text, errors)) return false;
+std::string format_problems(const std::vector<EvalProblem>& problems, bool color) {
+  std::string out;
+  for (const EvalProblem& p : problems) out += p.source ? format_diagnostic(*p.source, p.diagnostic, color) : p.text;
+  return out;
+}
+
+bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalProblem>& problems) {
+  Problems errors(problems);
+  std::string suite_text, ferr;
+  if (!read_file(options.suite_path, suite_text, ferr)) {
+    errors += ferr;
+    return false;
+  }
   suite::SuiteResult sr = suite::parse_suite(Source(options.suite_path, std::move(suite_text)));
-  errors += format_diagnostics(sr.source, sr.diagnostics, color);
+  errors.add(sr.source, sr.diagnostics);
   if (!sr.ok()) return false;
   const suite::Suite& st = sr.suite;
   const Source& ssrc = sr.source;
@@ -405,8 +440,8 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     // The same loader as `check --catalog`: located errors, and one compiled schema per tool.
     CatalogLoad cat = load_catalog(path);
     if (!cat.ok()) {
-      errors += diag_at(ssrc, st.catalog->range, "S011", fmt::format("cannot use the catalog {}", path), color);
-      errors += format_diagnostics(cat.source, cat.diagnostics, color);
+      errors.add_at(ssrc, st.catalog->range, "S011", fmt::format("cannot use the catalog {}", path));
+      errors.add(cat.source, cat.diagnostics);
       return false;
     }
     report.catalog_version = cat.catalog->version();
@@ -426,8 +461,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     std::string text, reason;
     if (!read_regular_file(baseline_path, kMaxReportBytes, text, reason)) {
       if (st.baseline && options.baseline.empty())
-        errors += diag_at(ssrc, st.baseline->range, "S011",
-                          fmt::format("cannot read the baseline {}: {}", baseline_path, reason), color);
+        errors.add_at(ssrc, st.baseline->range, "S011", fmt::format("cannot read the baseline {}: {}", baseline_path, reason));
       else
         errors += fmt::format("{}: error: {}\n", baseline_path, reason);
       return false;
@@ -443,12 +477,12 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
   for (const auto& pat : st.cases) {
     auto files = glob_files(join_path(st.directory, pat.text));
     if (files.empty()) {
-      errors += diag_at(ssrc, pat.range, "S011", fmt::format("no case file matches {}", pat.text), color);
+      errors.add_at(ssrc, pat.range, "S011", fmt::format("no case file matches {}", pat.text));
       ok = false;
     }
     for (const auto& f : files) load_cases(f, ctx.cases, errors);
   }
-  if (!errors.empty() && errors.find("error") != std::string::npos) ok = false;
+  if (!errors.empty() && errors.any_error()) ok = false;
   for (std::size_t i = 0; i < ctx.cases.size(); ++i) {
     auto [it, fresh] = ctx.case_index.emplace(ctx.cases[i].id, i);
     if (!fresh) {
@@ -465,12 +499,12 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     if (found != ctx.program_index.end()) return static_cast<int>(found->second);
     std::string text, reason;
     if (!read_regular_file(path, kMaxSourceBytes, text, reason)) {
-      if (at) errors += diag_at(ssrc, at->range, "S011", fmt::format("cannot read the rules file {}: {}", path, reason), color);
+      if (at) errors.add_at(ssrc, at->range, "S011", fmt::format("cannot read the rules file {}: {}", path, reason));
       else errors += fmt::format("{}: error: {}\n", path, reason);
       return -1;
     }
     CompileResult cr = compile(Source(path, std::move(text)));
-    errors += format_diagnostics(cr.source, cr.diagnostics, color);
+    errors.add(cr.source, cr.diagnostics);
     if (!cr.ok()) return -1;
     ctx.programs.push_back(cr.program);
     ctx.program_index[path] = ctx.programs.size() - 1;
@@ -484,7 +518,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
       else ctx.suite_programs.push_back(static_cast<std::uint32_t>(i));
     }
     if (glob_files(join_path(st.directory, r.text)).empty()) {
-      errors += diag_at(ssrc, r.range, "S011", fmt::format("no rules file matches {}", r.text), color);
+      errors.add_at(ssrc, r.range, "S011", fmt::format("no rules file matches {}", r.text));
       ok = false;
     }
   }
@@ -510,7 +544,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     for (const auto& r : st.runs) {
       auto files = glob_files(join_path(st.directory, r.text));
       if (files.empty()) {
-        errors += diag_at(ssrc, r.range, "S011", fmt::format("no run file matches {}", r.text), color);
+        errors.add_at(ssrc, r.range, "S011", fmt::format("no run file matches {}", r.text));
         return false;
       }
       runs.insert(runs.end(), files.begin(), files.end());
@@ -520,21 +554,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     errors += fmt::format("{}: error: no runs: declare runs \"FILE\" in the suite or pass --runs\n", options.suite_path);
     return false;
   }
-  NormalizeOptions no;
-  if (!parse_input_format(options.input_format, &no.format)) {
-    errors += fmt::format("error: unknown --input-format '{}'\n", options.input_format);
-    return false;
-  }
-  for (const std::string& a : options.aliases) {
-    auto eq = a.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == a.size()) {
-      errors += fmt::format("error: --alias '{}': expected OBSERVED=CANONICAL\n", a);
-      return false;
-    }
-    no.aliases.emplace_back(a.substr(0, eq), a.substr(eq + 1));
-  }
-  no.error_patterns = options.error_patterns;
-  TraceParser parser(no);
+  TraceParser parser(options.reading);
   if (!parser.option_error().empty()) {
     errors += fmt::format("error: {}\n", parser.option_error());
     return false;
@@ -547,7 +567,15 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::string& error
     std::rewind(err_file);
     char buf[4096];
     std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, err_file)) > 0) errors.append(buf, n);
+    std::string text;
+    while ((n = std::fread(buf, 1, sizeof buf, err_file)) > 0) text.append(buf, n);
+    // One problem per line, as the workers wrote them.
+    for (std::size_t pos = 0; pos < text.size();) {
+      std::size_t nl = text.find('\n', pos);
+      nl = nl == std::string::npos ? text.size() : nl + 1;
+      errors += text.substr(pos, nl - pos);
+      pos = nl;
+    }
     std::fclose(err_file);
   }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "language/parser.hpp"
+#include "trajcheck/rules.hpp"
 
 namespace trajcheck::language {
 
@@ -86,3 +87,9 @@ std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnost
 }
 
 }  // namespace trajcheck::language
+
+namespace trajcheck {
+std::string format_rules(const Source& source, std::vector<Diagnostic>& diagnostics) {
+  return language::format_rules(source, diagnostics);
+}
+}  // namespace trajcheck

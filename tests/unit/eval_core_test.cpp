@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/compare.hpp"
+#include "trajcheck/eval.hpp"
 #include "eval/eval.hpp"
 
 using namespace trajcheck;
@@ -21,9 +21,9 @@ eval::EvalReport run(const std::vector<std::string>& runs = {}) {
   o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/gates.suite";
   for (const auto& r : runs) o.runs.push_back(std::string(TRAJCHECK_TEST_DIR) + "/data/eval/" + r);
   eval::EvalReport report;
-  std::string errors;
-  bool ok = eval::run_eval(o, report, errors, false);
-  REQUIRE_MESSAGE(ok, errors);
+  std::vector<eval::EvalProblem> problems;
+  bool ok = eval::run_eval(o, report, problems);
+  REQUIRE_MESSAGE(ok, eval::format_problems(problems));
   return report;
 }
 
@@ -190,9 +190,9 @@ eval::EvalReport run_scoring() {
   eval::EvalOptions o;
   o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/scoring/scoring.suite";
   eval::EvalReport report;
-  std::string errors;
-  bool ok = eval::run_eval(o, report, errors, false);
-  REQUIRE_MESSAGE(ok, errors);
+  std::vector<eval::EvalProblem> problems;
+  bool ok = eval::run_eval(o, report, problems);
+  REQUIRE_MESSAGE(ok, eval::format_problems(problems));
   return report;
 }
 }  // namespace

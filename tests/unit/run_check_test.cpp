@@ -2,11 +2,11 @@
 // golden folders, rebuilt from include/trajcheck/* (no src/ header), whole and in pieces.
 #include <doctest/doctest.h>
 
+#include "run_test_util.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,15 +14,9 @@
 #include "trajcheck/run.hpp"
 
 using namespace trajcheck;
+using run_test::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string read_file(std::FILE* f) {
   std::string s;
@@ -33,17 +27,6 @@ std::string read_file(std::FILE* f) {
   return s;
 }
 
-// Runs from inside a golden folder, so that origins are the CLI's ("traces.jsonl:2").
-struct InFolder {
-  explicit InFolder(const std::string& dir) {
-    char buf[4096];
-    REQUIRE(::getcwd(buf, sizeof buf) != nullptr);
-    old = buf;
-    REQUIRE(::chdir(dir.c_str()) == 0);
-  }
-  ~InFolder() { (void)::chdir(old.c_str()); }
-  std::string old;
-};
 
 struct Output {
   std::string out, err;
@@ -116,7 +99,7 @@ Output check_folder(const std::vector<std::string>& rules_files, CheckFormat for
 const std::string kGolden = std::string(TRAJCHECK_TEST_DIR) + "/golden/check/";
 
 void expect_folder(const std::string& name, const std::vector<std::string>& rules_files) {
-  InFolder in(kGolden + name);
+  run_test::InDir in(kGolden + name);
   const std::pair<CheckFormat, const char*> runs[] = {{CheckFormat::jsonl, "expected.jsonl"},
                                                       {CheckFormat::text, "expected.txt"},
                                                       {CheckFormat::json, "expected.json"},

@@ -3,25 +3,19 @@
 // record at a time.
 #include <doctest/doctest.h>
 
+#include "run_test_util.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "trajcheck/score_run.hpp"
 
 using namespace trajcheck;
+using run_test::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string read_back(std::FILE* f) {
   std::string s;
@@ -33,15 +27,8 @@ std::string read_back(std::FILE* f) {
   return s;
 }
 
-struct InData {
-  InData() {
-    char buf[4096];
-    REQUIRE(::getcwd(buf, sizeof buf) != nullptr);
-    old = buf;
-    REQUIRE(::chdir(TRAJCHECK_TEST_DIR "/data/score") == 0);
-  }
-  ~InData() { (void)::chdir(old.c_str()); }
-  std::string old;
+struct InData : run_test::InDir {
+  InData() : InDir(TRAJCHECK_TEST_DIR "/data/score") {}
 };
 
 // What the golden runner records: stdout, "--- stderr", stderr, "--- exit N". With `split`,
