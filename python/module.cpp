@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "trajcheck/diagnostic.hpp"
+#include "trajcheck/eval.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/report.hpp"
@@ -704,6 +705,27 @@ PYBIND11_MODULE(_native, m) {
     o.scoring.ordering_weight = ordering_weight;
     o.scoring.min_order_length = min_order_length;
     return score_json(std::string(record), o);
+  });
+  m.def("eval_suite", [](const std::string& suite, const std::vector<std::string>& runs, const std::string& baseline,
+                         unsigned jobs, const std::string& input_format, const std::vector<std::string>& aliases,
+                         const std::vector<std::string>& error_patterns) {
+    eval::EvalOptions o;
+    o.suite_path = suite;
+    o.runs = runs;
+    o.baseline = baseline;
+    o.jobs = effective_jobs(jobs);
+    o.reading = reading_options(input_format, aliases, error_patterns, {});
+    eval::EvalReport report;
+    std::vector<eval::EvalProblem> problems;
+    bool ok;
+    std::string json;
+    {
+      py::gil_scoped_release nogil;
+      ok = eval::run_eval(o, report, problems);
+      if (ok) json = eval::report_json(report);
+    }
+    if (!ok) raise(types().attr("SuiteError")(without_newline(eval::format_problems(problems, false))));
+    return json;
   });
   m.def("dumps", [](py::handle value) {
     std::string out;

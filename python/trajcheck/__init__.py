@@ -12,13 +12,13 @@ checking releases the GIL.
 import json as _json
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
 
-from ._types import Diagnostic, OptionError, Result, RulesError, TraceError
+from ._types import Diagnostic, OptionError, Result, RulesError, SuiteError, TraceError
 from . import _native
 from ._native import FileRun, Report
 
 __all__ = [
     "Diagnostic", "FileRun", "OptionError", "Report", "Result", "Rules", "RulesError", "TraceError",
-    "assert_satisfies", "assert_violates", "compile", "load_rules", "normalize", "score",
+    "SuiteError", "assert_satisfies", "assert_violates", "compile", "eval_suite", "load_rules", "normalize", "score",
 ]
 __version__ = "0.1.0"
 
@@ -183,3 +183,19 @@ def score(*, expected: Any, actual: Trace, id: Any = None, selection: str = "jac
                          tool_args, list((tool_args_for or {}).items()), input_format,
                          *_reading(input_format, aliases, error_patterns, None)[1:3])
     return _json.loads(line)
+
+
+def eval_suite(path: str, runs: Optional[Sequence[str]] = None, baseline: Optional[str] = None, *, jobs: int = 0,
+               input_format: str = "auto", aliases: Union[Mapping[str, str], Iterable[str], None] = None,
+               error_patterns: Iterable[str] = ()) -> dict:
+    """Runs an evaluation suite like ``trajcheck eval SUITE --format json`` and returns that
+    report as a dict (cases, the six dimensions overall, per segment and per split, gates).
+    ``runs`` replaces the suite's run files (``--runs``), ``baseline`` its baseline report
+    (``--baseline``); ``jobs`` threads (0: every core). Rejected run records are counted in the
+    report (``rejected``), as the command line counts them. Raises :class:`SuiteError` when the
+    suite cannot be run (a suite or rules file that does not compile, unreadable cases)."""
+    if jobs < 0:
+        raise OptionError(f"jobs must be 0 (every core) or more, not {jobs}")
+    fmt, alias_list, patterns, _ = _reading(input_format, aliases, error_patterns, None)
+    return _json.loads(_native.eval_suite(str(path), [str(r) for r in (runs or [])], str(baseline or ""), jobs,
+                                          fmt, alias_list, patterns))

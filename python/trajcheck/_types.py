@@ -68,3 +68,8 @@ class TraceError(ValueError):
 class OptionError(ValueError):
     """An option value the command line would refuse too (an unknown ``fail_on``, a bad
     ``--alias`` or ``--error-pattern``, …)."""
+
+
+class SuiteError(Exception):
+    """An evaluation suite that cannot be run (it, or a rules file it names, does not compile;
+    its cases cannot be read): ``str(err)`` is what ``trajcheck eval`` prints."""

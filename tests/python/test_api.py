@@ -72,3 +72,11 @@ def test_score_records_of_the_test_data_score_like_the_cli():
             act = rec.get("actual", rec.get("outputs"))
             got = trajcheck.score(expected=exp, actual=act, id=rec.get("id", e["id"]))
             assert got == e
+
+
+def test_eval_suite_equals_eval_json():
+    suite = SOURCE / "examples" / "eval" / "support.suite"
+    _, out, _ = __import__("conftest").run_cli("eval", suite, "--format", "json")
+    assert trajcheck.eval_suite(str(suite)) == json.loads(out)
+    with pytest.raises(trajcheck.SuiteError):
+        trajcheck.eval_suite(str(SOURCE / "examples" / "eval" / "missing.suite"))
