@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "compiler/program.hpp"
+#include "language/frontend.hpp"
 #include "readers_support.hpp"
 #include "trajcheck/catalog.hpp"
 #include "trajcheck/rules.hpp"
@@ -20,6 +21,16 @@ using namespace trajcheck;
 namespace {
 
 CompileResult compile_text(const std::string& text) { return compile(Source("t.rules", text)); }
+
+// The compiled tables of `text` (what compile() wraps in a Program).
+std::shared_ptr<detail::ProgramImpl> compiled_tables(const std::string& text) {
+  Source source("t.rules", text);
+  language::FrontendResult fr = language::parse_rules(source, {});
+  REQUIRE(!has_errors(fr.diagnostics));
+  auto impl = detail::build_program(fr.module, source, {}, fr.diagnostics);
+  REQUIRE(impl != nullptr);
+  return impl;
+}
 
 std::size_t count_code(const std::vector<Diagnostic>& diags, std::string_view code) {
   std::size_t n = 0;
@@ -55,8 +66,7 @@ TEST_CASE("chained groups share sub-patterns: the compiled pattern table and the
   CompileResult r = compile_text(text);
   INFO(format_diagnostics(r.source, r.diagnostics));
   REQUIRE(r.ok());
-  const auto& impl = static_cast<const detail::ProgramImpl&>(*r.program);
-  CHECK(impl.patterns.size() < 10 * links);
+  CHECK(compiled_tables(text)->patterns.size() < 10 * links);
   CHECK(r.program->dump_automaton().size() < 400 * links);
 
   ToolTable tools;
@@ -72,9 +82,8 @@ TEST_CASE("equal patterns written twice are still one compiled pattern") {
   CompileResult r = compile_text("forbid (a | b) where arguments.x == 1\n(a | b) where arguments.x == 1 precedes c\n");
   INFO(format_diagnostics(r.source, r.diagnostics));
   REQUIRE(r.ok());
-  const auto& impl = static_cast<const detail::ProgramImpl&>(*r.program);
   std::size_t wheres = 0;
-  for (const auto& p : impl.patterns) wheres += p.kind == ir::Pattern::Kind::where;
+  for (const auto& p : compiled_tables("forbid (a | b) where arguments.x == 1\n(a | b) where arguments.x == 1 precedes c\n")->patterns) wheres += p.kind == ir::Pattern::Kind::where;
   CHECK(wheres == 1);
 }
 
