@@ -491,11 +491,18 @@ struct Builder {
     const CondNode& c = p.conds[id];
     return c.kind == ir::Cond::Kind::valid || cond_uses_valid(c.a) || cond_uses_valid(c.b);
   }
-  bool uses_valid(std::uint32_t id) const {
+  // Memoized per pattern: patterns are shared (a chain of groups is a DAG whose paths double
+  // per link), so an unmemoized walk would be exponential.
+  std::vector<std::int8_t> uses_valid_memo;  // -1 not known yet
+  bool uses_valid(std::uint32_t id) {
     if (id == kNoId) return false;
+    if (uses_valid_memo.size() < p.patterns.size()) uses_valid_memo.resize(p.patterns.size(), -1);
+    if (uses_valid_memo[id] >= 0) return uses_valid_memo[id] != 0;
     const PatternNode& n = p.patterns[id];
-    if (n.kind == ir::Pattern::Kind::where && cond_uses_valid(n.b)) return true;
-    return uses_valid(n.a) || (n.kind == ir::Pattern::Kind::or_ && uses_valid(n.b));
+    const bool r = (n.kind == ir::Pattern::Kind::where && cond_uses_valid(n.b)) || uses_valid(n.a) ||
+                   (n.kind == ir::Pattern::Kind::or_ && uses_valid(n.b));
+    uses_valid_memo[id] = r ? 1 : 0;
+    return r;
   }
 
   // A pattern that matches only steps binding the slice's value: a binder or `|` of them.
