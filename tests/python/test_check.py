@@ -224,7 +224,8 @@ def test_gil_is_released_while_checking(refunds):
     finally:
         done.set()
         t.join()
-    assert checking > 0.3 * free, (checking, free)
+    # Held, the rate drops under a tenth; released, it stays near free even on a busy machine.
+    assert checking > 0.15 * free, (checking, free)
 
 
 def test_rules_properties(refunds):
