@@ -82,8 +82,9 @@ TEST_CASE("equal patterns written twice are still one compiled pattern") {
   CompileResult r = compile_text("forbid (a | b) where arguments.x == 1\n(a | b) where arguments.x == 1 precedes c\n");
   INFO(format_diagnostics(r.source, r.diagnostics));
   REQUIRE(r.ok());
+  auto tables = compiled_tables("forbid (a | b) where arguments.x == 1\n(a | b) where arguments.x == 1 precedes c\n");
   std::size_t wheres = 0;
-  for (const auto& p : compiled_tables("forbid (a | b) where arguments.x == 1\n(a | b) where arguments.x == 1 precedes c\n")->patterns) wheres += p.kind == ir::Pattern::Kind::where;
+  for (const auto& p : tables->patterns) wheres += p.kind == ir::Pattern::Kind::where;
   CHECK(wheres == 1);
 }
 
