@@ -10,7 +10,7 @@
 //   std::cerr << trajcheck::eval::format_problems(problems, /*color=*/false);
 //   if (!ok) return 2;
 //   std::cout << trajcheck::eval::report_json(report);      // or text, markdown, junit, html
-//   return report.rejected ? 2 : report.gates_pass() ? 0 : 1;
+//   return report.rejected ? 2 : report.passed() ? 0 : 1;
 //
 // Cases are joined with runs, checked with the suite's rules, scored with the metrics
 // library, classified by control flow, aggregated into the six dimensions of docs/eval.md
@@ -113,8 +113,8 @@ struct GateResult {
   std::optional<double> value, threshold;
   bool critical = false;
   bool percent = false;
-  std::string status;      // pass | fail | no data
-  std::string note;
+  std::string status;      // pass | fail | no data (only for `if data` gates: else no data fails)
+  std::string note;        // why there is no value, when there is none
 };
 
 struct EvalReport {
@@ -132,6 +132,15 @@ struct EvalReport {
       if (g.status == "fail") return false;
     return true;
   }
+  // Cases judged: neither stale nor without a run.
+  std::size_t judged() const {
+    std::size_t n = 0;
+    for (const auto& c : cases) n += c.status == "judged";
+    return n;
+  }
+  // The release decision: some case was judged and no gate failed (a run that judged
+  // nothing does not pass, whatever its gates say).
+  bool passed() const { return judged() > 0 && gates_pass(); }
 };
 
 struct EvalOptions {
@@ -157,6 +166,10 @@ std::string format_problems(const std::vector<EvalProblem>& problems, bool color
 // cases, …) adds the problems and returns false; problems that concern some records only
 // (rejected run records) are added and counted in the report, and the run goes on.
 bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalProblem>& problems);
+
+// Why a run that judged no case fails ("no case was judged: 12 cases, 11 without a run, 1
+// stale"), for every report format and the command line; empty when some case was judged.
+std::string nothing_judged(const EvalReport& r);
 
 // Reports.
 std::string report_text(const EvalReport& r);

@@ -10,7 +10,7 @@
 //   trajcheck::RecordSource src({"traces/"});
 //   trajcheck::CheckStats st = runner.run(src, report, trajcheck::write_to(stdout, stderr));
 //   report.finish(st, nullptr, stdout);                    // the summary
-//   return trajcheck::exit_status(st);                     // 0 pass, 1 fail, 2 rejected input
+//   return trajcheck::exit_status(st);                     // 0 pass, 1 fail, 2 rejected or no input
 //
 // One trace at a time, without the runner:
 //
@@ -189,7 +189,8 @@ struct CheckStats {
 };
 
 // The exit status of docs/cli.md for a run: 2 when a record was rejected (the verdict is about
-// an incomplete input), else 1 when a trace failed, else 0.
+// an incomplete input) or no trace was checked (a pass on nothing is no pass), else 1 when a
+// trace failed, else 0.
 int exit_status(const CheckStats& stats);
 
 // ---------------------------------------------------------------------------------------

@@ -112,6 +112,14 @@ int run_check(const CheckArgs& a) {
   report.finish(stats, body, stdout);
   if (body) std::fclose(body);
   std::fflush(stdout);
+  if (stats.traces == 0 && stats.rejected == 0) {
+    if (stats.records == 0)
+      fmt::print(stderr, "trajcheck check: no trace was checked: {} hold{} no records\n",
+                 fmt::join(a.input.inputs, ", "), a.input.inputs.size() == 1 ? "s" : "");
+    else
+      fmt::print(stderr, "trajcheck check: no trace was checked: the {} record{} read hold no trajectory\n",
+                 stats.records, stats.records == 1 ? "" : "s");
+  }
   return exit_status(stats);
 }
 

@@ -65,7 +65,9 @@ int run(const EvalSettings& s) {
     fmt::print(stderr, "trajcheck eval: {} run record{} rejected\n", report.rejected, report.rejected == 1 ? "" : "s");
     return kBadInput;
   }
-  return report.gates_pass() ? kPass : kFail;
+  if (std::string why = eval::nothing_judged(report); !why.empty())
+    fmt::print(stderr, "trajcheck eval: FAIL: {}\n", why);
+  return report.passed() ? kPass : kFail;
 }
 
 const bool registered = register_command({"eval", 30, [](CLI::App& app) -> std::function<int()> {

@@ -118,15 +118,21 @@ void finish_report(const suite::Suite& st, const json& baseline, EvalReport& rep
 
   std::vector<GateResult> critical, others;
   for (const auto& g : st.gates) {
-    auto evaluate = [&](const Dimensions& d, const std::string& field, const std::string& value) {
+    // `d` null: a per-field gate on a run that judged no case (one row, without data).
+    auto evaluate = [&](const Dimensions* d, const std::string& field, const std::string& value) {
       GateResult r;
       r.text = g.text;
       r.metric = gate_metric_text(g);
       r.critical = g.critical();
       r.percent = g.percent;
-      if (!field.empty()) r.segment = field + "=" + value;
-      r.value = metric_value(d, g);
-      if (g.baseline) {
+      if (!d) {
+        r.status = "no data";
+        r.note = fmt::format("no case was judged, so no value of '{}' to gate on", field);
+      } else {
+        if (!field.empty()) r.segment = field + "=" + value;
+        r.value = metric_value(*d, g);
+      }
+      if (d && g.baseline) {
         auto b = baseline_value(baseline, r.metric, field, value);
         if (!b) {
           r.status = "no data";
@@ -138,23 +144,27 @@ void finish_report(const suite::Suite& st, const json& baseline, EvalReport& rep
           else if (g.baseline_op == '-') t -= g.value;
           r.threshold = t;
         }
-      } else {
+      } else if (!g.baseline) {
         r.threshold = g.value;
       }
-      if (r.status.empty()) {
-        if (!r.value) {
-          r.status = "no data";
-          r.note = "no case in this group has a value for the metric";
-        } else {
-          r.status = compare(*r.value, g.op, *r.threshold) ? "pass" : "fail";
-        }
+      if (r.status.empty() && !r.value) {
+        r.status = "no data";
+        r.note = "no case in this group has a value for the metric";
+      }
+      if (r.status.empty()) r.status = compare(*r.value, g.op, *r.threshold) ? "pass" : "fail";
+      // A release gate does not pass on nothing: without a value it fails unless written `if data`.
+      if (r.status == "no data" && !g.if_data) {
+        r.status = "fail";
+        r.note += "; a gate without data fails unless written 'if data'";
       }
       (r.critical ? critical : others).push_back(std::move(r));
     };
     if (g.per.empty()) {
-      evaluate(report.overall, "", "");
+      evaluate(&report.overall, "", "");
     } else {
-      for (const auto& row : group_by(report.cases, g.per, {})) evaluate(row.dims, g.per, row.value);
+      auto rows = group_by(report.cases, g.per, {});
+      for (const auto& row : rows) evaluate(&row.dims, g.per, row.value);
+      if (rows.empty()) evaluate(nullptr, g.per, "");
     }
   }
   report.gates = std::move(critical);

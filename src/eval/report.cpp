@@ -73,7 +73,7 @@ ordered_json rows_json(const std::vector<GroupRow>& rows) {
   return a;
 }
 
-std::string status_word(const EvalReport& r) { return r.gates_pass() ? "pass" : "fail"; }
+std::string status_word(const EvalReport& r) { return r.passed() ? "pass" : "fail"; }
 
 }  // namespace
 
@@ -117,6 +117,13 @@ ReportCounts counts(const EvalReport& r) {
   return c;
 }
 
+std::string nothing_judged(const EvalReport& r) {
+  ReportCounts c = counts(r);
+  if (c.judged > 0) return {};
+  return fmt::format("no case was judged: {} case{}, {} without a run, {} stale; {} run record{} read", c.cases,
+                     c.cases == 1 ? "" : "s", c.unmatched, c.stale, r.records, r.records == 1 ? "" : "s");
+}
+
 std::string report_json(const EvalReport& r) {
   ordered_json j;
   ReportCounts c = counts(r);
@@ -124,6 +131,7 @@ std::string report_json(const EvalReport& r) {
   j["suite_file"] = r.suite_file;
   j["catalog_version"] = r.catalog_version.empty() ? ordered_json(nullptr) : ordered_json(r.catalog_version);
   j["status"] = status_word(r);
+  if (std::string why = nothing_judged(r); !why.empty()) j["reason"] = why;
   j["summary"] = {{"cases", c.cases},           {"judged", c.judged},
                   {"passed", c.passed},         {"stale", c.stale},
                   {"unmatched_cases", c.unmatched}, {"unmatched_runs", r.unmatched_runs.size()},
@@ -201,6 +209,7 @@ std::string report_text(const EvalReport& r) {
   ReportCounts c = counts(r);
   o += fmt::format("suite {}: {} ({} gate{} failed)\n", r.suite_name, status_word(r) == "pass" ? "PASS" : "FAIL",
                    c.gates_failed, c.gates_failed == 1 ? "" : "s");
+  if (std::string why = nothing_judged(r); !why.empty()) o += "FAIL: " + why + "\n";
   o += "\ngates (critical first):\n";
   for (const auto& g : r.gates) {
     bool ratio = ratio_metric(g.metric);
@@ -278,7 +287,8 @@ std::string report_text(const EvalReport& r) {
 std::string report_markdown(const EvalReport& r) {
   std::string o;
   ReportCounts c = counts(r);
-  o += fmt::format("## trajcheck eval: {} — {}\n\n", r.suite_name, r.gates_pass() ? "✅ pass" : "❌ fail");
+  o += fmt::format("## trajcheck eval: {} — {}\n\n", r.suite_name, r.passed() ? "✅ pass" : "❌ fail");
+  if (std::string why = nothing_judged(r); !why.empty()) o += "**Failed: " + why + ".**\n\n";
   o += fmt::format("{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case.\n\n", c.cases,
                    c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size());
   o += "### Gates (critical first)\n\n| | gate | segment | value | threshold |\n|---|---|---|---|---|\n";
@@ -349,8 +359,9 @@ std::string report_junit(const EvalReport& r) {
     bool ratio = ratio_metric(g.metric);
     if (g.status == "fail") {
       ++gate_failures;
-      gates_xml += fmt::format("><failure message=\"value {} against threshold {}\"/></testcase>\n",
-                               xml_escaped(fmt_value(g.value, ratio)), xml_escaped(fmt_value(g.threshold, ratio)));
+      gates_xml += fmt::format("><failure message=\"value {} against threshold {}{}\"/></testcase>\n",
+                               xml_escaped(fmt_value(g.value, ratio)), xml_escaped(fmt_value(g.threshold, ratio)),
+                               g.note.empty() ? "" : xml_escaped(" (" + g.note + ")"));
     } else if (g.status == "no data") {
       ++skipped;
       gates_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(g.note));
@@ -358,13 +369,20 @@ std::string report_junit(const EvalReport& r) {
       gates_xml += "/>\n";
     }
   }
+  std::size_t case_tests = c.cases;
+  if (std::string why = nothing_judged(r); !why.empty()) {  // a failure of its own, so CI sees it
+    ++case_tests;
+    ++case_failures;
+    cases_xml += fmt::format("    <testcase classname=\"{}.cases\" name=\"judged cases\"><failure message=\"{}\"/></testcase>\n",
+                             xml_escaped(r.suite_name), xml_escaped(why));
+  }
   std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o += fmt::format("<testsuites name=\"trajcheck eval\" tests=\"{}\" failures=\"{}\">\n", c.cases + r.gates.size(),
+  o += fmt::format("<testsuites name=\"trajcheck eval\" tests=\"{}\" failures=\"{}\">\n", case_tests + r.gates.size(),
                    case_failures + gate_failures);
   o += fmt::format("  <testsuite name=\"{}.gates\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
                    xml_escaped(r.suite_name), r.gates.size(), gate_failures, gates_xml);
   o += fmt::format("  <testsuite name=\"{}.cases\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
-                   xml_escaped(r.suite_name), c.cases, case_failures, cases_xml);
+                   xml_escaped(r.suite_name), case_tests, case_failures, cases_xml);
   o += "</testsuites>\n";
   (void)skipped;
   return o;

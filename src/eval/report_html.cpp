@@ -220,7 +220,8 @@ std::string report_html(const EvalReport& r) {
   ReportCounts c = counts(r);
   std::string b;
   b += fmt::format("<h1>trajcheck eval: {} <span class=\"status {}\">{}</span></h1>\n", html_escape(r.suite_name),
-                   r.gates_pass() ? "pass" : "fail", r.gates_pass() ? "PASS" : "FAIL");
+                   r.passed() ? "pass" : "fail", r.passed() ? "PASS" : "FAIL");
+  if (std::string why = nothing_judged(r); !why.empty()) b += "<p class=\"status fail\">" + html_escape(why) + "</p>\n";
   b += fmt::format("<p class=muted>{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
                    "{} records read, {} rejected.{}</p>\n",
                    c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,

@@ -403,6 +403,7 @@ std::vector<CompletionItem> complete_suite(const Analysis& a, std::string_view p
     add_names(items, a, traces);
   } else if (first == "gate") {
     items.add("per", kKeyword, "evaluate on every value of a case field");
+    items.add("if data", kKeyword, "the gate holds when it has no data (else no data fails)");
   }
   return items.take();
 }

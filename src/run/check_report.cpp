@@ -512,8 +512,11 @@ void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
                      st.rejected);
   out += fmt::format("{} violation{}{}", total, total == 1 ? "" : "s",
                      sev.empty() ? "" : " (" + sev + ")");
-  out += fmt::format("; {} of {} rule{} never activated", never, rules_->rules().size(),
-                     rules_->rules().size() == 1 ? "" : "s");
+  if (st.traces == 0)
+    out += st.records == 0 ? "; no trace was checked: the input holds no records" : "; no trace was checked";
+  else
+    out += fmt::format("; {} of {} rule{} never activated", never, rules_->rules().size(),
+                       rules_->rules().size() == 1 ? "" : "s");
   if (options_.fail_on.never) out += " (--fail-on never)";
   out += '\n';
   if (rules_->catalog()) {

@@ -154,7 +154,7 @@ const TraceVerdict& RuleSetChecker::check(const Trajectory& trace) {
 }
 
 int exit_status(const CheckStats& stats) {
-  if (stats.rejected > 0) return 2;
+  if (stats.rejected > 0 || stats.traces == 0) return 2;
   if (stats.failed > 0) return 1;
   return 0;
 }

@@ -31,6 +31,7 @@ struct Gate {
   double value = 0;                // literal threshold, or the factor/offset of baseline
   bool percent = false;            // written as a percentage (value already divided by 100)
   std::string per;                 // segmented gate: every value of this case field must pass
+  bool if_data = false;            // `if data`: no value is not a failure (else a gate without data fails)
   std::string text;                // the canonical text, for reports
   SourceRange range;
   bool critical() const { return metric == "violations" && severity == "critical"; }

@@ -34,6 +34,8 @@ TRAJCHECK_SUITE_KEYWORD(min, "min");
 TRAJCHECK_SUITE_KEYWORD(length, "length");
 TRAJCHECK_SUITE_KEYWORD(overall, "overall");
 TRAJCHECK_SUITE_KEYWORD(weights, "weights");
+TRAJCHECK_SUITE_KEYWORD(if, "if");
+TRAJCHECK_SUITE_KEYWORD(data, "data");
 #undef TRAJCHECK_SUITE_KEYWORD
 
 using lg::ws;
@@ -79,8 +81,10 @@ struct gate_baseline : seq<kw_baseline, opt<ws, baseline_factor>> {};
 struct gate_rhs : sor<gate_baseline, gate_value> {};
 struct per_field : lg::identifier {};
 struct gate_per : seq<kw_per, ws, must<per_field>> {};
+// `if data`: the gate holds when it has no value (no case applies, the baseline lacks the metric).
+struct gate_if_data : seq<kw_if, ws, must<kw_data>> {};
 struct decl_gate : seq<kw_gate, ws, must<gate_metric>, ws, must<gate_op>, ws, must<gate_rhs>,
-                       opt<ws, gate_per>> {};
+                       opt<ws, gate_per>, opt<ws, gate_if_data>> {};
 
 // `order min length N`: score's --min-order-length for the order dimension.
 struct order_length : pegtl::plus<pegtl::digit> {};
@@ -114,6 +118,7 @@ TRAJCHECK_SUITE_MESSAGE(gate_op, "expected a comparison: ==, !=, <=, >=, < or >"
 TRAJCHECK_SUITE_MESSAGE(gate_value, "expected a number or a percentage");
 TRAJCHECK_SUITE_MESSAGE(gate_rhs, "expected a threshold: a number, a percentage or 'baseline' [* factor]");
 TRAJCHECK_SUITE_MESSAGE(per_field, "expected a case field after 'per'");
+TRAJCHECK_SUITE_MESSAGE(kw_data, "expected 'data' after 'if': a gate ending in 'if data' holds when it has no data");
 TRAJCHECK_SUITE_MESSAGE(kw_min, "expected 'min length N' after 'order'");
 TRAJCHECK_SUITE_MESSAGE(kw_length, "expected 'length N' after 'order min'");
 TRAJCHECK_SUITE_MESSAGE(order_length, "expected the shortest expected sequence to give an order, a whole number");

@@ -75,7 +75,7 @@ using Selector = pegtl::parse_tree::selector<
               g::decl_baseline, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
               g::segment_field, g::control_name, g::control_pattern, g::metric_call, g::metric_ref, g::metric_arg,
               g::metric_name, g::metric_severity, g::gate_op, g::gate_number, g::percent,
-              g::baseline_op, g::gate_baseline, g::gate_value, g::per_field, g::decl_order,
+              g::baseline_op, g::gate_baseline, g::gate_value, g::per_field, g::gate_if_data, g::decl_order,
               g::order_length, g::decl_weights, g::weight>>;
 using Node = pegtl::parse_tree::node;
 
@@ -302,7 +302,10 @@ class LineParser {
       gt.percent = value->children.size() > 1;
       gt.value = gt.percent ? v / 100.0 : v;
     }
-    if (i < n.children.size()) gt.per = n.children[i]->string();
+    for (; i < n.children.size(); ++i) {
+      if (n.children[i]->is_type<g::per_field>()) gt.per = n.children[i]->string();
+      else if (n.children[i]->is_type<g::gate_if_data>()) gt.if_data = true;
+    }
     gt.text = std::string(n.string_view().substr(std::string_view("gate").size()));
     while (!gt.text.empty() && (gt.text.front() == ' ' || gt.text.front() == '\t')) gt.text.erase(0, 1);
     suite_.gates.push_back(std::move(gt));

@@ -165,5 +165,26 @@ for f in text markdown; do
 done
 expect 1 'delete_\\x07x' "$bin" check -r ok.rules evil.jsonl
 
+# A run over nothing is no pass: check over an empty directory or file says so and exits 2;
+# an eval that judged no case fails with its own message, and so does a gate without data.
+mkdir empty_dir && : > empty.jsonl && printf '\n  \n' > blank.jsonl
+expect 2 'no trace was checked: empty_dir holds no records' "$bin" check -r ok.rules empty_dir
+expect 2 'no trace was checked: the input holds no records' "$bin" check -r ok.rules empty.jsonl
+expect 2 'no trace was checked: empty.jsonl, blank.jsonl hold no records' "$bin" check -r ok.rules empty.jsonl blank.jsonl
+expect 2 '"traces":0' "$bin" check -r ok.rules --format json empty_dir
+printf '{"case_id":"c1","expected":{"tools":["lookup"]}}\n' > cases.jsonl
+printf 'suite "s"\ncases "cases.jsonl"\ngate selection >= 90%%\n' > s.suite
+printf '{"trace_id":"c1","steps":[{"tool":"lookup"}]}\n' > run.jsonl
+expect 0 'suite s: PASS' "$bin" eval s.suite --runs run.jsonl
+expect 1 'FAIL: no case was judged: 1 case, 1 without a run, 0 stale; 0 run records read' \
+  "$bin" eval s.suite --runs empty.jsonl
+expect 1 'trajcheck eval: FAIL: no case was judged' "$bin" eval s.suite --runs traces.jsonl
+expect 1 '"reason": "no case was judged' "$bin" eval s.suite --runs empty.jsonl --format json
+expect 1 'name="judged cases"><failure' "$bin" eval s.suite --runs empty.jsonl --format junit
+printf 'suite "s"\ncases "cases.jsonl"\ngate cost_per_success <= 1\n' > nodata.suite
+expect 1 "FAIL    cost_per_success <= 1  value n/a .*unless written 'if data'" "$bin" eval nodata.suite --runs run.jsonl
+printf 'suite "s"\ncases "cases.jsonl"\ngate cost_per_success <= 1 if data\n' > ifdata.suite
+expect 0 'no data cost_per_success <= 1 if data' "$bin" eval ifdata.suite --runs run.jsonl
+
 if ((failures)); then echo "$failures case(s) failed"; exit 1; fi
 echo "all cases passed"

@@ -80,3 +80,25 @@ def test_eval_suite_equals_eval_json():
     assert trajcheck.eval_suite(str(suite)) == json.loads(out)
     with pytest.raises(trajcheck.SuiteError):
         trajcheck.eval_suite(str(SOURCE / "examples" / "eval" / "missing.suite"))
+
+
+def test_eval_suite_that_judged_nothing_fails(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    report = trajcheck.eval_suite(str(SOURCE / "examples" / "eval" / "support.suite"), runs=[str(empty)])
+    assert report["status"] == "fail"
+    assert report["reason"].startswith("no case was judged: 12 cases, 12 without a run")
+    # A gate without data fails (the suite writes none with `if data`).
+    assert {g["gate"]: g["status"] for g in report["gates"]}["selection >= 95%"] == "fail"
+
+
+def test_check_over_no_trace_is_not_a_pass(tmp_path):
+    """The package's runner shares the run layer: its exit status for a run over nothing is 2."""
+    from trajcheck import _native
+    rules = trajcheck.load_rules(str(SOURCE / "examples" / "rules" / "refunds.rules"))
+    (tmp_path / "empty.jsonl").write_text("\n")
+    run = rules.check_file(str(tmp_path))
+    assert list(run) == []
+    assert run.summary["traces"] == 0
+    if hasattr(_native, "_check_exit_status"):  # the Dask driver's status (built with Dask support)
+        assert _native._check_exit_status(json.dumps(run.summary)) == 2

@@ -126,9 +126,32 @@ TEST_CASE("every gate kind passes and fails where it should, critical gates firs
   CHECK(status["write_share <= 50%"] == "pass");
   CHECK(status["selection >= 70% per kind @kind=k1"] == "fail");
   CHECK(status["selection >= 70% per kind @kind=k3"] == "pass");
-  CHECK(status["selection >= baseline per kind @kind=k1"] == "pass");
-  CHECK(status["selection >= baseline per kind @kind=k2"] == "no data");
+  CHECK(status["selection >= baseline per kind if data @kind=k1"] == "pass");
+  CHECK(status["selection >= baseline per kind if data @kind=k2"] == "no data");
+  CHECK(status["arguments >= 90% per kind if data @kind=k1"] == "pass");
+  CHECK(status["arguments >= 90% per kind if data @kind=k3"] == "no data");
+  CHECK(status["latency_per_success <= 1000"] == "fail");  // no data, and no `if data`
   CHECK_FALSE(r.gates_pass());
+}
+
+TEST_CASE("a run that judged no case fails, and its gates without data fail unless `if data`") {
+  auto r = run({"runs-none.jsonl"});  // an empty file
+  CHECK(r.judged() == 0);
+  CHECK_FALSE(r.passed());
+  CHECK(eval::nothing_judged(r).rfind("no case was judged: 11 cases, 11 without a run, 0 stale", 0) == 0);
+  std::map<std::string, std::string> status;
+  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = g.status;
+  CHECK(status["violations[critical] == 0"] == "pass");  // a count: 0 of nothing
+  CHECK(status["selection >= 80%"] == "fail");
+  CHECK(status["selection >= 60% per kind"] == "fail");  // one row without data, not none
+  CHECK(status["selection >= baseline per kind if data"] == "no data");
+  auto j = nlohmann::json::parse(eval::report_json(r));
+  CHECK(j["status"] == "fail");
+  CHECK(j["reason"].get<std::string>().rfind("no case was judged", 0) == 0);
+  CHECK(eval::report_text(r).find("FAIL: no case was judged") != std::string::npos);
+  CHECK(eval::report_markdown(r).find("❌ fail") != std::string::npos);
+  CHECK(eval::report_junit(r).find("name=\"judged cases\"><failure") != std::string::npos);
+  CHECK(eval::report_html(r).find("<p class=\"status fail\">no case was judged") != std::string::npos);
 }
 
 TEST_CASE("a critical violation fails the critical gate and the case") {

@@ -105,6 +105,21 @@ TEST_CASE("suite errors carry codes and positions, all of them") {
   CHECK_FALSE(r.ok());
 }
 
+TEST_CASE("`if data` lets a gate hold without data; nothing else after it") {
+  auto r = parse("cases \"c.jsonl\"\ngate cost_per_success <= 1 if data\ngate selection >= 90% per kind if data\n"
+                 "gate selection >= 90%\n");
+  REQUIRE_MESSAGE(r.ok(), codes(r));
+  REQUIRE(r.suite.gates.size() == 3);
+  CHECK(r.suite.gates[0].if_data);
+  CHECK(r.suite.gates[0].per.empty());
+  CHECK(r.suite.gates[1].if_data);
+  CHECK(r.suite.gates[1].per == "kind");
+  CHECK_FALSE(r.suite.gates[2].if_data);
+  auto bad = parse("cases \"c.jsonl\"\ngate cost_per_success <= 1 if\ngate selection >= 1 if data per kind\n");
+  CHECK(codes(bad) == "S001@2:30 S001@3:29 ");  // where `data` belongs; at `per` after `if data`
+  CHECK(bad.diagnostics[0].message.find("expected 'data' after 'if'") != std::string::npos);
+}
+
 TEST_CASE("a suite without cases is an error") {
   auto r = parse("suite \"x\"\nruns \"r.jsonl\"\n");
   CHECK(codes(r) == "S010@1:1 ");
