@@ -126,7 +126,7 @@ struct EvalReport {
   Dimensions overall;
   std::vector<GroupRow> segments, splits;
   std::vector<GateResult> gates;               // critical first, then suite order
-  std::uint64_t records = 0, rejected = 0;
+  std::uint64_t records = 0, rejected = 0, warnings = 0;  // warnings: located, written to err
   bool gates_pass() const {
     for (const auto& g : gates)
       if (g.status == "fail") return false;

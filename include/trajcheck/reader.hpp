@@ -79,6 +79,11 @@ struct RawRecord {
   // Set when the container itself failed (unreadable file, bad UTF-8 in a line that is
   // then not parsed, …): the record is rejected with this message at `origin`.
   std::string container_error;
+  // Set, with `text` and `container_error` empty, for an input entry that was skipped (a
+  // FIFO, socket or dangling link met inside a directory): not a record. It holds the whole
+  // located warning ("path:1:1: warning: …"), which the runners write and count.
+  std::string skip_warning;
+  bool skipped() const { return !skip_warning.empty(); }
 };
 
 class RecordSource {

@@ -67,12 +67,32 @@ struct ScoreRunOptions {
 };
 
 // Aggregates over scored records.
+// A sum of scores (each in [0, 1]) that does not depend on the order of the additions:
+// each value is rounded once to a multiple of 2^-64 and the multiples are added as
+// integers. A run split over threads, processes or machines gives bit-identical means.
+class ScoreSum {
+ public:
+  void add(double v);
+  void merge(const ScoreSum& o) { units_ += o.units_; }
+  double value() const;                 // the sum, rounded once to a double
+  double mean(std::uint64_t n) const;  // value() / n; 0 when n == 0
+  // The exact sum as decimal digits (a count of 2^-64 units), and back: false on anything
+  // but digits that fit.
+  std::string to_string() const;
+  static bool from_string(std::string_view digits, ScoreSum* out);
+  bool operator==(const ScoreSum& o) const { return units_ == o.units_; }
+
+ private:
+  __extension__ typedef unsigned __int128 Units;  // (__extension__: no -pedantic warning)
+  Units units_ = 0;
+};
+
 struct ScoreSummary {
   std::uint64_t records = 0;   // records read
   std::uint64_t rejected = 0;  // records rejected (each reported on `err`)
   std::uint64_t warnings = 0;
   std::uint64_t scored = 0;
-  double selection = 0, ordering = 0, overall = 0, arguments = 0;  // sums
+  ScoreSum selection, ordering, overall, arguments;
   std::uint64_t ordering_n = 0, arguments_n = 0;
   std::uint64_t strict = 0, unordered = 0, subset = 0, superset = 0;
   std::uint64_t duplicates = 0;
@@ -90,7 +110,8 @@ struct ScoreSummary {
   void add(const ScoreResult& r);
   void merge(const ScoreSummary& o);
   // One JSON object holding every field; from_json reads it back (false, *error set, on
-  // anything else). Sums are written with 17 significant digits, so they round-trip.
+  // anything else). Sums are written exactly (ScoreSum::to_string), so a merge of summaries
+  // read back gives the same means as one run.
   std::string to_json() const;
   static bool from_json(std::string_view json, ScoreSummary* out, std::string* error);
 };

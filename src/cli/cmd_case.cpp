@@ -50,6 +50,10 @@ int run_new(const CaseSettings& s) {
   Trajectory t(&tools);
   bool done = false;
   while (!done && source.next(rec)) {
+    if (rec.skipped()) {
+      fmt::print(stderr, "{}\n", rec.skip_warning);
+      continue;
+    }
     if (!rec.container_error.empty()) {
       fmt::print(stderr, "{}:{}:{}: error: {}\n", rec.origin.file, rec.origin.line, rec.origin.column, rec.container_error);
       return kBadInput;

@@ -365,12 +365,17 @@ struct Worker {
   CaseJudge judge;
   std::vector<RunOutcome> outcomes;
   std::vector<std::pair<std::uint64_t, std::string>> unmatched;
-  std::uint64_t records = 0, rejected = 0;
+  std::uint64_t records = 0, rejected = 0, warnings = 0;
 
   Worker(const EvalContext* c, TraceParser* p) : ctx(c), parser(p), judge(*c) {}
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     (void)out;
+    if (rec.skipped()) {
+      ++warnings;
+      (err += rec.skip_warning) += '\n';
+      return;
+    }
     scratch.set_tools(&tools);  // workers are moved into a vector after construction
     ++records;
     if (!rec.container_error.empty()) {
@@ -381,6 +386,8 @@ struct Worker {
     }
     std::uint32_t sub = 0;
     ParseOutcome o = parser->parse(rec, scratch, [&](Trajectory& t) {
+      for (const std::string& w : t.warnings) (err += w) += '\n';
+      warnings += t.warnings.size();
       std::string key;
       json meta = t.metadata().empty() ? json::object() : json::parse(t.metadata(), nullptr, false);
       if (meta.is_object() && meta.contains("case_id")) key = scalar_text(meta["case_id"]);
@@ -584,6 +591,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
   for (auto& w : workers) {
     report.records += w.records;
     report.rejected += w.rejected;
+    report.warnings += w.warnings;
     for (auto& o : w.outcomes) outcomes.push_back(std::move(o));
     for (auto& u : w.unmatched) unmatched.push_back(std::move(u));
   }

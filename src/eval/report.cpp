@@ -135,7 +135,7 @@ std::string report_json(const EvalReport& r) {
   j["summary"] = {{"cases", c.cases},           {"judged", c.judged},
                   {"passed", c.passed},         {"stale", c.stale},
                   {"unmatched_cases", c.unmatched}, {"unmatched_runs", r.unmatched_runs.size()},
-                  {"records", r.records},       {"rejected", r.rejected},
+                  {"records", r.records},       {"rejected", r.rejected}, {"warnings", r.warnings},
                   {"gates_passed", c.gates_passed}, {"gates_failed", c.gates_failed},
                   {"gates_no_data", c.gates_no_data}};
   j["rules"] = r.rules_files;
@@ -278,8 +278,9 @@ std::string report_text(const EvalReport& r) {
     for (const auto& u : r.unmatched_runs) o += "  " + u + "\n";
   }
   o += fmt::format("\n{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
-                   "{} records read, {} rejected; gates: {} pass, {} fail, {} no data\n",
+                   "{} records read, {} rejected{}; gates: {} pass, {} fail, {} no data\n",
                    c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
+                   warnings_note(r.warnings),
                    c.gates_passed, c.gates_failed, c.gates_no_data);
   return o;
 }

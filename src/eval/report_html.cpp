@@ -223,8 +223,9 @@ std::string report_html(const EvalReport& r) {
                    r.passed() ? "pass" : "fail", r.passed() ? "PASS" : "FAIL");
   if (std::string why = nothing_judged(r); !why.empty()) b += "<p class=\"status fail\">" + html_escape(why) + "</p>\n";
   b += fmt::format("<p class=muted>{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
-                   "{} records read, {} rejected.{}</p>\n",
+                   "{} records read, {} rejected{}.{}</p>\n",
                    c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
+                   warnings_note(r.warnings),
                    r.catalog_version.empty() ? "" : " Catalog " + html_escape(r.catalog_version) + ".");
   b += "<h2>Gates <span class=muted>(critical first)</span></h2>\n<table id=\"gates\"><tr><th>status</th><th>gate</th>"
        "<th>segment</th><th>value</th><th>threshold</th></tr>\n";

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "eval/eval.hpp"
+#include "util/warnings_note.hpp"
 #include "util/xml_escape.hpp"
 
 namespace trajcheck::eval {

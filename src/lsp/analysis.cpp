@@ -287,6 +287,7 @@ TraceNames read_trace_names(const std::vector<std::string>& inputs, std::uint64_
         }
       };
   while (out.records < max_records && source.next(rec)) {
+    if (rec.skipped()) continue;  // a FIFO or dangling link in a trace folder: not a record
     ++out.records;
     ParseOutcome o = parser.parse(rec, t, [&](Trajectory& tr) {
       for (const Step& s : tr.steps()) {

@@ -170,9 +170,12 @@ struct RecordSource::Impl {
     mode = Mode::none;
   }
 
-  // A skipped directory entry: a warning on standard error, like the readers' own.
-  void warn(const std::string& file_name, const std::string& message) {
-    fmt::print(stderr, "{}:1:1: warning: {}\n", file_name, message);
+  // A skipped directory entry: handed out as a record that only carries its warning.
+  void emit_skip(RawRecord& out, const std::string& file_name, const std::string& message) {
+    out.text.clear();
+    out.container_error.clear();
+    out.origin = RecordOrigin{file_name, 1, 1, record_index};
+    out.skip_warning = fmt::format("{}:1:1: warning: {}", file_name, message);
   }
 
   void emit_error(RawRecord& out, const std::string& file_name, std::uint64_t ln, std::uint64_t col,
@@ -481,8 +484,8 @@ struct RecordSource::Impl {
         DirEntry e = std::move(dir_files.front());
         dir_files.pop_front();
         if (!e.warning.empty()) {
-          warn(e.path, e.warning);
-          continue;
+          emit_skip(out, e.path, e.warning);
+          return true;
         }
         if (!e.error.empty()) {
           emit_error(out, e.path, 1, 1, std::move(e.error));
@@ -525,6 +528,7 @@ RecordSource::RecordSource(RecordSource&&) noexcept = default;
 RecordSource& RecordSource::operator=(RecordSource&&) noexcept = default;
 
 bool RecordSource::next(RawRecord& out) {
+  out.skip_warning.clear();
   if (!impl_->next(out)) return false;
   // Spare capacity lets TraceParser hand the text to simdjson in place (see RawRecord).
   if (out.text.capacity() < out.text.size() + kRecordPadding) out.text.reserve(out.text.size() + kRecordPadding);

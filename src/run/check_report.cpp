@@ -11,6 +11,7 @@
 #include "run/pipeline.hpp"
 #include "run/text.hpp"
 #include "json/escape.hpp"
+#include "util/warnings_note.hpp"
 #include "util/xml_escape.hpp"
 
 namespace trajcheck {
@@ -504,12 +505,12 @@ void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
     total += n;
     if (n) sev += fmt::format("{}{} {}", sev.empty() ? "" : ", ", n, to_string(s));
   }
-  out += fmt::format("{}{} trace{}{} from {} record{}: {}{} passed{}, {}{} failed{}, {} rejected; ",
+  out += fmt::format("{}{} trace{}{} from {} record{}: {}{} passed{}, {}{} failed{}, {} rejected{}; ",
                      c ? kBold : "", st.traces, st.traces == 1 ? "" : "s", c ? kReset : "",
                      st.records, st.records == 1 ? "" : "s",
                      c ? kGreen : "", st.passed, c ? kReset : "",
                      c && st.failed ? kRed : "", st.failed, c && st.failed ? kReset : "",
-                     st.rejected);
+                     st.rejected, warnings_note(st.warnings));
   out += fmt::format("{} violation{}{}", total, total == 1 ? "" : "s",
                      sev.empty() ? "" : " (" + sev + ")");
   if (st.traces == 0)
@@ -539,8 +540,8 @@ void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
 void CheckReport::summary_json(const CheckStats& st, std::string& out) const {
   out += fmt::format(
       "\"summary\":{{\"records\":{},\"traces\":{},\"passed\":{},\"failed\":{},\"rejected\":{},"
-      "\"fail_on\":\"{}\",\"violations\":{{",
-      st.records, st.traces, st.passed, st.failed, st.rejected, options_.fail_on.name());
+      "\"warnings\":{},\"fail_on\":\"{}\",\"violations\":{{",
+      st.records, st.traces, st.passed, st.failed, st.rejected, st.warnings, options_.fail_on.name());
   bool first = true;
   for (RuleSeverity s : {RuleSeverity::critical, RuleSeverity::error, RuleSeverity::warning,
                          RuleSeverity::info}) {
@@ -587,9 +588,10 @@ void CheckReport::summary_json(const CheckStats& st, std::string& out) const {
 
 void CheckReport::summary_markdown(const CheckStats& st, std::string& out) const {
   out += fmt::format("## trajcheck: {} of {} traces failed\n\n", st.failed, st.traces);
-  out += "| records | traces | passed | failed | rejected | fail on |\n|---:|---:|---:|---:|---:|---|\n";
-  out += fmt::format("| {} | {} | {} | {} | {} | {} |\n\n", st.records, st.traces, st.passed,
-                     st.failed, st.rejected, options_.fail_on.name());
+  out += "| records | traces | passed | failed | rejected | warnings | fail on |\n"
+         "|---:|---:|---:|---:|---:|---:|---|\n";
+  out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n\n", st.records, st.traces, st.passed,
+                     st.failed, st.rejected, st.warnings, options_.fail_on.name());
   out += "| rule | severity | violations | traces violating | activated | source |\n"
          "|---|---|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < rules_->rules().size(); ++i) {

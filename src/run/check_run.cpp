@@ -33,6 +33,11 @@ struct CheckWorker {
   std::string* cur_err = nullptr;
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
+    if (rec.skipped()) {
+      ++stats.warnings;
+      if (!options->quiet) (err += rec.skip_warning) += '\n';
+      return;
+    }
     ++stats.records;
     if (options->progress) {
       std::uint64_t n = ++*records_read;

@@ -19,6 +19,11 @@ struct NormalizeWorker {
   NormalizeStats stats;
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
+    if (rec.skipped()) {
+      ++stats.warnings;
+      (err += rec.skip_warning) += '\n';
+      return;
+    }
     ++stats.records;
     scratch.set_tools(&tools);
     ParseOutcome o = parser->parse(rec, scratch, [&](Trajectory& t) {

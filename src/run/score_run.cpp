@@ -14,6 +14,7 @@
 #include "json/canon.hpp"
 #include "json/escape.hpp"
 #include "json/ondemand.hpp"
+#include "util/warnings_note.hpp"
 #include "metrics/chat_calls.hpp"
 #include "metrics/scorer_impl.hpp"
 #include "run/pipeline.hpp"
@@ -38,16 +39,48 @@ std::string_view to_string(ScoreMetric m) {
   return "";
 }
 
+void ScoreSum::add(double v) {
+  // Scores are in [0, 1] by construction; the clamp only keeps a stray NaN or rounding
+  // excess from wrapping the integer.
+  v = std::isnan(v) ? 0.0 : std::clamp(v, 0.0, 1.0);
+  units_ += static_cast<Units>(std::nearbyint(std::ldexp(v, 64)));
+}
+
+double ScoreSum::value() const { return std::ldexp(static_cast<double>(units_), -64); }
+
+double ScoreSum::mean(std::uint64_t n) const { return n ? value() / static_cast<double>(n) : 0.0; }
+
+std::string ScoreSum::to_string() const {
+  if (units_ == 0) return "0";
+  std::string digits;
+  for (Units u = units_; u; u /= 10) digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+  return {digits.rbegin(), digits.rend()};
+}
+
+bool ScoreSum::from_string(std::string_view digits, ScoreSum* out) {
+  if (digits.empty() || digits.size() > 39) return false;
+  Units u = 0;
+  const Units max = ~static_cast<Units>(0);
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    unsigned d = static_cast<unsigned>(c - '0');
+    if (u > (max - d) / 10) return false;
+    u = u * 10 + d;
+  }
+  out->units_ = u;
+  return true;
+}
+
 void ScoreSummary::add(const ScoreResult& r) {
     ++scored;
-    selection += r.selection;
-    overall += r.overall;
+    selection.add(r.selection);
+    overall.add(r.overall);
     if (r.ordering) {
-      ordering += *r.ordering;
+      ordering.add(*r.ordering);
       ++ordering_n;
     }
     if (r.arguments) {
-      arguments += *r.arguments;
+      arguments.add(*r.arguments);
       ++arguments_n;
     }
     strict += r.match.strict;
@@ -66,10 +99,10 @@ void ScoreSummary::merge(const ScoreSummary& o) {
     rejected += o.rejected;
     warnings += o.warnings;
     scored += o.scored;
-    selection += o.selection;
-    ordering += o.ordering;
-    overall += o.overall;
-    arguments += o.arguments;
+    selection.merge(o.selection);
+    ordering.merge(o.ordering);
+    overall.merge(o.overall);
+    arguments.merge(o.arguments);
     ordering_n += o.ordering_n;
     arguments_n += o.arguments_n;
     strict += o.strict;
@@ -165,21 +198,20 @@ std::vector<std::pair<std::string, std::uint64_t>> top(const std::map<std::strin
   return v;
 }
 
-double mean(double sum, std::uint64_t n) { return n ? sum / double(n) : 0.0; }
 
 }  // namespace
 
 std::string score_summary_text(const ScoreSummary& s) {
   const ScoreSummary& c = s;
   std::string out;
-  fmt::format_to(std::back_inserter(out), "scored {} record{} (read {}, rejected {})\n", s.scored,
-                 s.scored == 1 ? "" : "s", c.records, c.rejected);
+  fmt::format_to(std::back_inserter(out), "scored {} record{} (read {}, rejected {}{})\n", s.scored,
+                 s.scored == 1 ? "" : "s", c.records, c.rejected, warnings_note(c.warnings));
   if (s.scored == 0) return out;
   fmt::format_to(std::back_inserter(out), "mean selection {}, ordering {} ({} scored), overall {}, arguments {}\n",
-                 fixed2(mean(s.selection, s.scored)),
-                 s.ordering_n ? fixed2(mean(s.ordering, s.ordering_n)) : std::string("-"), s.ordering_n,
-                 fixed2(mean(s.overall, s.scored)),
-                 s.arguments_n ? fixed2(mean(s.arguments, s.arguments_n)) : std::string("-"));
+                 fixed2(s.selection.mean(s.scored)),
+                 s.ordering_n ? fixed2(s.ordering.mean(s.ordering_n)) : std::string("-"), s.ordering_n,
+                 fixed2(s.overall.mean(s.scored)),
+                 s.arguments_n ? fixed2(s.arguments.mean(s.arguments_n)) : std::string("-"));
   fmt::format_to(std::back_inserter(out), "match: strict {}/{}, unordered {}/{}, subset {}/{}, superset {}/{}\n",
                  s.strict, s.scored, s.unordered, s.scored, s.subset, s.scored, s.superset, s.scored);
   out += "overall distribution:";
@@ -200,11 +232,11 @@ std::string score_summary_text(const ScoreSummary& s) {
 std::string score_summary_json(const ScoreSummary& s) {
   const ScoreSummary& c = s;
   std::string out;
-  fmt::format_to(std::back_inserter(out), "{{\"records\":{},\"scored\":{},\"rejected\":{}", c.records, s.scored,
-                 c.rejected);
-  auto num = [&](const char* key, double sum, std::uint64_t n) {
+  fmt::format_to(std::back_inserter(out), "{{\"records\":{},\"scored\":{},\"rejected\":{},\"warnings\":{}",
+                 c.records, s.scored, c.rejected, c.warnings);
+  auto num = [&](const char* key, const ScoreSum& sum, std::uint64_t n) {
     fmt::format_to(std::back_inserter(out), ",\"{}\":", key);
-    if (n) append_number(out, sum / double(n));
+    if (n) append_number(out, sum.mean(n));
     else out += "null";
   };
   num("selection", s.selection, s.scored);
@@ -438,6 +470,11 @@ struct ScoreRecordReader::Impl {
   }
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
+    if (rec.skipped()) {
+      ++summary->warnings;
+      (err += rec.skip_warning) += '\n';
+      return;
+    }
     if (fast_process(rec, out)) return;
     ++summary->records;
     if (!rec.container_error.empty()) return reject(rec.origin, rec.container_error, out, err);
@@ -597,7 +634,7 @@ void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, st
 
 std::vector<ThresholdResult> check_thresholds(const ScoreSummary& s, const ScoreThresholds& t) {
   std::vector<ThresholdResult> out;
-  const double sums[4] = {s.overall, s.selection, s.ordering, s.arguments};
+  const ScoreSum* sums[4] = {&s.overall, &s.selection, &s.ordering, &s.arguments};
   const std::uint64_t counts[4] = {s.scored, s.scored, s.ordering_n, s.arguments_n};
   for (int m = 0; m < 4; ++m) {
     if (!t.min[m]) continue;
@@ -608,7 +645,7 @@ std::vector<ThresholdResult> check_thresholds(const ScoreSummary& s, const Score
       for (const ScoreSummary::Below& b : s.below) r.failing += b.metric == r.metric;
       r.pass = r.failing == 0;
     } else {
-      if (counts[m]) r.value = sums[m] / double(counts[m]);
+      if (counts[m]) r.value = sums[m]->mean(counts[m]);
       r.pass = r.value && *r.value >= r.threshold;
     }
     out.push_back(r);
@@ -690,10 +727,11 @@ int exit_status(const ScoreSummary& s, const ScoreThresholds& t) {
 
 std::string ScoreSummary::to_json() const {
   std::string out = fmt::format(
-      "{{\"records\":{},\"rejected\":{},\"warnings\":{},\"scored\":{},\"selection\":{:.17g},\"ordering\":{:.17g},"
-      "\"overall\":{:.17g},\"arguments\":{:.17g},\"ordering_n\":{},\"arguments_n\":{},\"strict\":{},\"unordered\":{},"
+      "{{\"records\":{},\"rejected\":{},\"warnings\":{},\"scored\":{},\"selection\":\"{}\",\"ordering\":\"{}\","
+      "\"overall\":\"{}\",\"arguments\":\"{}\",\"ordering_n\":{},\"arguments_n\":{},\"strict\":{},\"unordered\":{},"
       "\"subset\":{},\"superset\":{},\"duplicates\":{},\"buckets\":[{},{},{},{},{},{}]",
-      records, rejected, warnings, scored, selection, ordering, overall, arguments, ordering_n, arguments_n, strict,
+      records, rejected, warnings, scored, selection.to_string(), ordering.to_string(), overall.to_string(),
+      arguments.to_string(), ordering_n, arguments_n, strict,
       unordered, subset, superset, duplicates, buckets[0], buckets[1], buckets[2], buckets[3], buckets[4], buckets[5]);
   for (auto [label, m] : {std::pair{"missed", &missed}, std::pair{"extra", &extra}}) {
     fmt::format_to(std::back_inserter(out), ",\"{}\":{{", label);
@@ -733,10 +771,13 @@ bool ScoreSummary::from_json(std::string_view json, ScoreSummary* out, std::stri
       {"superset", &s.superset},     {"duplicates", &s.duplicates}};
   for (auto [key, v] : counts)
     if (root[key].get_uint64().get(*v)) return fail(fmt::format("\"{}\" is not a non-negative integer", key));
-  std::pair<const char*, double*> sums[] = {
+  std::pair<const char*, ScoreSum*> sums[] = {
       {"selection", &s.selection}, {"ordering", &s.ordering}, {"overall", &s.overall}, {"arguments", &s.arguments}};
-  for (auto [key, v] : sums)
-    if (root[key].get_double().get(*v)) return fail(fmt::format("\"{}\" is not a number", key));
+  for (auto [key, v] : sums) {
+    std::string_view digits;
+    if (root[key].get_string().get(digits) || !ScoreSum::from_string(digits, v))
+      return fail(fmt::format("\"{}\" is not an exact sum (a string of digits)", key));
+  }
   simdjson::dom::array buckets;
   if (root["buckets"].get_array().get(buckets) || buckets.size() != 6) return fail("\"buckets\" is not 6 counts");
   for (std::size_t i = 0; i < 6; ++i)

@@ -58,7 +58,11 @@ expect 2 'tree/dangling.jsonl:1:1: warning: dangling symbolic link, skipped' "$b
 expect 2 'tree/pipe.jsonl:1:1: warning: a FIFO, skipped' "$bin" normalize tree
 expect 2 'tree/dddd[d/]*:1:1: error: cannot read.*File name too long' "$bin" normalize tree
 expect 2 '"trace_id":"z"' "$bin" normalize tree
-expect 2 'normalize: 3 records read, 2 traces, 1 rejected' "$bin" normalize tree
+expect 2 'normalize: 3 records read, 2 traces, 1 rejected, 2 warnings' "$bin" normalize tree
+# The skipped entries are counted in every summary, not only printed.
+expect 2 '2 traces from 3 records: 2 passed, 0 failed, 1 rejected, 2 warnings;' "$bin" check -r ok.rules tree
+expect 2 '"rejected":1,"warnings":2,' "$bin" check -r ok.rules --format json tree
+expect 2 'read 3, rejected 3, 2 warnings' "$bin" score tree
 if [[ $(id -u) != 0 ]]; then
   mkdir -p tree2/locked && printf '{"trace_id":"b","steps":[]}\n' > tree2/b.jsonl && chmod 000 tree2/locked
   expect 2 'tree2/locked:1:1: error: cannot read directory' "$bin" normalize tree2
@@ -185,6 +189,23 @@ printf 'suite "s"\ncases "cases.jsonl"\ngate cost_per_success <= 1\n' > nodata.s
 expect 1 "FAIL    cost_per_success <= 1  value n/a .*unless written 'if data'" "$bin" eval nodata.suite --runs run.jsonl
 printf 'suite "s"\ncases "cases.jsonl"\ngate cost_per_success <= 1 if data\n' > ifdata.suite
 expect 0 'no data cost_per_success <= 1 if data' "$bin" eval ifdata.suite --runs run.jsonl
+
+# Nameless entries of a tool list are skipped with a located warning and counted.
+printf '{"trace_id":"n1","steps":["Search ",{"name":"  "},{"function":"transform"},{}]}\n' > nameless.jsonl
+expect 0 '1 passed, 0 failed, 0 rejected, 2 warnings;' "$bin" check -r ok.rules nameless.jsonl
+expect 0 'nameless.jsonl:1:37: warning: tool list entry has a blank name; skipped' "$bin" check -r ok.rules nameless.jsonl
+
+# Means do not depend on -j: 3000 records in many batches, summed exactly whatever the split.
+for i in $(seq 1 3000); do
+  printf '{"id":"r%d","actual":["a%d","b","c%d"],"expected":["a%d","b%d","c","d%d"]}\n' \
+    "$i" $((i % 7)) $((i % 3)) $((i % 5)) $((i % 11)) $((i % 13))
+done > many.jsonl
+one=$("$bin" score --format json -j 1 many.jsonl 2>&1 | sed -n '/"summary"/,$p')
+two=$("$bin" score --format json -j 2 many.jsonl 2>&1 | sed -n '/"summary"/,$p')
+if [[ -z $one || $one != "$two" ]]; then
+  echo "FAIL: score summaries differ between -j 1 and -j 2:"; diff <(echo "$one") <(echo "$two") | head -10
+  failures=$((failures + 1))
+fi
 
 if ((failures)); then echo "$failures case(s) failed"; exit 1; fi
 echo "all cases passed"

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trajcheck/reader.hpp"
@@ -167,4 +168,24 @@ TEST_CASE("a UTF-8 BOM at the start of a file is skipped") {
   CHECK(recs[0].text == "{\"a\":1}");
   CHECK(recs[0].origin.column == 4);
   CHECK(recs[1].text == "\xEF\xBB\xBF{\"b\":2}");  // only the file's first bytes are a BOM
+}
+
+TEST_CASE("a FIFO or a dangling link inside a directory is a skipped entry carrying its warning") {
+  TempDir d;
+  d.write("a.jsonl", "{\"n\":1}\n");
+  REQUIRE(::mkfifo((d.path / "b.jsonl").c_str(), 0600) == 0);
+  fs::create_symlink(d.path / "nowhere.jsonl", d.path / "c.jsonl");
+  d.write("d.jsonl", "{\"n\":2}\n");
+  auto recs = read_all({d.path.string()});
+  REQUIRE(recs.size() == 4);
+  CHECK(!recs[0].skipped());
+  CHECK(recs[0].text == "{\"n\":1}");
+  CHECK(recs[1].skipped());
+  CHECK(recs[1].text.empty());
+  CHECK(recs[1].container_error.empty());
+  CHECK(recs[1].skip_warning == (d.path / "b.jsonl").string() + ":1:1: warning: a FIFO, skipped");
+  CHECK(recs[2].skip_warning == (d.path / "c.jsonl").string() + ":1:1: warning: dangling symbolic link, skipped");
+  CHECK(!recs[3].skipped());  // the warning does not stick to the records after it
+  CHECK(recs[3].text == "{\"n\":2}");
+  CHECK(recs[3].origin.record == 1);  // a skipped entry is not a record
 }

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "trajcheck/score_run.hpp"
 
@@ -129,11 +131,58 @@ TEST_CASE("score summaries refuse JSON that is not theirs") {
   CHECK_FALSE(error.empty());
   ScoreSummary t;
   t.scored = 3;
-  t.selection = 0.1 + 0.2;  // not exactly representable in few digits
+  t.selection.add(0.1);
+  t.selection.add(2.0 / 3.0);  // not exactly representable in few digits
   t.missed["x"] = 2;
   REQUIRE(ScoreSummary::from_json(t.to_json(), &s, &error));
   CHECK(s.selection == t.selection);
+  CHECK(s.selection.value() == t.selection.value());
   CHECK(s.missed["x"] == 2);
+  // A sum written as a plain number (not exact) or out of range is refused.
+  CHECK_FALSE(ScoreSummary::from_json(
+      R"({"records":1,"rejected":0,"warnings":0,"scored":1,"selection":0.5,"ordering":"0","overall":"0",)"
+      R"("arguments":"0","ordering_n":0,"arguments_n":0,"strict":0,"unordered":0,"subset":0,"superset":0,)"
+      R"("duplicates":0,"buckets":[0,0,0,0,0,0],"missed":{},"extra":{},"below":[]})",
+      &s, &error));
+  ScoreSum big;
+  CHECK_FALSE(ScoreSum::from_string("999999999999999999999999999999999999999999", &big));
+  CHECK_FALSE(ScoreSum::from_string("12a", &big));
+  CHECK(ScoreSum::from_string("340282366920938463463374607431768211455", &big));  // 2^128 - 1
+  CHECK_FALSE(ScoreSum::from_string("340282366920938463463374607431768211456", &big));
+}
+
+// Means must not depend on how a run was split (threads, Dask tasks): plain double addition
+// does, in its last digits. Every split and order of the same values gives the same bits.
+TEST_CASE("score sums are exact: any order and any split give the same mean") {
+  std::vector<double> v;
+  std::uint64_t x = 99;
+  for (int i = 0; i < 5000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(double(x >> 11) / double(1ull << 53) / double(1 + (x >> 60)));
+  }
+  ScoreSum forward, backward, split[7];
+  double naive_forward = 0, naive_backward = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    forward.add(v[i]);
+    backward.add(v[v.size() - 1 - i]);
+    split[i % 7].add(v[i]);
+    naive_forward += v[i];
+    naive_backward += v[v.size() - 1 - i];
+  }
+  ScoreSum merged;
+  for (int k = 6; k >= 0; --k) merged.merge(split[k]);
+  CHECK(forward == backward);
+  CHECK(forward == merged);
+  CHECK(forward.mean(v.size()) == merged.mean(v.size()));
+  CHECK(forward.to_string() == merged.to_string());
+  // The reason for all this: naive sums of these values differ by order.
+  CHECK(naive_forward != naive_backward);
+  CHECK(std::abs(forward.value() - naive_forward) < 1e-9);
+  ScoreSum ones;
+  for (int i = 0; i < 3; ++i) ones.add(1.0);
+  CHECK(ones.value() == 3.0);
+  CHECK(ones.mean(3) == 1.0);
+  CHECK(ScoreSum().mean(0) == 0.0);
 }
 
 TEST_CASE("thresholds: means, no data, per record across merged parts and through JSON") {
