@@ -353,28 +353,28 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
                                                               : std::vector<std::string>{}});
 
   const bool cs = a.case_sensitive;
-  using LK = ast::Line::Kind;
+  using LineKind = ast::Line::Kind;
   // Declarations first, so uses can be told apart from tool names.
   std::map<std::string, ast::Id> groups;
   for (std::uint32_t i = 0; i < f.lines.size(); ++i) {
     const ast::Line& l = f.lines[i];
-    if (l.kind == LK::group) {
+    if (l.kind == LineKind::group) {
       std::string key = normalize_tool_name(l.text, cs);
       groups.emplace(key, l.pattern);
       a.group_text.emplace(key, language::detail::print_pattern(f, l.pattern));
       a.words.push_back({Word::Kind::group, key, l.text_range, true});
-    } else if (l.kind == LK::alias) {
+    } else if (l.kind == LineKind::alias) {
       std::string from = normalize_tool_name(l.text, cs), to = normalize_tool_name(l.text2, cs);
       a.alias_target.emplace(from, to);
       a.words.push_back({Word::Kind::alias, from, l.text_range, true});
       a.words.push_back({Word::Kind::tool, to, l.text2_range, false});
-    } else if (l.kind == LK::rule) {
+    } else if (l.kind == LineKind::rule) {
       a.words.push_back({Word::Kind::rule, l.text, l.text_range, true});
       std::string info = fmt::format("**rule** {} [{}]", code(l.text), to_string(l.severity.value_or(RuleSeverity::error)));
       for (std::uint32_t c : l.children) {
         const ast::Line& cl = f.lines[c];
-        if (cl.kind == LK::message) info += "\n\nmessage: " + code(language::detail::quote_string(cl.text));
-        if (cl.kind == LK::tag) info += "\n\ntags: " + code(language::detail::print_line(f, cl).substr(4));
+        if (cl.kind == LineKind::message) info += "\n\nmessage: " + code(language::detail::quote_string(cl.text));
+        if (cl.kind == LineKind::tag) info += "\n\ntags: " + code(language::detail::print_line(f, cl).substr(4));
       }
       a.rule_text.emplace(l.text, info);
     }
@@ -419,7 +419,7 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
     if (l.statement != ast::kNone) s.children.push_back(statement_symbol(l.statement, f.statements[l.statement].range));
     for (std::uint32_t c : f.lines[index].children) {
       const ast::Line& cl = f.lines[c];
-      if (cl.kind == LK::statement) s.children.push_back(statement_symbol(cl.statement, cl.range));
+      if (cl.kind == LineKind::statement) s.children.push_back(statement_symbol(cl.statement, cl.range));
     }
     return s;
   };
@@ -429,12 +429,12 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
     s.range = block_range(f, i);
     s.selection = l.range;
     switch (l.kind) {
-      case LK::workflow:
+      case LineKind::workflow:
         s.name = "workflow " + language::detail::quote_string(l.text);
         s.kind = kSymProperty;
         a.spans.push_back({l.range, "**workflow** — the name reports use for this rules file."});
         break;
-      case LK::catalog: {
+      case LineKind::catalog: {
         s.name = "catalog " + language::detail::quote_string(l.text);
         s.kind = kSymFile;
         std::string md = "**catalog** " + code(catalog_path);
@@ -446,23 +446,23 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
         a.spans.push_back({l.range, md});
         break;
       }
-      case LK::alias:
+      case LineKind::alias:
         s.name = language::detail::print_line(f, l);
         s.kind = kSymConstant;
         s.selection = l.text_range;
         break;
-      case LK::group:
+      case LineKind::group:
         s.name = "group " + l.text;
         s.detail = language::detail::print_pattern(f, l.pattern);
         s.kind = kSymVariable;
         s.selection = l.text_range;
         break;
-      case LK::case_sensitive:
+      case LineKind::case_sensitive:
         s.name = "case sensitive";
         s.kind = kSymProperty;
         a.spans.push_back({l.range, "**case sensitive** — tool names are compared as written, not case-folded."});
         break;
-      case LK::rule: {
+      case LineKind::rule: {
         s.name = l.text;
         s.detail = std::string(to_string(l.severity.value_or(RuleSeverity::error)));
         s.kind = kSymFunction;
@@ -472,13 +472,13 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
           s.children.push_back(statement_symbol(l.statement, f.statements[l.statement].range));
         for (std::uint32_t c : l.children) {
           const ast::Line& cl = f.lines[c];
-          if (cl.kind == LK::statement) s.children.push_back(statement_symbol(cl.statement, cl.range));
-          if (cl.kind == LK::scope) s.children.push_back(scope_symbol(cl, c, block_range(f, c)));
+          if (cl.kind == LineKind::statement) s.children.push_back(statement_symbol(cl.statement, cl.range));
+          if (cl.kind == LineKind::scope) s.children.push_back(scope_symbol(cl, c, block_range(f, c)));
         }
         break;
       }
-      case LK::scope: s = scope_symbol(l, i, s.range); break;
-      case LK::statement: s = statement_symbol(l.statement, l.range); break;
+      case LineKind::scope: s = scope_symbol(l, i, s.range); break;
+      case LineKind::statement: s = statement_symbol(l.statement, l.range); break;
       default: continue;
     }
     a.symbols.push_back(std::move(s));
