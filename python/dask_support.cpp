@@ -179,14 +179,14 @@ struct Piece {
 // numbered (RecordOrigin::record) ordinal * 2^40 + their index in the piece, so that what is
 // ordered by record number (a score run's records below a threshold) merges in input order.
 template <class Run>
-auto run_piece(const Piece& p, std::uint64_t ordinal, Run&& run) {
+auto run_piece(const Piece& p, std::uint64_t ordinal, InputFormat format, Run&& run) {
   std::uint64_t next = ordinal << 40;
   auto numbered = [&next](RawRecord& r) {
     r.origin.record = next++;
     return true;
   };
   if (p.start < 0) {
-    RecordSource source({p.path});
+    RecordSource source({p.path}, format);
     return run([&](RawRecord& r) { return source.next(r) && numbered(r); });
   }
   RangeReader reader(p.path, static_cast<std::uint64_t>(p.start), p.end, p.newlines_before);
@@ -266,6 +266,7 @@ class CheckTask {
       error_ = fmt::format("trajcheck check: {}\n", error);
       return;
     }
+    format_ = run.reading.format;
     run.fail_on = report_options_.fail_on;
     run.quiet = quiet;
     run.jobs = o["jobs"].cast<unsigned>();
@@ -305,7 +306,7 @@ class CheckTask {
     CheckStats st;
     {
       py::gil_scoped_release nogil;
-      st = run_piece(p, ordinal, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
+      st = run_piece(p, ordinal, format_, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), st.to_json());
   }
@@ -331,6 +332,7 @@ class CheckTask {
 
  private:
   CheckReportOptions report_options_;
+  InputFormat format_ = InputFormat::auto_detect;
   std::shared_ptr<const RuleSet> rules_;
   std::unique_ptr<CheckRunner> runner_;
   std::unique_ptr<CheckReport> report_;
@@ -423,7 +425,7 @@ class ScoreTask {
     ScoreSummary s;
     {
       py::gil_scoped_release nogil;
-      s = run_piece(p, ordinal, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
+      s = run_piece(p, ordinal, run_.reading.format, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), s.to_json());
   }
@@ -496,6 +498,13 @@ void init_dask(py::module_& m) {
   });
   m.def("_check_exit_status", [](const std::string& stats) { return exit_status(CheckTask::stats_from(stats)); });
   m.def("_count_newlines", &count_newlines);
+  m.def("_session_log", [](const std::string& path, const std::string& input_format) {
+    // Whether the library reads the file whole as a session log: it is then one piece.
+    InputFormat f = InputFormat::auto_detect;
+    parse_input_format(input_format, &f);
+    py::gil_scoped_release nogil;
+    return RecordSource::is_session_log(path, f);
+  });
   m.def("_read_range", [](const std::string& path, std::uint64_t start, std::uint64_t end, std::uint64_t before) {
     // The records a range yields, as (line, column, text or error): for tests of the cutting.
     RangeReader reader(path, start, end, before);

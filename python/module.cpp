@@ -437,7 +437,7 @@ class ReportWriter final : public CheckWriter {
 class FileRun {
  public:
   FileRun(std::shared_ptr<Rules> rules, std::vector<std::string> inputs, unsigned jobs, FailOn fail_on)
-      : rules_(std::move(rules)), writer_(rules_->rule_set(), fail_on), source_(std::move(inputs)) {
+      : rules_(std::move(rules)), writer_(rules_->rule_set(), fail_on), source_(std::move(inputs), rules_->reading().format) {
     CheckRunOptions o;
     o.reading = rules_->reading();
     o.fail_on = fail_on;

@@ -32,3 +32,5 @@ trajcheck_score_golden(thresholds_pass thresholds.pass.expected score -j 1 --qui
 trajcheck_score_golden(per_record_alone per_record_alone.expected score --per-record records.jsonl)
 # The readers' other formats on the actual side: Bedrock, AgentDojo, LangChain.
 trajcheck_score_golden(formats formats.jsonl.expected score --format jsonl -j 1 formats.jsonl)
+# A coding-agent session log (the array of its lines) on the actual side.
+trajcheck_score_golden(session session.jsonl.expected score --format jsonl -j 1 session.jsonl)

@@ -14,8 +14,10 @@
 //
 // RecordSource streams: a `.jsonl` file is read line by line through a fixed buffer, so
 // memory does not grow with the number of records. A `.json` file is one record or an
-// array of records and is read whole. Problems with a file itself (cannot open, not
-// valid UTF-8, …) are reported as rejected records too, never thrown.
+// array of records and is read whole, and so is a coding-agent session log (a JSONL file
+// whose lines carry sessionId/uuid/parentUuid): its lines are one record, an array.
+// Problems with a file itself (cannot open, not valid UTF-8, …) are reported as rejected
+// records too, never thrown.
 //
 // A TraceParser is immutable after construction and safe to share between threads; the
 // Trajectory (and its ToolTable) passed to parse() belong to the calling thread.
@@ -33,11 +35,12 @@
 
 namespace trajcheck {
 
-// The formats after `list` are read by the chat reader too (which reads all of them under
-// auto-detection); forcing one skips the detection of the record's shape.
+// The formats after `list` but `session` are read by the chat reader too (which reads all of
+// them under auto-detection); forcing one skips the detection of the record's shape. `session`
+// is a coding-agent session log: a JSONL file read whole, one trace per session.
 enum class InputFormat : std::uint8_t {
   auto_detect, native, openai, anthropic, otel, list,
-  agentdojo, inspect, bedrock, responses, gemini, langchain
+  agentdojo, inspect, bedrock, responses, gemini, langchain, session
 };
 std::string_view to_string(InputFormat f);
 // Accepts the names input_format_names() lists ("auto", "native", "openai", …); false when unknown.
@@ -89,6 +92,9 @@ struct RawRecord {
 class RecordSource {
  public:
   explicit RecordSource(std::vector<std::string> inputs);
+  // With InputFormat::session every JSONL input (and `-`) is read whole as a session log,
+  // whatever its first lines hold; any other format reads as the constructor above.
+  RecordSource(std::vector<std::string> inputs, InputFormat format);
   ~RecordSource();
   RecordSource(RecordSource&&) noexcept;
   RecordSource& operator=(RecordSource&&) noexcept;
@@ -96,6 +102,10 @@ class RecordSource {
   // Next record; false at the end of all inputs. Blank lines of a .jsonl file are
   // skipped (they are not records).
   bool next(RawRecord& out);
+
+  // Whether next() reads the file at `path` whole as a coding-agent session log (so it must
+  // not be cut into line ranges); false when it cannot be read.
+  static bool is_session_log(const std::string& path, InputFormat format = InputFormat::auto_detect);
 
  private:
   struct Impl;

@@ -44,7 +44,7 @@ int run_new(const CaseSettings& s) {
   NormalizeOptions no;
   if (!parse_input_format(s.input_format, &no.format)) return kBadInput;
   TraceParser parser(no);
-  RecordSource source({s.trace});
+  RecordSource source({s.trace}, no.format);
   RawRecord rec;
   ToolTable tools;
   Trajectory t(&tools);

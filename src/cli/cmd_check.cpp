@@ -106,7 +106,7 @@ int run_check(const CheckArgs& a) {
       return kInternal;
     }
   }
-  RecordSource source(a.input.inputs);
+  RecordSource source(a.input.inputs, run.reading.format);
   CheckStats stats = runner.run(source, report, write_to(body ? body : stdout, stderr));
   progress.finish();
   report.finish(stats, body, stdout);

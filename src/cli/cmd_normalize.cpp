@@ -24,7 +24,7 @@ int run_normalize(const TraceInputOptions& opts) {
     fmt::print(stderr, "trajcheck normalize: {}\n", parser.option_error());
     return kBadInput;
   }
-  RecordSource source(opts.inputs);
+  RecordSource source(opts.inputs, parser.options().format);
   NormalizeStats total = normalize_records([&](RawRecord& r) { return source.next(r); }, parser, opts.jobs,
                                            write_to(stdout, stderr));
   std::fflush(stdout);

@@ -105,7 +105,7 @@ int run_score(ScoreSettings& s) {
       return kInternal;
     }
   }
-  RecordSource source(s.input.inputs);
+  RecordSource source(s.input.inputs, run.reading.format);
   ScoreSummary summary = runner.run(source, write_to(body ? body : stdout, stderr));
   finish_score(run.format, summary, body, stdout, run.thresholds);
   if (body) std::fclose(body);

@@ -566,7 +566,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     errors += fmt::format("error: {}\n", parser.option_error());
     return false;
   }
-  RecordSource source(runs);
+  RecordSource source(runs, options.reading.format);
   std::FILE* err_file = std::tmpfile();
   std::vector<Worker> workers = process_records<Worker>(
       source, std::max(1u, options.jobs), [&] { return Worker(&ctx, &parser); }, stdout, err_file ? err_file : stderr);

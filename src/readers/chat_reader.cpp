@@ -234,6 +234,7 @@ std::uint32_t join_result(ParseCtx& c, const PendingResult& r, std::uint32_t tur
     found = steps.size() - 1;
     t_calls.add(c.t, static_cast<std::uint32_t>(found));
   }
+  c.s.joined.push_back(static_cast<std::uint32_t>(found));
   Step& st = steps[found];
   st.result = r.result;
   st.status = r.error ? StepStatus::error : StepStatus::ok;
@@ -762,6 +763,7 @@ bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* w
   s.blocks.clear();
   s.pending.clear();
   s.results.clear();
+  s.joined.clear();
   ObjectWriter extra(s.msg_extra);
   BlockSink sink{&s.text, &s.blocks, &extra, role != Role::tool, index};
   PendingResult own;  // the result a role "tool" message carries
@@ -916,6 +918,7 @@ namespace {
 template <class Array>
 bool read_messages(ParseCtx& c, Array& messages) {
   t_calls.clear();
+  c.s.joined.clear();
   std::uint32_t index = 0;
   return for_each_element(c, messages, [&](auto mv) { return read_message(c, mv, index++); });
 }
@@ -1059,7 +1062,11 @@ bool read_chat_record(ParseCtx& c, Object& record, const InspectSample* sample =
 
 }  // namespace
 
-void begin_chat(ParseCtx&) { t_calls.clear(); }
+void begin_chat(ParseCtx& c) {
+  t_calls.clear();
+  c.s.joined.clear();
+}
+Slice merge_result_fields(ParseCtx& c, Slice call, std::string_view result) { return merge_result_extra(c, call, result); }
 void add_chat_call(ParseCtx& c, const Step& call) {
   c.t.steps().push_back(call);
   t_calls.add(c.t, static_cast<std::uint32_t>(c.t.steps().size() - 1));

@@ -24,8 +24,12 @@ void begin_chat(ParseCtx& c);
 // Appends a tool_call step and indexes it for the results that follow.
 void add_chat_call(ParseCtx& c, const Step& call);
 // Joins a result to the latest open call with its id (else the first open call with its
-// name), or keeps it as a call of its own, with a warning. Returns the step index.
+// name), or keeps it as a call of its own, with a warning. Returns the step index, which is
+// also appended to Scratch::joined (cleared by begin_chat and at each message).
 std::uint32_t join_chat_result(ParseCtx& c, const PendingResult& r, std::uint32_t turn);
+// A call's fields, then the members of the object `result` (a result's fields): a key the call
+// already has is kept as "result_<key>".
+Slice merge_result_fields(ParseCtx& c, Slice call, std::string_view result);
 // One element of a message list (a message, a LangChain message or a Responses item).
 bool read_chat_element(ParseCtx& c, od::value v, std::uint32_t index);
 bool read_chat_element(ParseCtx& c, TapeValue v, std::uint32_t index);
@@ -50,5 +54,10 @@ bool read_inspect_sample(ParseCtx& c, od::object sample, const InspectSample& lo
 // A `.json` eval log: every sample (validated first: none is emitted unless all read), with
 // `emit` called once per sample when given.
 bool read_inspect_log(ParseCtx& c, od::object log, const TraceParser::Emit* emit, std::uint32_t* traces);
+
+// A coding-agent session log, one array record of its lines (session_reader.cpp): one trace
+// per session, read into `c.t` one after the other and moved into `sessions`, so that none is
+// emitted unless all read.
+bool read_sessions(ParseCtx& c, od::array lines, std::vector<Trajectory>& sessions);
 
 }  // namespace trajcheck::detail

@@ -7,7 +7,8 @@ namespace trajcheck {
 
 namespace {
 constexpr std::string_view kFormatNames[] = {"auto",      "native",  "openai",  "anthropic", "otel",   "list",
-                                             "agentdojo", "inspect", "bedrock", "responses", "gemini", "langchain"};
+                                             "agentdojo", "inspect", "bedrock", "responses", "gemini", "langchain",
+                                             "session"};
 
 // Appends the members of a raw JSON object (without its braces) after a comma.
 void append_members(std::string& out, std::string_view object) {

@@ -54,11 +54,13 @@ struct Scratch {
   simdjson::dom::parser dom_parser;  // the record, validated whole (native records; TapeDoc)
   od::parser parser;        // the record itself
   od::parser inner_parser;  // JSON embedded in strings (arguments, results)
+  od::parser line_parser;   // a session log's lines, read again in parentUuid order
   std::string padded, inner_padded;
   std::string value, name, text, result_text;
   std::string meta, msg_extra, call_extra, result_extra, blocks, result_blocks, merged;
   std::vector<Step> pending;
   std::vector<PendingResult> results;
+  std::vector<std::uint32_t> joined;  // steps the results of the current message joined
   // OTel
   Trajectory staging;
   std::vector<StagedSpan> spans;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "readers/input_stream.hpp"
+#include "readers/json_util.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck {
@@ -115,14 +116,86 @@ std::vector<std::string_view> object_keys(std::string_view text) {
   return keys;
 }
 
+// Fills `buf` from the start of a stream (up to its end or an error); returns the bytes read.
+std::size_t read_head(detail::InputStream& stream, std::vector<char>& buf, std::string& error) {
+  std::size_t end = 0;
+  while (end < buf.size()) {
+    std::size_t n = stream.read(buf.data() + end, buf.size() - end, error);
+    if (n == 0) break;
+    end += n;
+  }
+  return end;
+}
+
+// Whether the keys of an object are those of a line of a coding-agent session log: the
+// session fields (sessionId with uuid or parentUuid), or a summary line's leafUuid.
+bool session_line_keys(const std::vector<std::string_view>& keys) {
+  bool session = false, uuid = false, leaf = false;
+  for (std::string_view k : keys) {
+    session = session || k == "sessionId";
+    uuid = uuid || k == "uuid" || k == "parentUuid";
+    leaf = leaf || k == "leafUuid";
+  }
+  return (session && uuid) || leaf;
+}
+
+// Whether the first bytes of a JSONL file are those of a coding-agent session log: a line in
+// them (the last may be cut) has the session fields, and every line before it is an object
+// with a "type" (Claude Code starts files with summary, snapshot and queue lines).
+bool session_log_head(std::string_view head) {
+  if (head.compare(0, kBom.size(), kBom) == 0) head.remove_prefix(kBom.size());
+  for (std::size_t start = 0; start < head.size();) {
+    std::size_t nl = head.find('\n', start);
+    std::string_view ln = head.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+    start = nl == std::string_view::npos ? head.size() : nl + 1;
+    std::size_t b = 0;
+    while (b < ln.size() && is_ws(ln[b])) ++b;
+    if (b == ln.size()) continue;
+    if (ln[b] != '{') return false;
+    std::vector<std::string_view> keys = object_keys(ln.substr(b));
+    if (session_line_keys(keys)) return true;
+    if (std::find(keys.begin(), keys.end(), "type") == keys.end()) return false;
+  }
+  return false;
+}
+
+// Whether a line is one JSON object as far as its brackets and quotes go (what a session log
+// needs of each line to join them into one array; the parser checks the rest).
+bool balanced_object(std::string_view ln) {
+  std::size_t i = 0;
+  while (i < ln.size() && is_ws(ln[i])) ++i;
+  if (i == ln.size() || ln[i] != '{') return false;
+  int depth = 0;
+  for (; i < ln.size(); ++i) {
+    char c = ln[i];
+    if (c == '"') {
+      for (++i; i < ln.size() && ln[i] != '"'; ++i)
+        if (ln[i] == '\\') ++i;
+      if (i >= ln.size()) return false;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) break;
+      if (depth < 0) return false;
+    }
+  }
+  if (i == ln.size() || ln[i] != '}') return false;
+  for (++i; i < ln.size(); ++i)
+    if (!is_ws(ln[i])) return false;
+  return true;
+}
+
 // Whether a .json file whose top level is an array holding `first` as its first element is
-// one trajectory (an array of messages or tool names) rather than an array of records.
+// one trajectory (an array of messages or tool names, or the lines of a session log) rather
+// than an array of records.
 bool array_is_one_record(std::string_view first) {
   if (first.empty()) return false;
   if (first.front() == '"') return true;
   if (first.front() != '{') return false;
   bool named = false, data = false;
-  for (std::string_view k : object_keys(first)) {
+  std::vector<std::string_view> keys = object_keys(first);
+  if (session_line_keys(keys)) return true;
+  for (std::string_view k : keys) {
     if (k == "role") return true;
     if (k == "steps" || k == "messages" || k == "traj" || k == "resourceSpans" || k == "trace_id" ||
         k == "actual" || k == "expected" || k == "outputs" || k == "reference_outputs" || k == "tool_calls")
@@ -142,10 +215,12 @@ struct RecordSource::Impl {
     std::size_t off = 0, len = 0;
     std::uint64_t line = 1, column = 1;
     std::string source;  // an archive's member ("log.eval/samples/1_epoch_1.json"); else the file
+    std::string error;   // non-empty: a rejected record at line:column of the file
   };
   enum class Mode { none, lines, whole };
 
   std::vector<std::string> inputs;
+  InputFormat format = InputFormat::auto_detect;
   std::size_t next_input = 0;
   std::deque<DirEntry> dir_files;  // entries found in a directory, still to read
   std::uint64_t record_index = 0;
@@ -158,6 +233,7 @@ struct RecordSource::Impl {
   std::size_t pos = 0, end = 0;
   bool eof = false;
   std::uint64_t line = 0;
+  std::string pending_error;  // met while the first bytes were looked at; reported in turn
   // whole
   std::string whole;
   std::vector<Element> elements;
@@ -202,6 +278,7 @@ struct RecordSource::Impl {
       if (pos == end) {
         if (eof) return any;
         end = stream.read(buf.data(), buf.size(), *error);
+        if (end == 0 && error->empty()) error->swap(pending_error);
         pos = 0;
         if (end == 0) {
           eof = true;
@@ -285,7 +362,7 @@ struct RecordSource::Impl {
       *error_emitted = true;
       return;
     }
-    if (text[i] != '[') {
+    if (text[i] != '[' || format == InputFormat::session) {
       elements.push_back(Element{base, text.size() - base, 1, col0});
       return;
     }
@@ -364,6 +441,10 @@ struct RecordSource::Impl {
       return false;
     }
     const Element& el = elements[next_element++];
+    if (!el.error.empty()) {
+      emit_error(out, name, el.line, el.column, el.error);
+      return true;
+    }
     if (el.len == std::string_view::npos) {
       if (!el.source.empty()) {  // an archive's error: "<where>\n<what>"
         std::size_t nl = el.source.find('\n');
@@ -465,15 +546,94 @@ struct RecordSource::Impl {
       mode = Mode::whole;
       return false;
     }
-    start_lines();
-    return false;
+    return start_lines(out);
   }
 
-  void start_lines() {
+  // Starts reading the open stream as JSONL: its first bytes decide whether it is a session
+  // log, read whole; else its lines are records. True when an error record was emitted.
+  bool start_lines(RawRecord& out) {
     pos = end = 0;
     eof = false;
     line = 0;
+    pending_error.clear();
     mode = Mode::lines;
+    end = read_head(stream, buf, pending_error);
+    if (format != InputFormat::session && !session_log_head(std::string_view(buf.data(), end))) return false;
+    return read_session_log(out);
+  }
+
+  // A session log is one record, all its lines, made a JSON array whose elements keep their
+  // file lines and columns: "[" takes column 0 of line 1, a comma ends each line but the last,
+  // a BOM becomes three spaces. A line that is not one JSON object (a line cut short by a
+  // crash, bytes that are not UTF-8) stays out of the array and is a record of its own, which
+  // the parser rejects at its error, so that it costs the session nothing. A read error is
+  // one more rejected record, at the line where it broke (the cut line before it is dropped).
+  bool read_session_log(RawRecord& out) {
+    whole.assign(buf.data(), end);
+    std::string error;
+    error.swap(pending_error);
+    std::vector<char> chunk(error.empty() ? kReadBuffer : 0);
+    while (error.empty()) {
+      std::size_t n = stream.read(chunk.data(), chunk.size(), error);
+      if (n == 0) break;
+      if (whole.size() + n > detail::kMaxJsonFileBytes) {
+        close();
+        std::string().swap(whole);
+        emit_error(out, name, 1, 1, fmt::format("a session log is read whole and this one is larger than the {} limit",
+                                                size_text(detail::kMaxJsonFileBytes)));
+        return true;
+      }
+      whole.append(chunk.data(), n);
+    }
+    stream.close();
+    if (!error.empty()) whole.resize(whole.rfind('\n') == std::string::npos ? 0 : whole.rfind('\n') + 1);
+    std::string text = "[";
+    struct Bad {
+      std::size_t off, len;
+      std::uint64_t line, column;
+    };
+    std::vector<Bad> bad;
+    std::size_t last_comma = std::string::npos;  // after the last line in the array
+    std::uint64_t ln = 0;
+    for (std::size_t start = 0; start < whole.size();) {
+      std::size_t nl = whole.find('\n', start);
+      std::size_t stop = nl == std::string::npos ? whole.size() : nl;
+      ++ln;
+      std::string_view l(whole.data() + start, stop - start);
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      std::uint64_t col = 1;
+      if (ln == 1 && l.compare(0, kBom.size(), kBom) == 0) {
+        text.append(kBom.size(), ' ');
+        l.remove_prefix(kBom.size());
+        col += kBom.size();
+      }
+      if (!std::all_of(l.begin(), l.end(), is_ws)) {
+        if (balanced_object(l) && detail::find_invalid_utf8(l) == std::string_view::npos) {
+          text.append(l);
+          last_comma = text.size();
+          text.push_back(',');
+        } else {
+          bad.push_back(Bad{static_cast<std::size_t>(l.data() - whole.data()), l.size(), ln, col});
+        }
+      }
+      text.push_back('\n');
+      start = stop + 1;
+    }
+    if (last_comma != std::string::npos) text[last_comma] = ' ';  // the last line takes none
+    text.push_back(']');
+    elements.clear();
+    next_element = 0;
+    if (last_comma != std::string::npos) elements.push_back(Element{0, text.size(), 1, 0});
+    std::size_t base = text.size();
+    text.append(whole);
+    for (const Bad& b : bad) elements.push_back(Element{base + b.off, b.len, b.line, b.column});
+    if (!error.empty()) {
+      elements.push_back(Element{0, 0, ln + 1, 1});
+      elements.back().error = std::move(error);
+    }
+    whole.swap(text);
+    mode = Mode::whole;
+    return false;
   }
 
   bool next(RawRecord& out) {
@@ -499,7 +659,7 @@ struct RecordSource::Impl {
       if (in == "-") {
         name = "-";
         stream.open(stdin, false);
-        start_lines();
+        if (start_lines(out)) return true;
         continue;
       }
       struct stat st {};
@@ -523,9 +683,25 @@ struct RecordSource::Impl {
 RecordSource::RecordSource(std::vector<std::string> inputs) : impl_(std::make_unique<Impl>()) {
   impl_->inputs = std::move(inputs);
 }
+RecordSource::RecordSource(std::vector<std::string> inputs, InputFormat format) : RecordSource(std::move(inputs)) {
+  impl_->format = format;
+}
 RecordSource::~RecordSource() = default;
 RecordSource::RecordSource(RecordSource&&) noexcept = default;
 RecordSource& RecordSource::operator=(RecordSource&&) noexcept = default;
+
+bool RecordSource::is_session_log(const std::string& path, InputFormat format) {
+  if (has_ext(path, ".json") || has_ext(path, ".eval")) return false;
+  if (format == InputFormat::session) return true;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  detail::InputStream stream;
+  stream.open(f, true);
+  std::vector<char> head(kReadBuffer);
+  std::string error;
+  std::size_t end = read_head(stream, head, error);
+  return session_log_head(std::string_view(head.data(), end));
+}
 
 bool RecordSource::next(RawRecord& out) {
   out.skip_warning.clear();

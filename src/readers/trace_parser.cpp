@@ -15,7 +15,7 @@ namespace od = detail::od;
 
 namespace {
 
-enum class Shape { unknown, native, chat, otel, list, response, inspect_log, inspect_sample };
+enum class Shape { unknown, native, chat, otel, list, response, inspect_log, inspect_sample, session };
 
 // Whether a "type" tags a message of a list without roles (LangChain, the Responses API).
 bool message_type(std::string_view type) {
@@ -23,10 +23,13 @@ bool message_type(std::string_view type) {
   return type == "message" || detail::is_responses_item(type) || (type != "function" && !detail::langchain_role(type).empty());
 }
 
-// Detects an object record's shape from its top-level keys.
-Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson::error_code* error) {
+// Detects an object record's shape from its top-level keys. `other_type`: it has a "type" that
+// tags no message (a session log's summary or snapshot line, say).
+Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson::error_code* error,
+                   bool* other_type = nullptr) {
   bool steps = false, messages = false, otel = false, tool_calls = false, role = false, name = false;
   bool response = false, typed = false, samples = false, eval = false, epoch = false;
+  bool session = false, uuid = false, leaf = false, type_key = false;
   *error = simdjson::SUCCESS;
   for (auto field : o) {
     std::string_view key;
@@ -39,8 +42,12 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
     else if (key == "samples") samples = true;
     else if (key == "eval") eval = true;
     else if (key == "epoch") epoch = true;
+    else if (key == "sessionId") session = true;
+    else if (key == "uuid" || key == "parentUuid") uuid = true;
+    else if (key == "leafUuid") leaf = true;
     else if (key == "type") {
       std::string_view type;
+      type_key = true;
       typed = typed || (!field.value().get_string().get(type) && message_type(type));
     }
     else if (key == "resourceSpans") otel = true;
@@ -49,9 +56,12 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
     else if (key == "name" || key == "function" || key == "tool") name = true;
   }
   *lone_message = (role || typed) && !messages;
+  if (other_type) *other_type = type_key && !typed;
   if (steps) return Shape::native;
   if (messages) return epoch ? Shape::inspect_sample : Shape::chat;
   if (samples && eval) return Shape::inspect_log;
+  // A line of a coding-agent session log (its "type" is "user", "assistant", "summary"…).
+  if (!role && ((session && uuid) || leaf)) return Shape::session;
   if (otel) return Shape::otel;
   if (role || typed) return Shape::unknown;
   if (tool_entry) *tool_entry = name;
@@ -69,6 +79,7 @@ std::string_view shape_name(Shape s) {
     case Shape::response: return "response";
     case Shape::inspect_log: return "inspect_log";
     case Shape::inspect_sample: return "inspect_sample";
+    case Shape::session: return "session";
     default: return "unknown";
   }
 }
@@ -86,6 +97,7 @@ Shape forced_shape(InputFormat f) {
     case InputFormat::responses:
     case InputFormat::gemini:
     case InputFormat::langchain: return Shape::chat;  // or a response record: see read()
+    case InputFormat::session: return Shape::session;
     default: return Shape::unknown;
   }
 }
@@ -138,6 +150,10 @@ std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
   if (i < text.size()) return {i, detail::json_error_message(simdjson::TRAILING_CONTENT)};
   return {std::string_view::npos, {}};
 }
+
+constexpr std::string_view kLoneSessionLine =
+    "a single line of a coding-agent session log, not a session: a session log is read whole, from its "
+    "JSONL file or as an array of its lines";
 
 constexpr std::string_view kUnknownShape =
     "not a known trace shape: expected an object with \"steps\" (native), \"messages\" or \"traj\" "
@@ -244,9 +260,11 @@ bool may_take_fast_path(std::string_view text, InputFormat format) {
   constexpr std::size_t kLook = 1024;
   std::string_view head = first.substr(0, kLook);
   // An array is chat when its first element is a message: an empty one is, one of tool
-  // names or (small) of entries without a "role" is a tool list.
+  // names or (small) of entries without a "role" is a tool list; the lines of a session log,
+  // which name their session, are read the ondemand way.
   if (top == '[')
-    return first.front() == ']' || (first.front() == '{' && (first.size() > kLook || contains(head, "\"role\"")));
+    return first.front() == ']' || (first.front() == '{' && (first.size() > kLook || contains(head, "\"role\"")) &&
+                                    !contains(head, "\"sessionId\"") && !contains(head, "\"leafUuid\""));
   auto starts = [&](std::string_view key) { return first.substr(0, key.size()) == key; };
   if (starts("\"resourceSpans\"") || starts("\"tool_calls\"")) return false;
   return first.size() > kLook || contains(head, "\"steps\"") || contains(head, "\"messages\"") ||
@@ -329,6 +347,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
 
   od::document doc;
   ctx.doc = &doc;
+  std::vector<Trajectory> sessions;  // a session log's traces, read before any is emitted
   if (auto e = s.parser.iterate(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
     const char* where = nullptr;
     if (e == simdjson::UTF8_ERROR) {
@@ -372,6 +391,9 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       case Shape::response: ok = read_response_object(ctx, o); break;
       case Shape::inspect_log: ok = read_inspect_log(ctx, o, nullptr, nullptr); break;  // validates; emitted below
       case Shape::inspect_sample: ok = read_inspect_sample(ctx, o, detail::InspectSample{}); break;
+      case Shape::session:  // a session log is an array of its lines
+        if (detected == Shape::session) return ctx.fail(top, std::string(kLoneSessionLine));
+        [[fallthrough]];
       case Shape::unknown:
         return ctx.fail(top, forced ? fmt::format("input format is {}, but the record does not have its shape",
                                                   to_string(c.options.format))
@@ -385,35 +407,45 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       if (at == std::string_view::npos) return ctx.fail(top, detail::json_error_message(e));
       return ctx.fail(text.data() + at, message);
     }
+    // The first element decides; a session log may start with lines that are not messages
+    // (typed objects of no known kind), and then the first line that is decides.
     Shape detected = Shape::chat;  // an empty array is an empty trajectory
+    bool first = true;
     for (auto element : a) {
       od::value v;
       if (auto e = element.get(v)) return ctx.fail(ctx.here(), detail::json_error_message(e));
       json_type et;
       if (auto e = v.type().get(et)) return ctx.fail(ctx.here(), detail::json_error_message(e));
-      if (et == json_type::string) detected = Shape::list;
-      else if (et == json_type::object) {
+      if (et == json_type::object) {
         od::object eo;
         if (auto e = v.get_object().get(eo)) return ctx.fail(ctx.here(), detail::json_error_message(e));
-        bool role = false, tool_entry = false;
+        bool role = false, tool_entry = false, other_type = false;
         simdjson::error_code err;
-        object_shape(eo, &role, &tool_entry, &err);
+        Shape element_shape = object_shape(eo, &role, &tool_entry, &err, &other_type);
         if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
-        detected = role ? Shape::chat : tool_entry ? Shape::list : Shape::unknown;
-      } else {
-        detected = Shape::unknown;
+        if (element_shape == Shape::session) {
+          detected = Shape::session;
+          break;
+        }
+        if (first) detected = role ? Shape::chat : tool_entry ? Shape::list : Shape::unknown;
+        first = false;
+        if (detected == Shape::unknown && other_type) continue;
+      } else if (first) {
+        detected = et == json_type::string ? Shape::list : Shape::unknown;
       }
       break;
     }
     if (!forced) shape = detected;
-    if (shape != Shape::chat && shape != Shape::list)
+    if (shape != Shape::chat && shape != Shape::list && shape != Shape::session)
       return ctx.fail(top, forced ? fmt::format("input format is {}, but the record is an array", to_string(c.options.format))
                                   : std::string(kUnknownShape));
     doc.rewind();
     if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
-    bool ok = shape == Shape::chat ? read_chat_array(ctx, a) : read_list_array(ctx, a);
+    bool ok = shape == Shape::chat      ? read_chat_array(ctx, a)
+              : shape == Shape::session ? read_sessions(ctx, a, sessions)  // emitted below
+                                        : read_list_array(ctx, a);
     if (!ok) return false;
-    t.set_trace_id(ctx.origin_id());
+    if (shape != Shape::session) t.set_trace_id(ctx.origin_id());
   } else {
     return ctx.fail(top, fmt::format("{}: the record is a JSON {}", kUnknownShape,
                                      type == json_type::string ? "string" : type == json_type::number ? "number"
@@ -425,6 +457,12 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
     return ctx.fail(trailing, detail::json_error_message(simdjson::TRAILING_CONTENT));
   if (shape == Shape::otel) {
     detail::emit_otel(ctx, emit);
+  } else if (shape == Shape::session) {
+    for (Trajectory& session : sessions) {
+      t = std::move(session);
+      ++outcome.traces;
+      if (emit) emit(t);
+    }
   } else if (shape == Shape::inspect_log) {
     // Every sample read: now each is read again and emitted.
     od::object o;

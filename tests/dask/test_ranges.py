@@ -95,3 +95,17 @@ def test_unreadable_file_reported_once(tmp_path):
     missing = str(tmp_path / "gone.jsonl")
     assert [r[2][:20] for r in _native._read_range(missing, 0, 10, 0)] == [b"error: cannot open f"]
     assert list(_native._read_range(missing, 10, 20, 3)) == []
+
+
+def test_session_log_is_one_piece(tmp_path):
+    """A coding-agent session log is read whole (its lines are one record): never cut, however
+    small the partitions; other JSONL is; `--input-format session` keeps any JSONL whole."""
+    session = tmp_path / "session.jsonl"
+    session.write_bytes(b'{"type":"summary","summary":"s","leafUuid":"u1"}\n'
+                        + b''.join(b'{"sessionId":"s","uuid":"u%d","parentUuid":null,"type":"user",'
+                                   b'"message":{"role":"user","content":"hi"}}\n' % i for i in range(20)))
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b'{"trace_id":"t","steps":[]}\n' * 20)
+    assert plan([str(session)], 64) == [(str(session), -1, 0, 0)]
+    assert len(plan([str(other)], 64)) > 1
+    assert plan([str(other)], 64, input_format="session") == [(str(other), -1, 0, 0)]

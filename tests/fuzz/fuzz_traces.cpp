@@ -1,8 +1,9 @@
 // libFuzzer target for the trace readers: the input is split into records the way
 // RecordSource splits a JSONL file (lines, CR stripped, blank lines skipped) and each is
-// parsed with every input format forced in turn, plus auto-detection. Under auto-detection
-// and the native, openai and anthropic formats (those the DOM fast path serves) records are
-// also read without the fast path, and both readings must be the same.
+// parsed with every input format forced in turn, plus auto-detection; so are the whole input
+// and its lines joined into one array, as RecordSource reads a coding-agent session log.
+// Under auto-detection and the native, openai and anthropic formats (those the DOM fast path
+// serves) records are also read without the fast path, and both readings must be the same.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -98,7 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view all(reinterpret_cast<const char*>(data), size);
   // The whole input as one record (the .json path) …
   parse_record(all, 1);
-  // … and line by line (the .jsonl path).
+  // … line by line (the .jsonl path), and its lines as one array (a session log).
+  std::string session = "[";
   std::uint64_t line = 0;
   while (!all.empty()) {
     std::size_t nl = all.find('\n');
@@ -108,6 +110,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     parse_record(l, line);
+    if (session.size() > 1) session += ",\n";
+    session.append(l);
   }
+  session += ']';
+  if (line > 1) parse_record(session, 1);
   return 0;
 }

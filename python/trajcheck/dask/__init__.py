@@ -96,9 +96,11 @@ def _count_newlines(path: str, start: int, end: int) -> int:
     return _native._count_newlines(path, start, end)
 
 
-def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, client=None) -> List[Piece]:
+def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, client=None,
+         input_format: str = "auto") -> List[Piece]:
     """The pieces of a run, in input order. The line numbers of ranges come from counting the
-    '\\n' of every range before them (on the cluster when a client is given)."""
+    '\\n' of every range before them (on the cluster when a client is given). A coding-agent
+    session log is read whole (its lines are one record), so it is one piece."""
     if partition_size < 1:
         raise UsageError("--partition-size must be positive")
     pieces: List[Any] = []
@@ -109,7 +111,8 @@ def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, cl
             regular = os.path.isfile(path)
         except OSError:
             regular = False
-        if not regular or path.endswith(".json") or size <= partition_size:
+        if (not regular or path.endswith(".json") or size <= partition_size
+                or _native._session_log(path, input_format)):
             pieces.append((path, -1, 0, 0))
             continue
         ranges = cut(path, size, partition_size)
@@ -311,7 +314,7 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
         if client is None:
             client, own = _local_client()
         try:
-            pieces = plan(inputs, partition_size, client)
+            pieces = plan(inputs, partition_size, client, options.get("input_format", "auto"))
         except UsageError as e:
             err.write(f"{prefix}: {e}\n".encode())
             return EXIT_BAD_INPUT, None, []
