@@ -30,6 +30,8 @@ run 1 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_violati
 run 1 "$tc" check -r examples/rules/refunds.rules examples/traces/refund_approval_reused.jsonl
 run 1 "$tc" check -r examples/rules/refunds.rules --format jsonl examples/traces/refund_ok.jsonl \
       examples/traces/refund_violations.jsonl
+# A coding-agent session log: one session passes the coding-agent rules, the other breaks four (1).
+run 1 "$tc" check -r rules/coding-agent.rules examples/traces/coding-agent-session.jsonl
 # Below the failing level a violation is reported but does not fail the run.
 run 0 "$tc" check -r examples/rules/refunds.rules --fail-on never --quiet examples/traces/refund_violations.jsonl
 # ---- evaluation suites (eval helper: examples/eval, examples/tau-retail) ----------------

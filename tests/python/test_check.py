@@ -257,3 +257,24 @@ def test_dict_traces_are_encoded_as_json_dumps_encodes_them():
         deep = [deep]
     with pytest.raises(ValueError, match="nested"):
         _native.dumps(deep)
+
+
+def test_session_log_check_file_and_lines_agree_with_cli():
+    """A coding-agent session log: check_file reads the file whole (one trace per session), as
+    `trajcheck check` does, and check() takes the list of its lines as one session."""
+    rules_path = SOURCE / "rules" / "coding-agent.rules"
+    log = SOURCE / "examples" / "traces" / "coding-agent-session.jsonl"
+    rules = trajcheck.load_rules(str(rules_path))
+    reports = list(rules.check_file(str(log)))
+    assert [(r.trace_id, r.passed) for r in reports] == [
+        ("3f9c1e52-8a7d-4b21-9c3e-5d0f7a1b2c40", True), ("7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c3a70", False)]
+    assert [v.rule for v in reports[1].violations] == [
+        "no_recursive_force_delete", "no_force_push", "tests_before_commit", "no_writes_outside_project"]
+    assert [json.loads(r.to_json()) for r in reports] == cli_jsonl("check", "-r", rules_path, "--format", "jsonl", log)
+    lines = [json.loads(l) for l in log.read_text().splitlines()]
+    b = [l for l in lines if l.get("sessionId") == "7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c3a70"]
+    one = rules.check(b)
+    assert one.trace_id == "7f3c2a9e-5b1d-4c8e-9a6f-2d4b8e1c3a70"
+    assert [v.steps for v in one.violations] == [[1], [5], [4], [3]]
+    with pytest.raises(trajcheck.TraceError, match="a single line of a coding-agent session log"):
+        rules.check(b[0])
