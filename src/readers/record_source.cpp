@@ -624,9 +624,10 @@ struct RecordSource::Impl {
     elements.clear();
     next_element = 0;
     if (last_comma != std::string::npos) elements.push_back(Element{0, text.size(), 1, 0});
-    std::size_t base = text.size();
-    text.append(whole);
-    for (const Bad& b : bad) elements.push_back(Element{base + b.off, b.len, b.line, b.column});
+    for (const Bad& b : bad) {  // after the array, each line that stays out of it
+      elements.push_back(Element{text.size(), b.len, b.line, b.column});
+      text.append(whole, b.off, b.len);
+    }
     if (!error.empty()) {
       elements.push_back(Element{0, 0, ln + 1, 1});
       elements.back().error = std::move(error);

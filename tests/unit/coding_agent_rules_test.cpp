@@ -15,18 +15,6 @@ using namespace trajcheck::test;
 
 namespace {
 
-// The steps of a trace as "type" or "tool:status", in order.
-std::string steps_of(const Trajectory& t) {
-  std::string out;
-  for (std::size_t i = 0; i < t.steps().size(); ++i) {
-    const Step& s = t.steps()[i];
-    if (!out.empty()) out += ' ';
-    if (s.type == StepType::tool_call) out += tool_of(t, i) + (s.status == StepStatus::error ? ":error" : ":ok");
-    else out += std::string(to_string(s.type));
-  }
-  return out;
-}
-
 // A session-log line of an assistant message calling `tool` with `input`, in /home/dev/shop.
 std::string call_line(const std::string& uuid, const std::string& parent, const std::string& tool, const std::string& input) {
   return R"({"sessionId":"s","uuid":")" + uuid + R"(","parentUuid":)" + (parent.empty() ? std::string("null") : "\"" + parent + "\"") +

@@ -14,18 +14,6 @@ using namespace trajcheck::test;
 
 namespace {
 
-// The steps of a trace as "type" or "tool:status", in order.
-std::string steps_of(const Trajectory& t) {
-  std::string out;
-  for (std::size_t i = 0; i < t.steps().size(); ++i) {
-    const Step& s = t.steps()[i];
-    if (!out.empty()) out += ' ';
-    if (s.type == StepType::tool_call) out += tool_of(t, i) + (s.status == StepStatus::error ? ":error" : ":ok");
-    else out += std::string(to_string(s.type));
-  }
-  return out;
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A temporary file holding `text`, removed when the test ends.

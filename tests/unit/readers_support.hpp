@@ -82,4 +82,16 @@ inline std::string content_of(const Trajectory& t, std::size_t i) { return std::
 inline std::string extra_of(const Trajectory& t, std::size_t i) { return std::string(t.text(t.steps()[i].extra)); }
 inline std::string id_of(const Trajectory& t, std::size_t i) { return std::string(t.text(t.steps()[i].id)); }
 
+// The steps of a trace as "type" or "tool:status", in order.
+inline std::string steps_of(const Trajectory& t) {
+  std::string out;
+  for (std::size_t i = 0; i < t.steps().size(); ++i) {
+    const Step& s = t.steps()[i];
+    if (!out.empty()) out += ' ';
+    if (s.type == StepType::tool_call) out += tool_of(t, i) + (s.status == StepStatus::error ? ":error" : ":ok");
+    else out += std::string(to_string(s.type));
+  }
+  return out;
+}
+
 }  // namespace trajcheck::test
