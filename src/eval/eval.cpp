@@ -14,6 +14,7 @@
 
 #include "compiler/program.hpp"
 #include "eval/eval_internal.hpp"
+#include "language/frontend.hpp"
 #include "trajcheck/catalog.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
@@ -79,6 +80,37 @@ class Problems {
 };
 
 constexpr const char* kControlFlows[] = {"act", "answer", "clarify", "refuse", "retry", "handoff"};
+
+// The 1-based column of byte `offset` of the string value of `"key":` in a case's JSON line
+// (searched after `from`), when the value is written without escapes up to there; else the
+// column of the value's opening quote, or 1 when it cannot be found.
+std::uint64_t value_column(std::string_view line, std::string_view key, std::size_t from, std::size_t offset) {
+  std::string quoted = fmt::format("\"{}\"", key);
+  for (std::size_t k = line.find(quoted, from); k != std::string_view::npos; k = line.find(quoted, k + 1)) {
+    std::size_t i = line.find_first_not_of(" \t", k + quoted.size());
+    if (i == std::string_view::npos || line[i] != ':') continue;
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string_view::npos || line[i] != '"') continue;
+    std::string_view raw = line.substr(i + 1);
+    bool plain = raw.substr(0, std::min(offset, raw.size())).find_first_of("\\\"") == std::string_view::npos;
+    return plain && offset <= raw.size() ? i + 2 + offset : i + 1;
+  }
+  return 1;
+}
+
+// Why `path` is no PATH of the rule language, and where (a byte offset into it); empty when it is one.
+std::string path_error(const std::string& path, std::size_t& offset) {
+  ir::Module module;
+  std::vector<Diagnostic> diags;
+  ir::Id root = language::parse_path_expression(Source("expected.path", path), module, diags);
+  for (const Diagnostic& d : diags) {
+    if (d.severity != Severity::error) continue;
+    offset = d.range.begin;
+    return d.message;
+  }
+  offset = 0;
+  return root == ir::kNone ? "not a PATH" : "";
+}
 
 // Loads one cases file (JSONL); problems are appended to `errors`.
 void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems& errors) {
@@ -162,6 +194,12 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
           continue;
         }
         c.path = e["path"].get<std::string>();
+        std::size_t at = 0;
+        if (std::string why = path_error(c.path, at); !why.empty()) {
+          fail(value_column(l, "path", l.find("\"expected\""), at),
+               fmt::format("\"expected.path\" is not a PATH of the rule language: {}", why));
+          continue;
+        }
       }
       if (e.contains("arguments")) {
         if (!e["arguments"].is_object()) {
@@ -188,15 +226,23 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
           continue;
         }
       }
-      if (e.contains("output")) c.output = e["output"].dump();
-      if (e.contains("rules")) {
-        const json& r = e["rules"];
-        if (!r.is_array()) {
-          fail(1, "\"expected.rules\" must be a list of rules files");
+      if (e.contains("output")) {
+        const json& o = e["output"];
+        const json* required = o.is_object() && o.contains("required") ? &o["required"] : nullptr;
+        if (!o.is_object() || (required && !(required->is_array() && std::all_of(required->begin(), required->end(),
+                                                                                 [](const json& f) { return f.is_string(); })))) {
+          fail(1, "\"expected.output\" must be an object: {\"required\": [field names…], field: value…}");
           continue;
         }
-        for (const auto& f : r)
-          if (f.is_string()) c.rules.push_back(f.get<std::string>());
+        c.output = o.dump();
+      }
+      if (e.contains("rules")) {
+        const json& r = e["rules"];
+        if (!r.is_array() || !std::all_of(r.begin(), r.end(), [](const json& f) { return f.is_string() && !f.get<std::string>().empty(); })) {
+          fail(1, "\"expected.rules\" must be a list of rules file names");
+          continue;
+        }
+        for (const auto& f : r) c.rules.push_back(f.get<std::string>());
       }
     }
     cases.push_back(std::move(c));

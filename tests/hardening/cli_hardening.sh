@@ -207,5 +207,12 @@ if [[ -z $one || $one != "$two" ]]; then
   failures=$((failures + 1))
 fi
 
+# Every case's expected fields are checked before any is judged: a PATH that does not parse is
+# bad input (exit 2), located at its column, not a case that merely fails.
+mkdir badpath && printf '{"case_id":"c1","expected":{"path":"lookup -> -> x"}}\n' > badpath/cases.jsonl
+printf 'suite "s"\ncases "cases.jsonl"\ngate selection >= 0\n' > badpath/s.suite
+expect 2 'badpath/cases.jsonl:1:47: error: "expected.path" is not a PATH of the rule language: expected a step' \
+  "$bin" eval badpath/s.suite --runs run.jsonl
+
 if ((failures)); then echo "$failures case(s) failed"; exit 1; fi
 echo "all cases passed"
