@@ -14,7 +14,7 @@ jobs=${JOBS:-$(nproc)}
 # Debian packages the build and the tests need.
 packages=(build-essential cmake ninja-build pkg-config
           tao-pegtl-dev libfmt-dev nlohmann-json3-dev doctest-dev libsimdjson-dev libre2-dev
-          libcli11-dev libarchive-dev zlib1g-dev libzstd-dev zstd python3 python3-dev pybind11-dev python3-pytest
+          libcli11-dev libarchive-dev zlib1g-dev libzstd-dev libdivsufsort-dev zstd python3 python3-dev pybind11-dev python3-pytest
           python3-distributed
           libvalijson-dev json-schema-test-suite)
 missing=()

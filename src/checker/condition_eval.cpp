@@ -194,8 +194,8 @@ void Provenance::add_leaves(simdjson::dom::element el) {
 }
 
 void Provenance::add_user_text(std::string_view text) {
-  user_text_ += text;
-  user_text_ += '\0';  // a value never matches across two messages
+  user_text_.append(text);
+  user_text_.append(std::string_view("\0", 1));  // a value never matches across two messages
 }
 
 bool Provenance::seen(const Value& v) {
@@ -203,8 +203,7 @@ bool Provenance::seen(const Value& v) {
   if (scratch_.empty()) return false;  // absent, null, object, array
   if (leaves_.contains(scratch_)) return true;
   if (v.kind != Value::Kind::string || user_text_.empty()) return false;
-  std::size_t at = user_text_.find(v.string);
-  return at != std::string::npos;
+  return user_text_.contains(v.string);
 }
 
 void StepDocs::begin_trace(const Trajectory& trace) {

@@ -10,6 +10,7 @@
 
 #include <simdjson.h>
 
+#include "checker/substring_index.hpp"
 #include "compiler/conditions.hpp"
 #include "ir/ir.hpp"
 #include "trajcheck/trace.hpp"
@@ -88,7 +89,7 @@ class Provenance {
 
  private:
   KeySet leaves_;  // kind-tagged keys, numbers by value
-  std::string user_text_;                   // messages separated by '\0'
+  SubstringIndex user_text_;                // messages separated by '\0'
   std::string scratch_;
 };
 
