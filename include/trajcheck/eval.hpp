@@ -182,9 +182,12 @@ std::string report_html(const EvalReport& r);
 // ---------------------------------------------------------------------------------------
 // Comparing two reports
 
+// More resamples than this is bad input (the bootstrap's time and memory grow with them).
+constexpr unsigned kMaxResamples = 1000000;
+
 struct CompareOptions {
   std::uint64_t seed = 1;     // the bootstrap is reproducible for a given seed
-  unsigned resamples = 2000;
+  unsigned resamples = 2000;  // at most kMaxResamples
   double confidence = 0.95;
 };
 

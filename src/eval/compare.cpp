@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "eval/eval_internal.hpp"
 #include "eval/report_util.hpp"
 #include "util/read_file.hpp"
 
@@ -51,9 +52,58 @@ std::string group_of(const json& c, const std::string& field) {
   return "(none)";
 }
 
-bool valid_report(const json& j) { return j.is_object() && j.contains("overall") && j.contains("cases") && j["cases"].is_array(); }
-
 }  // namespace
+
+std::string report_shape_error(const json& j) {
+  if (!j.is_object() || !j.contains("overall") || !j["overall"].is_object() || !j.contains("cases") ||
+      !j["cases"].is_array())
+    return "not a report of `trajcheck eval --format json`";
+  auto kind = [](const json& v) -> std::string { return v.is_null() ? "null" : v.type_name(); };
+  // Fields that are absent or of `want` (string, number, boolean, object; `nullable` allows null).
+  auto check = [&](const json& o, const std::string& where, const char* key, json::value_t want,
+                   bool nullable) -> std::string {
+    auto it = o.find(key);
+    if (it == o.end() || (nullable && it->is_null())) return {};
+    bool ok = want == json::value_t::number_float ? it->is_number() : it->type() == want;
+    if (ok) return {};
+    const char* name = want == json::value_t::string ? "a string" : want == json::value_t::boolean ? "true or false"
+                     : want == json::value_t::object ? "an object" : "a number";
+    return fmt::format("{}.{}: expected {}{}, got {}", where, key, name, nullable ? " or null" : "", kind(*it));
+  };
+  for (std::size_t i = 0; i < j["cases"].size(); ++i) {
+    const json& c = j["cases"][i];
+    const std::string where = fmt::format("cases[{}]", i);
+    if (!c.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(c));
+    for (const char* k : {"case_id", "status", "split"})
+      if (auto e = check(c, where, k, json::value_t::string, false); !e.empty()) return e;
+    if (auto e = check(c, where, "pass", json::value_t::boolean, false); !e.empty()) return e;
+    for (const char* k : {"selection", "order", "arguments_matched", "arguments_calls"})
+      if (auto e = check(c, where, k, json::value_t::number_float, true); !e.empty()) return e;
+    for (const char* k : {"recovery", "outcome"}) {
+      auto it = c.find(k);
+      if (it != c.end() && !it->is_null() && !it->is_boolean() && !it->is_number())
+        return fmt::format("{}.{}: expected true, false, a number or null, got {}", where, k, kind(*it));
+    }
+    if (auto e = check(c, where, "segments", json::value_t::object, false); !e.empty()) return e;
+    if (c.contains("segments"))
+      for (const auto& [f, v] : c["segments"].items())
+        if (!v.is_string()) return fmt::format("{}.segments.{}: expected a string, got {}", where, f, kind(v));
+  }
+  for (const char* table : {"segments", "splits", "groups"}) {
+    if (!j.contains(table)) continue;
+    if (!j[table].is_array()) return fmt::format("{}: expected a list, got {}", table, kind(j[table]));
+    for (std::size_t i = 0; i < j[table].size(); ++i) {
+      const json& row = j[table][i];
+      const std::string where = fmt::format("{}[{}]", table, i);
+      if (!row.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(row));
+      for (const char* k : {"field", "value"})
+        if (auto e = check(row, where, k, json::value_t::string, false); !e.empty()) return e;
+      if (auto e = check(row, where, "metrics", json::value_t::object, false); !e.empty()) return e;
+    }
+  }
+  if (auto e = check(j["overall"], "overall", "metrics", json::value_t::object, false); !e.empty()) return e;
+  return {};
+}
 
 bool read_report_file(const std::string& path, std::string& out, std::string& error) {
   return read_regular_file(path, kMaxReportBytes, out, error);
@@ -62,14 +112,16 @@ bool read_report_file(const std::string& path, std::string& out, std::string& er
 bool compare_reports(const std::string& a_name, const std::string& a_text, const std::string& b_name,
                      const std::string& b_text, const CompareOptions& options, CompareReport& out,
                      std::string& error) {
-  json a = json::parse(a_text, nullptr, false), b = json::parse(b_text, nullptr, false);
-  if (!valid_report(a)) {
-    error = fmt::format("{}: error: not a report of `trajcheck eval --format json`\n", a_name);
+  if (options.resamples > kMaxResamples) {
+    error = fmt::format("error: --resamples {} is more than the limit of {}\n", options.resamples, kMaxResamples);
     return false;
   }
-  if (!valid_report(b)) {
-    error = fmt::format("{}: error: not a report of `trajcheck eval --format json`\n", b_name);
-    return false;
+  json a = json::parse(a_text, nullptr, false), b = json::parse(b_text, nullptr, false);
+  for (const auto& [name, j] : {std::pair{&a_name, &a}, std::pair{&b_name, &b}}) {
+    if (std::string why = report_shape_error(*j); !why.empty()) {
+      error = fmt::format("{}: error: {}\n", *name, why);
+      return false;
+    }
   }
   out = CompareReport{};
   out.a_name = a_name;

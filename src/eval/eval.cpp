@@ -520,8 +520,8 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       return false;
     }
     baseline = json::parse(text, nullptr, false);
-    if (!baseline.is_object() || !baseline.contains("overall")) {
-      errors += fmt::format("{}: error: not a report of `trajcheck eval --format json`\n", baseline_path);
+    if (std::string why = report_shape_error(baseline); !why.empty()) {
+      errors += fmt::format("{}: error: {}\n", baseline_path, why);
       return false;
     }
   }

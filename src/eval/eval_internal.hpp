@@ -81,6 +81,10 @@ class CaseJudge {
 std::string classify_control(const suite::Suite& suite, const std::vector<RuleResult>& control_results,
                              const Trajectory& run);
 
+// What makes `report` no `eval --format json` report compare or a baseline can read
+// ("cases[3].case_id: expected a string, got number"); empty when it is one.
+std::string report_shape_error(const nlohmann::json& report);
+
 // Pass/fail of cases, tables overall / per segment / per split, and the gates.
 void finish_report(const suite::Suite& suite, const nlohmann::json& baseline, EvalReport& report);
 std::string gate_metric_text(const suite::Gate& g);

@@ -214,5 +214,24 @@ printf 'suite "s"\ncases "cases.jsonl"\ngate selection >= 0\n' > badpath/s.suite
 expect 2 'badpath/cases.jsonl:1:47: error: "expected.path" is not a PATH of the rule language: expected a step' \
   "$bin" eval badpath/s.suite --runs run.jsonl
 
+# compare and eval's baseline read a report's fields only once their types are checked: bad
+# types, a device, and more resamples than the limit are bad input (2), never an internal error.
+"$bin" eval s.suite --runs run.jsonl --format json > report.json
+python3 - <<'PY'
+import json
+r = json.load(open("report.json"))
+def bad(name, edit):
+    x = json.loads(json.dumps(r)); edit(x); json.dump(x, open(name, "w"))
+bad("sel.json", lambda x: x["cases"][0].update(selection="high"))
+bad("id.json", lambda x: x["cases"][0].update(case_id=7))
+bad("seg.json", lambda x: x.update(splits=[{"field": "split", "value": 3}]))
+PY
+expect 2 'sel.json: error: cases\[0\].selection: expected a number or null, got string' "$bin" compare sel.json report.json
+expect 2 'id.json: error: cases\[0\].case_id: expected a string, got number' "$bin" compare report.json id.json
+expect 2 'seg.json: error: splits\[0\].value: expected a string, got number' "$bin" eval s.suite --runs run.jsonl --baseline seg.json
+expect 2 '/dev/zero: error: is a device' "$bin" compare /dev/zero report.json
+expect 2 'resamples 1000000000 is more than the limit of 1000000' timeout 10 "$bin" compare report.json report.json --resamples 1000000000
+expect 0 '1000000 resamples' timeout 60 "$bin" compare report.json report.json --resamples 1000000
+
 if ((failures)); then echo "$failures case(s) failed"; exit 1; fi
 echo "all cases passed"
