@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/eval_internal.hpp"
+#include "language/parser.hpp"
 #include "suite/suite.hpp"
 
 namespace trajcheck::eval {
@@ -28,10 +29,9 @@ std::string case_from_trace(const Trajectory& trace, const CaseNewOptions& o) {
     std::string_view name = trace.tool_name(s);
     tools.push_back(std::string(name));
     if (!path.empty()) path += " -> ";
-    bool plain = !name.empty();
-    for (char c : name)
-      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) plain = false;
-    path += plain ? std::string(name) : nlohmann::json(std::string(name)).dump();
+    // As `fmt` prints a tool name: bare only when it reads back as this exact name (a tool
+    // called `any`, `approval` or `not` is quoted, or the PATH would mean something else).
+    path += language::detail::quote_name_if_needed(name);
   }
   nlohmann::ordered_json expected;
   expected["tools"] = tools;

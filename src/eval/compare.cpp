@@ -55,8 +55,8 @@ std::string group_of(const json& c, const std::string& field) {
 }  // namespace
 
 std::string report_shape_error(const json& j) {
-  if (!j.is_object() || !j.contains("overall") || !j["overall"].is_object() || !j.contains("cases") ||
-      !j["cases"].is_array())
+  if (!j.is_object() || !j.contains("overall") || !j["overall"].is_object() ||
+      (j.contains("cases") && !j["cases"].is_array()))
     return "not a report of `trajcheck eval --format json`";
   auto kind = [](const json& v) -> std::string { return v.is_null() ? "null" : v.type_name(); };
   // Fields that are absent or of `want` (string, number, boolean, object; `nullable` allows null).
@@ -70,7 +70,8 @@ std::string report_shape_error(const json& j) {
                      : want == json::value_t::object ? "an object" : "a number";
     return fmt::format("{}.{}: expected {}{}, got {}", where, key, name, nullable ? " or null" : "", kind(*it));
   };
-  for (std::size_t i = 0; i < j["cases"].size(); ++i) {
+  const std::size_t cases = j.contains("cases") ? j["cases"].size() : 0;  // a baseline may have none
+  for (std::size_t i = 0; i < cases; ++i) {
     const json& c = j["cases"][i];
     const std::string where = fmt::format("cases[{}]", i);
     if (!c.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(c));
@@ -118,7 +119,9 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
   }
   json a = json::parse(a_text, nullptr, false), b = json::parse(b_text, nullptr, false);
   for (const auto& [name, j] : {std::pair{&a_name, &a}, std::pair{&b_name, &b}}) {
-    if (std::string why = report_shape_error(*j); !why.empty()) {
+    std::string why = report_shape_error(*j);
+    if (why.empty() && !j->contains("cases")) why = "not a report of `trajcheck eval --format json` (no cases)";
+    if (!why.empty()) {
       error = fmt::format("{}: error: {}\n", *name, why);
       return false;
     }

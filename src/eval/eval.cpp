@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -575,8 +576,35 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       ok = false;
     }
   }
+  // A case's rules files come from the suite's folder, or from the folders the suite names in
+  // `case rules from`: a case line cannot make eval read (and quote) any file on the machine.
+  std::vector<std::filesystem::path> roots;
+  auto add_root = [&](const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
+    if (!ec && !p.empty()) roots.push_back(std::move(p));
+  };
+  add_root(st.directory);
+  for (const auto& f : st.case_rules_from) add_root(join_path(st.directory, f.text));
+  auto inside = [&](const std::string& path) {
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+    if (ec) return false;
+    for (const auto& root : roots) {
+      auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+      if (r == root.end()) return true;
+    }
+    return false;
+  };
   for (auto& c : ctx.cases) {
     for (const auto& r : c.rules) {
+      if (!inside(join_path(st.directory, r))) {
+        errors += fmt::format("{}: error: expected.rules {} is outside the suite's folder (a suite names more "
+                              "folders with: case rules from \"DIR\")\n",
+                              c.origin, nlohmann::json(r).dump());
+        ok = false;
+        continue;
+      }
       int i = compile_file(join_path(st.directory, r), nullptr);
       if (i < 0) {
         errors += fmt::format("{}: note: rules file {} is listed in this case's expected.rules\n", c.origin, r);

@@ -47,6 +47,8 @@ struct Suite {
   std::string name;
   std::string directory;            // the suite file's directory: paths are relative to it
   std::vector<Located> cases, runs, rules;
+  // `case rules from "DIR", …`: folders besides the suite's own that a case's `rules` may name.
+  std::vector<Located> case_rules_from;
   std::optional<Located> catalog, baseline;
   std::vector<Located> segments;
   std::vector<Control> controls;    // in file order

@@ -36,6 +36,7 @@ TRAJCHECK_SUITE_KEYWORD(overall, "overall");
 TRAJCHECK_SUITE_KEYWORD(weights, "weights");
 TRAJCHECK_SUITE_KEYWORD(if, "if");
 TRAJCHECK_SUITE_KEYWORD(data, "data");
+TRAJCHECK_SUITE_KEYWORD(from, "from");
 #undef TRAJCHECK_SUITE_KEYWORD
 
 using lg::ws;
@@ -49,6 +50,9 @@ struct decl_runs : seq<kw_runs, ws, must<string_list>> {};
 struct decl_rules : seq<kw_rules, ws, must<string_list>> {};
 struct decl_catalog : seq<lg::kw_catalog, ws, must<lg::string_lit>> {};
 struct decl_baseline : seq<kw_baseline, ws, must<lg::string_lit>> {};
+// `case rules from "DIR", …`: folders outside the suite's own that cases' `rules` may name.
+struct rules_dirs : string_list {};
+struct decl_case_rules : seq<lg::kw_case, ws, must<kw_rules>, ws, must<kw_from>, ws, must<rules_dirs>> {};
 
 struct segment_field : lg::identifier {};
 struct segment_list : seq<segment_field, star<ws, one<','>, ws, must<segment_field>>> {};
@@ -95,7 +99,7 @@ struct weight_comma : one<','> {};
 struct decl_weights : seq<kw_overall, ws, must<kw_weights>, ws, must<weight>, ws, must<weight_comma>, ws,
                           must<weight>> {};
 
-struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline,
+struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline, decl_case_rules,
                        decl_segment, decl_control, decl_gate, decl_order, decl_weights> {};
 struct statement_start : line_body {};
 struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
@@ -103,7 +107,10 @@ struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
 template <typename Rule> inline constexpr const char* error_message = lg::error_message<Rule>;
 #define TRAJCHECK_SUITE_MESSAGE(rule, text) \
   template <> inline constexpr const char* error_message<rule> = text
-TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, segment by, control, gate, order min length or overall weights");
+TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, case rules from, segment by, control, gate, order min length or overall weights");
+TRAJCHECK_SUITE_MESSAGE(kw_rules, "expected 'rules from \"DIR\"' after 'case'");
+TRAJCHECK_SUITE_MESSAGE(kw_from, "expected 'from \"DIR\"' after 'case rules'");
+TRAJCHECK_SUITE_MESSAGE(rules_dirs, "expected the quoted folders cases' rules files may come from");
 TRAJCHECK_SUITE_MESSAGE(path_string, "expected a quoted file name or glob after ','");
 TRAJCHECK_SUITE_MESSAGE(string_list, "expected a quoted file name or glob");
 TRAJCHECK_SUITE_MESSAGE(segment_field, "expected a case field name");

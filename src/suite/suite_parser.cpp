@@ -72,7 +72,7 @@ template <typename Rule>
 using Selector = pegtl::parse_tree::selector<
     Rule, pegtl::parse_tree::store_content::on<
               g::decl_suite, g::decl_cases, g::decl_runs, g::decl_rules, g::decl_catalog,
-              g::decl_baseline, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
+              g::decl_baseline, g::decl_case_rules, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
               g::segment_field, g::control_name, g::control_pattern, g::metric_call, g::metric_ref, g::metric_arg,
               g::metric_name, g::metric_severity, g::gate_op, g::gate_number, g::percent,
               g::baseline_op, g::gate_baseline, g::gate_value, g::per_field, g::gate_if_data, g::decl_order,
@@ -149,6 +149,8 @@ class LineParser {
       strings(suite_.runs, n);
     } else if (n.is_type<g::decl_rules>()) {
       strings(suite_.rules, n);
+    } else if (n.is_type<g::decl_case_rules>()) {
+      strings(suite_.case_rules_from, n);
     } else if (n.is_type<g::decl_catalog>() || n.is_type<g::decl_baseline>()) {
       // The string literal is not a stored node here: take it from the text.
       std::string_view s = n.string_view();

@@ -233,5 +233,29 @@ expect 2 '/dev/zero: error: is a device' "$bin" compare /dev/zero report.json
 expect 2 'resamples 1000000000 is more than the limit of 1000000' timeout 10 "$bin" compare report.json report.json --resamples 1000000000
 expect 0 '1000000 resamples' timeout 60 "$bin" compare report.json report.json --resamples 1000000
 
+# case new quotes tool names that are keywords of the rule language: the regression case means
+# what the trace did, and an agent calling another tool does not meet it.
+printf '{"trace_id":"kw","steps":[{"tool":"any"},{"tool":"approval"},{"tool":"not"},{"tool":"lookup"}]}\n' > kw.jsonl
+mkdir kwcase && "$bin" case new --from-trace kw.jsonl --case-id kw --note n > kwcase/cases.jsonl
+expect 0 '"path":"\\"any\\" -> \\"approval\\" -> \\"not\\" -> lookup"' cat kwcase/cases.jsonl
+printf 'suite "s"\ncases "cases.jsonl"\ngate selection >= 100%%\ngate order >= 100%%\n' > kwcase/s.suite
+expect 0 'suite s: PASS' "$bin" eval kwcase/s.suite --runs kw.jsonl
+printf '{"trace_id":"kw","steps":[{"tool":"delete_everything"},{"type":"approval","decision":"approved"},{"tool":"x"},{"tool":"lookup"}]}\n' > kw2.jsonl
+expect 1 'FAIL    selection >= 100%' "$bin" eval kwcase/s.suite --runs kw2.jsonl
+
+# A case's rules files come from the suite's folder unless the suite names more folders.
+mkdir -p jail/inner shared && printf 'forbid lookup\n' > shared/extra.rules && printf 'secret line\n' > secret.txt
+printf '{"case_id":"c1","expected":{"tools":["lookup"],"rules":["../secret.txt"]}}\n' > jail/cases.jsonl
+printf 'suite "s"\ncases "cases.jsonl"\ngate selection >= 0\n' > jail/s.suite
+expect 2 'jail/cases.jsonl:1: error: expected.rules "../secret.txt" is outside the suite.s folder' \
+  "$bin" eval jail/s.suite --runs run.jsonl
+out=$("$bin" eval jail/s.suite --runs run.jsonl 2>&1)
+if grep -q 'secret line' <<<"$out"; then echo "FAIL: eval quoted a file outside the suite: $out"; failures=$((failures + 1)); fi
+ln -s ../../shared jail/inner/link
+printf '{"case_id":"c1","expected":{"tools":["lookup"],"rules":["inner/link/extra.rules"]}}\n' > jail/cases.jsonl
+expect 2 'inner/link/extra.rules" is outside' "$bin" eval jail/s.suite --runs run.jsonl
+printf 'suite "s"\ncases "cases.jsonl"\ncase rules from "../shared"\ngate selection >= 0\n' > jail/s.suite
+expect 0 'FAIL    c1 .*forbid lookup' "$bin" eval jail/s.suite --runs run.jsonl
+
 if ((failures)); then echo "$failures case(s) failed"; exit 1; fi
 echo "all cases passed"
