@@ -339,71 +339,30 @@ class CheckTask {
   std::string diagnostics_, error_;
 };
 
-bool parse_weights(const std::string& text, double* s, double* o) {
-  auto comma = text.find(',');
-  if (comma == std::string::npos) return false;
-  try {
-    std::size_t used = 0;
-    *s = std::stod(text.substr(0, comma), &used);
-    if (used != comma) return false;
-    std::string rest = text.substr(comma + 1);
-    *o = std::stod(rest, &used);
-    if (used != rest.size()) return false;
-  } catch (...) {
-    return false;
-  }
-  return *s >= 0 && *o >= 0 && *s + *o > 0 && std::isfinite(*s) && std::isfinite(*o);
-}
-
 // The runner of `trajcheck score` from its option spellings.
 class ScoreTask {
  public:
   explicit ScoreTask(const py::dict& o) {
-    ScoreOptions& opt = run_.scoring;
-    std::string f = o["format"].cast<std::string>(), sel = o["selection"].cast<std::string>(),
-                weights = o["weights"].cast<std::string>(), args = o["tool_args"].cast<std::string>();
-    if (!parse_score_format(f, &run_.format)) {
-      error_ = fmt::format("trajcheck score: unknown --format '{}'\n", f);
-      return;
-    }
-    if (!parse_selection_metric(sel, &opt.selection)) {
-      error_ = fmt::format("trajcheck score: unknown --selection '{}'\n", sel);
-      return;
-    }
-    if (!parse_weights(weights, &opt.selection_weight, &opt.ordering_weight)) {
-      error_ = fmt::format(
-          "trajcheck score: --weights '{}': expected SELECTION,ORDERING (two non-negative numbers, not both 0)\n",
-          weights);
-      return;
-    }
-    opt.multiset = o["multiset"].cast<bool>();
-    opt.min_order_length = o["min_order_length"].cast<std::uint32_t>();
-    if (!parse_argument_mode(args, &opt.tool_args)) {
-      error_ = fmt::format("trajcheck score: unknown --tool-args '{}'\n", args);
-      return;
-    }
-    for (const std::string& spec : o["tool_args_for"].cast<std::vector<std::string>>()) {
-      auto eq = spec.find('=');
-      ArgumentMode mode;
-      if (eq == std::string::npos || eq == 0 || !parse_argument_mode(spec.substr(eq + 1), &mode)) {
-        error_ = fmt::format("trajcheck score: --tool-args-for '{}': expected NAME=exact|ignore|subset|superset\n", spec);
-        return;
-      }
-      opt.tool_args_for.emplace_back(spec.substr(0, eq), mode);
-    }
+    ScoreSpellings spell;
+    spell.format = o["format"].cast<std::string>();
+    spell.selection = o["selection"].cast<std::string>();
+    spell.weights = o["weights"].cast<std::string>();
+    spell.tool_args = o["tool_args"].cast<std::string>();
+    spell.tool_args_for = o["tool_args_for"].cast<std::vector<std::string>>();
+    spell.multiset = o["multiset"].cast<bool>();
+    spell.min_order_length = o["min_order_length"].cast<std::uint32_t>();
+    const char* names[4] = {"min_overall", "min_selection", "min_ordering", "min_arguments"};
+    for (int m = 0; m < 4; ++m)
+      if (!o[names[m]].is_none()) spell.min[m] = o[names[m]].cast<double>();
+    spell.per_record = o["per_record"].cast<bool>();
     std::string error;
-    run_.reading = reading_from(o, &error);
-    if (!error.empty()) {
+    if (!make_score_run_options(spell, &run_, &error)) {
       error_ = fmt::format("trajcheck score: {}\n", error);
       return;
     }
-    const char* names[4] = {"min_overall", "min_selection", "min_ordering", "min_arguments"};
-    for (int m = 0; m < 4; ++m)
-      if (!o[names[m]].is_none()) run_.thresholds.min[m] = o[names[m]].cast<double>();
-    run_.thresholds.per_record = o["per_record"].cast<bool>();
-    if (run_.thresholds.per_record && !run_.thresholds.any()) {
-      error_ = "trajcheck score: --per-record applies thresholds: give --min-overall, --min-selection, "
-               "--min-ordering or --min-arguments\n";
+    run_.reading = reading_from(o, &error);
+    if (!error.empty()) {
+      error_ = fmt::format("trajcheck score: {}\n", error);
       return;
     }
     run_.quiet = o["quiet"].cast<bool>();

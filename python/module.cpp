@@ -697,8 +697,7 @@ PYBIND11_MODULE(_native, m) {
         raise_option_error("unknown tool_args_for mode '" + mode + "' for " + tool + " (exact, ignore, subset or superset)");
       o.scoring.tool_args_for.emplace_back(tool, m);  // as `--tool-args-for NAME=MODE` passes it
     }
-    if (!(selection_weight >= 0 && ordering_weight >= 0 && selection_weight + ordering_weight > 0 &&
-          std::isfinite(selection_weight) && std::isfinite(ordering_weight)))
+    if (!valid_score_weights(selection_weight, ordering_weight))
       raise_option_error("weights: expected (selection, ordering), two non-negative numbers, not both 0");
     o.scoring.multiset = multiset;
     o.scoring.selection_weight = selection_weight;

@@ -4,6 +4,8 @@
 # inputs in build-fuzz/artifacts/. Exit status 1 when a target found a crash, a leak or a hang.
 #   scripts/fuzz.sh 600                     # every target, 10 minutes each
 #   scripts/fuzz.sh 60 fuzz_rules fuzz_suite
+# FUZZ_JOBS=N runs N targets at a time (default 1). FUZZ_BUILD_DIR may name a tree configured
+# with -DTRAJCHECK_FUZZ=ON already (the set-up script's sanitizer tree is one).
 # Targets: fuzz_rules (parser, fmt, compiler), fuzz_traces (every reader), fuzz_compressed
 # (gzip/zstd input), fuzz_suite, fuzz_catalog, fuzz_compare (compare's report reader), fuzz_lsp
 # (the language server, seeded with the framed conversations of tests/fuzz/lsp_seeds/).
@@ -13,7 +15,8 @@ shift
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${FUZZ_BUILD_JOBS:-2}"
-all=(fuzz_rules fuzz_traces fuzz_compressed fuzz_suite fuzz_catalog fuzz_compare fuzz_lsp)
+all=()  # every tests/fuzz/fuzz_*.cpp is a target (tests/fuzz/CMakeLists.txt)
+for f in "$root"/tests/fuzz/fuzz_*.cpp; do all+=("$(basename "$f" .cpp)"); done
 targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 
@@ -37,10 +40,10 @@ copy_seeds() {
   done
 }
 
-failed=()
-for target in "${targets[@]}"; do
-  corpus="$build/corpus/$target"
-  seeds="$build/seeds/$target"
+# run_target TARGET: one fuzz run; its log in $build/TARGET.log, exit 1 on a finding.
+run_target() {
+  local target=$1
+  local corpus="$build/corpus/$target" seeds="$build/seeds/$target"
   mkdir -p "$corpus" "$seeds" "$build/artifacts"
   case "$target" in
     fuzz_traces) copy_seeds "$seeds" '*.json' '*.jsonl' ;;
@@ -55,16 +58,41 @@ for target in "${targets[@]}"; do
     fuzz_lsp) cp "$root"/tests/fuzz/lsp_seeds/*.txt "$seeds"/ ;;
     *) copy_seeds "$seeds" '*.rules' ;;
   esac
-  dict_args=()
+  local dict_args=()
   [[ -f "$root/tests/fuzz/$target.dict" ]] && dict_args=(-dict="$root/tests/fuzz/$target.dict")
-  echo "== $target: ${seconds}s"
-  if ! "$build/tests/fuzz/$target" "$corpus" "$seeds" "${dict_args[@]}" -max_total_time="$seconds" \
+  "$build/tests/fuzz/$target" "$corpus" "$seeds" "${dict_args[@]}" -max_total_time="$seconds" \
       -max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$build/artifacts/$target-" \
-      -print_final_stats=1 2>"$build/$target.log"; then
-    failed+=("$target")
-    tail -40 "$build/$target.log"
-  fi
+      -print_final_stats=1 >"$build/$target.log" 2>&1
+}
+
+# report TARGET STATUS: its numbers, and the end of its log when it found something.
+report() {
+  local target=$1 status=$2
+  echo "== $target: ${seconds}s$( ((status)) && echo ', FINDING')"
+  ((status)) && tail -40 "$build/$target.log"
   grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$build/$target.log" | sed "s/^/  /" || true
+}
+
+parallel="${FUZZ_JOBS:-1}"
+failed=()
+declare -A pid_of=()
+for target in "${targets[@]}"; do
+  while ((${#pid_of[@]} >= parallel)); do
+    for t in "${!pid_of[@]}"; do
+      if ! kill -0 "${pid_of[$t]}" 2>/dev/null; then
+        status=0; wait "${pid_of[$t]}" || status=1
+        report "$t" $status; ((status)) && failed+=("$t")
+        unset "pid_of[$t]"
+      fi
+    done
+    ((${#pid_of[@]} >= parallel)) && sleep 1
+  done
+  run_target "$target" &
+  pid_of[$target]=$!
+done
+for t in "${!pid_of[@]}"; do
+  status=0; wait "${pid_of[$t]}" || status=1
+  report "$t" $status; ((status)) && failed+=("$t")
 done
 if ((${#failed[@]})); then
   echo "fuzz: findings in ${failed[*]} (inputs in $build/artifacts/)"

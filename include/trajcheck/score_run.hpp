@@ -66,7 +66,26 @@ struct ScoreRunOptions {
   unsigned jobs = 1;   // worker threads; 0 = one per core
 };
 
-// Aggregates over scored records.
+// `trajcheck score`'s options as its command line spells them (the Python package's Dask
+// runner passes the same spellings); make_score_run_options turns them into ScoreRunOptions.
+struct ScoreSpellings {
+  std::string format = "text";       // text|json|jsonl
+  std::string selection = "jaccard";  // jaccard|recall|precision|f1
+  std::string weights = "0.6,0.4";    // SELECTION,ORDERING
+  std::string tool_args = "exact";    // exact|ignore|subset|superset
+  std::vector<std::string> tool_args_for;  // NAME=MODE
+  bool multiset = false;
+  std::uint32_t min_order_length = 0;
+  std::optional<double> min[4];  // thresholds, by ScoreMetric
+  bool per_record = false;
+};
+// Sets the format, scoring options and thresholds of *out (reading, quiet and jobs are left
+// as they are); false, with *error naming the option ("unknown --format 'x'", …), on a bad
+// spelling or a --per-record without a threshold.
+bool make_score_run_options(const ScoreSpellings& in, ScoreRunOptions* out, std::string* error);
+// The weights of overall: non-negative, not both 0, and a finite sum (it divides).
+bool valid_score_weights(double selection, double ordering);
+
 // A sum of scores (each in [0, 1]) that does not depend on the order of the additions:
 // each value is rounded once to a multiple of 2^-64 and the multiples are added as
 // integers. A run split over threads, processes or machines gives bit-identical means.
@@ -87,6 +106,7 @@ class ScoreSum {
   Units units_ = 0;
 };
 
+// Aggregates over scored records.
 struct ScoreSummary {
   std::uint64_t records = 0;   // records read
   std::uint64_t rejected = 0;  // records rejected (each reported on `err`)

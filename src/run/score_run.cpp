@@ -39,6 +39,68 @@ std::string_view to_string(ScoreMetric m) {
   return "";
 }
 
+bool valid_score_weights(double selection, double ordering) {
+  return selection >= 0 && ordering >= 0 && selection + ordering > 0 && std::isfinite(selection + ordering);
+}
+
+namespace {
+bool parse_weights(const std::string& text, double* s, double* o) {
+  auto comma = text.find(',');
+  if (comma == std::string::npos) return false;
+  try {
+    std::size_t used = 0;
+    *s = std::stod(text.substr(0, comma), &used);
+    if (used != comma) return false;
+    std::string rest = text.substr(comma + 1);
+    *o = std::stod(rest, &used);
+    if (used != rest.size()) return false;
+  } catch (...) {
+    return false;
+  }
+  return valid_score_weights(*s, *o);
+}
+}  // namespace
+
+bool make_score_run_options(const ScoreSpellings& in, ScoreRunOptions* out, std::string* error) {
+  ScoreOptions& opt = out->scoring;
+  if (!parse_score_format(in.format, &out->format)) {
+    *error = fmt::format("unknown --format '{}'", in.format);
+    return false;
+  }
+  if (!parse_selection_metric(in.selection, &opt.selection)) {
+    *error = fmt::format("unknown --selection '{}'", in.selection);
+    return false;
+  }
+  if (!parse_weights(in.weights, &opt.selection_weight, &opt.ordering_weight)) {
+    *error = fmt::format("--weights '{}': expected SELECTION,ORDERING (two non-negative numbers, not both 0)",
+                         in.weights);
+    return false;
+  }
+  opt.multiset = in.multiset;
+  opt.min_order_length = in.min_order_length;
+  if (!parse_argument_mode(in.tool_args, &opt.tool_args)) {
+    *error = fmt::format("unknown --tool-args '{}'", in.tool_args);
+    return false;
+  }
+  opt.tool_args_for.clear();
+  for (const std::string& spec : in.tool_args_for) {
+    auto eq = spec.find('=');
+    ArgumentMode mode;
+    if (eq == std::string::npos || eq == 0 || !parse_argument_mode(spec.substr(eq + 1), &mode)) {
+      *error = fmt::format("--tool-args-for '{}': expected NAME=exact|ignore|subset|superset", spec);
+      return false;
+    }
+    opt.tool_args_for.emplace_back(spec.substr(0, eq), mode);
+  }
+  for (int m = 0; m < 4; ++m) out->thresholds.min[m] = in.min[m];
+  out->thresholds.per_record = in.per_record;
+  if (in.per_record && !out->thresholds.any()) {
+    *error = "--per-record applies thresholds: give --min-overall, --min-selection, --min-ordering or --min-arguments";
+    return false;
+  }
+  return true;
+}
+
 void ScoreSum::add(double v) {
   // Scores are in [0, 1] by construction; the clamp only keeps a stray NaN or rounding
   // excess from wrapping the integer.

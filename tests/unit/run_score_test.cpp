@@ -224,3 +224,55 @@ TEST_CASE("thresholds: means, no data, per record across merged parts and throug
   CHECK(score_summary_json(p1, t).find(R"("failing":[{"id":"c2","metric":"overall","value":0.5},{"id":"c4")") !=
         std::string::npos);
 }
+
+// The command line, the Python package and the Dask runner share these spellings: one
+// parser, so a bad value is refused (with the same message) by all of them.
+TEST_CASE("score option spellings: the command line's values and messages") {
+  ScoreSpellings in;
+  ScoreRunOptions o;
+  std::string error;
+  REQUIRE(make_score_run_options(in, &o, &error));
+  CHECK(o.format == ScoreFormat::text);
+  CHECK(o.scoring.selection_weight == 0.6);
+  CHECK(o.scoring.ordering_weight == 0.4);
+  in.format = "jsonl";
+  in.weights = "1,3";
+  in.tool_args_for = {"refund=subset"};
+  in.min[static_cast<int>(ScoreMetric::ordering)] = 0.5;
+  in.per_record = true;
+  REQUIRE(make_score_run_options(in, &o, &error));
+  CHECK(o.format == ScoreFormat::jsonl);
+  CHECK(o.scoring.ordering_weight == 3.0);
+  REQUIRE(o.scoring.tool_args_for.size() == 1);
+  CHECK(o.scoring.tool_args_for[0].first == "refund");
+  CHECK(o.scoring.tool_args_for[0].second == ArgumentMode::subset);
+  CHECK(o.thresholds.per_record);
+  CHECK(*o.thresholds.min[static_cast<int>(ScoreMetric::ordering)] == 0.5);
+
+  auto refused = [&](ScoreSpellings bad) {
+    ScoreRunOptions x;
+    std::string e;
+    CHECK_FALSE(make_score_run_options(bad, &x, &e));
+    return e;
+  };
+  ScoreSpellings b;
+  b.weights = "1e308,1e308";  // each finite, their sum is not: overall would be NaN
+  CHECK(refused(b) == "--weights '1e308,1e308': expected SELECTION,ORDERING (two non-negative numbers, not both 0)");
+  b.weights = "0,0";
+  CHECK(!refused(b).empty());
+  b = {};
+  b.weights = "1,x";
+  CHECK(!refused(b).empty());
+  b = {};
+  b.format = "xml";
+  CHECK(refused(b) == "unknown --format 'xml'");
+  b = {};
+  b.tool_args_for = {"=exact"};
+  CHECK(refused(b) == "--tool-args-for '=exact': expected NAME=exact|ignore|subset|superset");
+  b = {};
+  b.per_record = true;
+  CHECK(refused(b).rfind("--per-record applies thresholds", 0) == 0);
+  CHECK(valid_score_weights(0, 1));
+  CHECK_FALSE(valid_score_weights(-1, 2));
+  CHECK_FALSE(valid_score_weights(1e308, 1e308));
+}
