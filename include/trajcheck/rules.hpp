@@ -111,7 +111,8 @@ class Program {
   std::string dump_automaton() const;
 
  private:
-  friend class Checker;  // runs the compiled form
+  friend class Checker;  // run the compiled form
+  friend class Monitor;
   std::shared_ptr<const detail::ProgramImpl> compiled_;
 };
 
@@ -127,6 +128,7 @@ class Checker {
   void check(const Trajectory& trace, std::vector<RuleResult>& out);
 
  private:
+  friend class Monitor;  // runs the same Impl one step at a time
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

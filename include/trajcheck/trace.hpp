@@ -108,6 +108,13 @@ class Trajectory {
   std::string_view text(Slice s) const { return std::string_view(arena_.data() + s.off, s.len); }
   // Appends bytes to the arena and returns their slice.
   Slice store(std::string_view bytes);
+  // The arena's size, and a way back to it: keeps the first `steps` steps and the text
+  // stored before arena_size() was `arena` (what was added since must not be referred to).
+  std::size_t arena_size() const { return arena_.size(); }
+  void truncate(std::size_t steps, std::size_t arena) {
+    steps_.resize(steps);
+    arena_.resize(arena);
+  }
 
   const std::vector<Step>& steps() const { return steps_; }
   std::vector<Step>& steps() { return steps_; }

@@ -7,6 +7,8 @@
 #include "checker/monitor.hpp"
 #include "checker/step_eval.hpp"
 #include "compiler/program.hpp"
+#include "trajcheck/monitor.hpp"
+#include "trajcheck/reader.hpp"
 #include "trajcheck/rules.hpp"
 
 namespace trajcheck {
@@ -47,6 +49,11 @@ struct RuleState {
   // for `bottom` only, where its closed segments are recorded.
   const std::vector<detail::NbEvents>* nb = nullptr;
   SegmentLog* seg_log = nullptr;
+  // Guard mode (Monitor::observe): where the step being taken puts the witnesses it makes
+  // final when it closes a segment, and whether it made a violation final; null otherwise.
+  std::vector<std::uint32_t>* newly = nullptr;
+  bool newly_violated = false;
+  std::vector<std::uint32_t> scratch;
 
   void begin_segment(std::uint32_t at) {
     open = true;
@@ -56,6 +63,7 @@ struct RuleState {
   }
   // `end`: the step that closes the segment (excluded), or the trace length.
   void end_segment(std::uint32_t end) {
+    if (newly != nullptr) newly_violated = close_report(*newly) || newly_violated;
     open = false;
     const auto witness_begin = static_cast<std::uint32_t>(witnesses.size());
     bool seg_violated = false, seg_satisfied = false;
@@ -75,6 +83,72 @@ struct RuleState {
       seg_log->entries.push_back({end, witness_begin, seg_log->violated});
       seg_log->violated += seg_violated;
     }
+  }
+  // What statement `m`'s verdict, were its segment to end now, adds to what the Monitor
+  // reported: true when it is violated; its witnesses not reported yet are appended to `out`.
+  bool unreported(const StatementMonitor& m, std::vector<std::uint32_t>& out) {
+    scratch.clear();
+    if (m.finish(scratch) != VerdictStatus::violated) return false;
+    out.insert(out.end(), scratch.begin() + static_cast<std::ptrdiff_t>(m.reported()), scratch.end());
+    return true;
+  }
+  // What closing the open segment now makes final (Monitor): true when the segment's verdict
+  // is a violation that was not known yet (nothing of it reported) or names witnesses not
+  // reported yet; those are appended to `out`.
+  bool close_report(std::vector<std::uint32_t>& out) {
+    bool violated = false, known = false;
+    const std::size_t before = out.size();
+    for (const StatementMonitor& m : monitors) {
+      violated = unreported(m, out) || violated;
+      known = known || m.reported() > 0;
+    }
+    return violated && (!known || out.size() > before);
+  }
+  // After a step (Monitor): the open segment's witnesses that became definite since the last
+  // report, appended to `out` and marked reported. A `between` segment counts only once an R
+  // closes it, so nothing in it is final before.
+  bool open_report(std::vector<std::uint32_t>& out) {
+    if (!open || spec->scope == ir::ScopeKind::between) return false;
+    bool added = false;
+    for (StatementMonitor& m : monitors) {
+      const std::size_t d = m.definite_count();
+      for (std::size_t j = m.reported(); j < d; ++j) out.push_back(m.definite_at(j));
+      if (d > m.reported()) {
+        added = true;
+        m.set_reported(d);
+      }
+    }
+    return added;
+  }
+  // The open obligations (Monitor::pending): per statement, what finish_trace would report
+  // beyond what was reported.
+  void obligations(std::uint32_t rule, const std::vector<std::pair<std::string, std::string>>& binding,
+                   std::vector<Obligation>& out) {
+    if (!open || spec->scope == ir::ScopeKind::between) return;
+    for (std::size_t k = 0; k < monitors.size(); ++k) {
+      Obligation o;
+      if (!unreported(monitors[k], o.steps) || (monitors[k].reported() > 0 && o.steps.empty())) continue;
+      o.rule = rule;
+      o.statement = static_cast<std::uint32_t>(k);
+      o.binding = binding;
+      out.push_back(std::move(o));
+    }
+  }
+  // Monitor::check: what feeding the step would make definite, the state unchanged.
+  bool probe_feed(StepEval& ev, std::vector<std::uint32_t>& out) {
+    if (spec->scope == ir::ScopeKind::between) return false;
+    const std::size_t before = out.size();
+    for (StatementMonitor& m : monitors) {
+      if (m.done()) continue;
+      std::uint32_t ign = m.spec().ignoring;
+      if (ign == detail::kNoId || !ev.match(ign)) m.probe(ev, out);
+    }
+    return out.size() > before;
+  }
+  // Monitor::check on a step that opens a segment: the monitors of a closed segment are
+  // read by nothing until it opens again, which begins them anew.
+  void begin_monitors(std::uint32_t at) {
+    for (StatementMonitor& m : monitors) m.begin(at);
   }
   void start_trace() {
     open = opened_once = settled = violated = satisfied = false;
@@ -147,6 +221,11 @@ struct ValueIds {
     step_cache.emplace_back(key, v);
     return v;
   }
+  // The value's id, or kNoId when no step bound it yet (adds nothing).
+  std::uint32_t find(std::string_view key) const {
+    auto it = ids.find(key);
+    return it != ids.end() ? it->second : detail::kNoId;
+  }
 };
 
 // A parametric rule (§5): one RuleState per bound value (its slice), plus `bottom`, the
@@ -176,6 +255,9 @@ struct Parametric {
   std::vector<std::uint32_t> slice_of;
   std::vector<std::string_view> step_keys;
   bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
+  // A global rule whose statements a step binding nothing never changes (NbEffect::none):
+  // such a step changes no slice, so guard mode need not feed them.
+  bool inert = false;
   // Lazy `no duplicate` in a scope whose segments open per slice: waiter `j` from the
   // segment opened at `seg` still counts at the current step (a step binding nothing, not
   // an R) iff the slice is still in that segment: no R binding nothing since its last step.
@@ -233,7 +315,8 @@ struct Parametric {
   // and bottom's open segment, if any, is caught up from its opening step.
   void catch_up(SliceState& sl, std::uint32_t to) {
     std::uint32_t from = sl.seen_upto;
-    if (from >= to) return;
+    // Eager slices (guard mode, no logs) were fed every step in them as it came.
+    if (from >= to || sl.state.nb == nullptr) return;
     sl.seen_upto = to;
     RuleState& rs = sl.state;
     switch (rs.spec->scope) {
@@ -322,7 +405,15 @@ struct Checker::Impl {
   std::vector<std::uint8_t> by_class_built;
   std::uint64_t by_class_generation = 0;
 
-  explicit Impl(std::shared_ptr<const detail::ProgramImpl> p) : program(std::move(p)), eval(*program) {
+  // Guard mode (Monitor): a step binding nothing is fed to every slice at once, so what it
+  // makes final is known at that step (the batch checker leaves it to a lazy catch-up).
+  bool eager = false;
+  // Monitor::observe / check: where the violations of the current step go (null: batch).
+  std::vector<Violation>* report = nullptr;
+  std::vector<std::uint32_t> newly;
+
+  Impl(std::shared_ptr<const detail::ProgramImpl> p, bool eager_slices)
+      : program(std::move(p)), eval(*program), eager(eager_slices) {
     rules.resize(program->specs.size());
     for (std::size_t r = 0; r < rules.size(); ++r) {
       rules[r].spec = &program->specs[r];
@@ -335,6 +426,11 @@ struct Checker::Impl {
       if (!program->specs[r].binders.empty()) {
         Parametric& pm = *(parametric[r] = std::make_unique<Parametric>());
         pm.bottom = rules[r];
+        pm.bottom.needs_binding = true;
+        pm.inert = program->specs[r].scope == ir::ScopeKind::global;
+        for (const detail::StatementSpec& st : program->specs[r].statements)
+          pm.inert = pm.inert && st.nb == detail::NbEffect::none;
+        if (eager) continue;
         pm.logs.resize(program->specs[r].statements.size());
         pm.classes.resize(pm.logs.size());
         for (std::size_t k = 0; k < pm.logs.size(); ++k) {
@@ -351,7 +447,6 @@ struct Checker::Impl {
           }
         }
         pm.bottom.nb = &pm.logs;  // copied into every slice
-        pm.bottom.needs_binding = true;
         pm.bottom.seg_log = &pm.segments;
       }
     init_interest();
@@ -417,26 +512,40 @@ struct Checker::Impl {
            (st.kind == ir::StatementKind::expect || st.kind == ir::StatementKind::expect_exactly);
   }
 
-  void step_parametric(const detail::RuleSpec& spec, Parametric& p) {
+  // The distinct values the current step binds for a parametric rule (p.step_keys).
+  void bound_keys(const detail::RuleSpec& spec, Parametric& p) {
     p.step_keys.clear();
     for (std::uint32_t b : spec.binders)
       if (eval.binds(b)) {
         std::string_view k = eval.bound_key(b);
         if (std::find(p.step_keys.begin(), p.step_keys.end(), k) == p.step_keys.end()) p.step_keys.push_back(k);
       }
+  }
+
+  void step_parametric(std::uint32_t r, const detail::RuleSpec& spec, Parametric& p) {
+    bound_keys(spec, p);
     const std::uint32_t i = eval.index();
     if (p.step_keys.empty()) {  // binds nothing: the step is in every slice
       eval.clear_binding();
       step(p.bottom);
-      log_non_binding(spec, p);  // O(1): the slices catch up when next touched
+      if (!eager) {
+        log_non_binding(spec, p);  // O(1): the slices catch up when next touched
+      } else if (!p.inert) {
+        for (std::size_t j = 0; j < p.used; ++j) {
+          Parametric::SliceState& sl = p.slices[j];
+          eval.set_binding(sl.key);
+          step_reporting(sl.state, r, &sl.key);
+        }
+      }
     } else {  // only in the slices of the values it binds
       for (std::string_view k : p.step_keys) {
+        const std::size_t slices_before = p.used;
         std::uint32_t j = p.slice_for(values.id(k), k, i, program->max_bindings);
         if (j == detail::kNoId) continue;
         Parametric::SliceState& sl = p.slices[j];
         p.catch_up(sl, i);
         eval.set_binding(sl.key);
-        step(sl.state);
+        step_reporting(sl.state, r, &sl.key, p.used != slices_before);
         if (sl.state.open) sl.state.bound = true;  // the step is in the open segment
         sl.seen_upto = i + 1;
         if (p.has_no_duplicate)  // a key new to the slice and the log waits for a free step
@@ -627,6 +736,109 @@ struct Checker::Impl {
       for (std::size_t k = first; k < out.size(); ++k) out[k].bindings_dropped = p.dropped;
   }
 
+  // step(rs), and in guard mode the violation it made final, if any, into `report`.
+  // `fresh`: rs is a slice made at this step (a copy of bottom).
+  void step_reporting(RuleState& rs, std::uint32_t r, const std::string* key, bool fresh = false) {
+    if (report == nullptr) {
+      step(rs);
+      return;
+    }
+    newly.clear();
+    const bool before = fresh && inherited(rs, newly);
+    rs.newly = &newly;
+    rs.newly_violated = false;
+    step(rs);
+    rs.newly = nullptr;
+    const bool opened = rs.open_report(newly);
+    if (before || rs.newly_violated || opened) add_violation(r, key);
+  }
+
+  // A slice made at this step starts as a copy of bottom: what bottom holds final already
+  // (violated closed segments, the open segment's definite witnesses) becomes final for the
+  // new value at this step.
+  static bool inherited(const RuleState& rs, std::vector<std::uint32_t>& out) {
+    bool any = rs.violated;
+    if (any) out.insert(out.end(), rs.witnesses.begin(), rs.witnesses.end());
+    if (rs.open && rs.spec->scope != ir::ScopeKind::between)
+      for (const StatementMonitor& m : rs.monitors)
+        for (std::size_t j = 0, d = m.definite_count(); j < d; ++j) {
+          out.push_back(m.definite_at(j));
+          any = true;
+        }
+    return any;
+  }
+
+  void add_violation(std::uint32_t r, const std::string* key) {
+    Violation& v = report->emplace_back();
+    v.rule = r;
+    if (key != nullptr) v.binding.emplace_back(program->specs[r].variable, detail::binding_json(*key));
+    std::sort(newly.begin(), newly.end());
+    newly.erase(std::unique(newly.begin(), newly.end()), newly.end());
+    v.steps = newly;
+  }
+
+  // What step(rs) would make final (as step_reporting sees it), appended to `out`; the
+  // rule's state is left as it is (a closed segment's monitors may be begun: see
+  // RuleState::begin_monitors).
+  bool probe(RuleState& rs, std::vector<std::uint32_t>& out) {
+    const detail::RuleSpec& s = *rs.spec;
+    const std::uint32_t i = eval.index();
+    switch (s.scope) {
+      case ir::ScopeKind::global:
+        return !rs.settled && rs.probe_feed(eval, out);
+      case ir::ScopeKind::before:
+        if (!rs.open) return false;
+        if (eval.match(s.r)) return rs.close_report(out);
+        return !rs.settled && rs.probe_feed(eval, out);
+      case ir::ScopeKind::after:
+        if (!rs.opened_once && eval.match(s.q)) {
+          rs.begin_monitors(i);
+          return rs.probe_feed(eval, out);
+        }
+        return rs.open && !rs.settled && rs.probe_feed(eval, out);
+      case ir::ScopeKind::between:
+      case ir::ScopeKind::after_until:
+        if (rs.open) return eval.match(s.r) ? rs.close_report(out) : rs.probe_feed(eval, out);
+        if (eval.match(s.q) && !eval.match(s.r)) {
+          rs.begin_monitors(i);
+          return rs.probe_feed(eval, out);
+        }
+        return false;
+    }
+    return false;
+  }
+
+  void probe_reporting(RuleState& rs, std::uint32_t r, const std::string* key, bool fresh = false) {
+    newly.clear();
+    const bool before = fresh && inherited(rs, newly);
+    if (probe(rs, newly) || before) add_violation(r, key);
+  }
+
+  // Guard mode only (eager slices): step_parametric as a question.
+  void probe_parametric(std::uint32_t r, const detail::RuleSpec& spec, Parametric& p) {
+    bound_keys(spec, p);
+    if (p.step_keys.empty()) {
+      for (std::size_t j = 0; j < (p.inert ? 0 : p.used); ++j) {
+        eval.set_binding(p.slices[j].key);
+        probe_reporting(p.slices[j].state, r, &p.slices[j].key);
+      }
+    } else {
+      std::size_t made = 0;  // slices this step would make
+      for (std::string_view k : p.step_keys) {
+        const std::uint32_t vid = values.find(k);
+        const std::uint32_t j = vid < p.slice_of.size() ? p.slice_of[vid] : detail::kNoId;
+        if (j == detail::kNoId && p.used + made++ >= program->max_bindings) continue;  // would get no slice
+        probe_key.assign(k);
+        eval.set_binding(probe_key);
+        // A value without a slice yet would get a copy of bottom.
+        if (j != detail::kNoId) probe_reporting(p.slices[j].state, r, &probe_key);
+        else probe_reporting(p.bottom, r, &probe_key, true);
+      }
+    }
+    eval.clear_binding();
+  }
+  std::string probe_key;
+
   void step(RuleState& rs) {
     const detail::RuleSpec& s = *rs.spec;
     const std::uint32_t i = eval.index();
@@ -660,6 +872,13 @@ struct Checker::Impl {
   }
 
   void check(const Trajectory& trace, std::vector<RuleResult>& out) {
+    begin_trace(trace);
+    const auto n = static_cast<std::uint32_t>(trace.steps().size());
+    for (std::uint32_t i = 0; i < n; ++i) take_step(trace, i);
+    finish(trace, out);
+  }
+
+  void begin_trace(const Trajectory& trace) {
     eval.begin_trace(trace);
     values.ids.clear();
     for (std::size_t r = 0; r < rules.size(); ++r) {
@@ -672,18 +891,46 @@ struct Checker::Impl {
         rules[r].start_trace();
       }
     }
-    const std::vector<Step>& steps = trace.steps();
-    for (std::uint32_t i = 0; i < steps.size(); ++i) {
-      eval.begin_step(steps[i], i);
-      values.step_cache.clear();
-      for (std::uint32_t r : interested()) {
-        if (parametric[r]) step_parametric(*rules[r].spec, *parametric[r]);
-        else step(rules[r]);
-      }
-      eval.end_step();
+  }
+
+  void take_step(const Trajectory& trace, std::uint32_t i) {
+    eval.begin_step(trace.steps()[i], i);
+    values.step_cache.clear();
+    for (std::uint32_t r : interested()) {
+      if (parametric[r]) step_parametric(r, *rules[r].spec, *parametric[r]);
+      else step_reporting(rules[r], r, nullptr);
     }
+    eval.end_step();
+  }
+
+  // Monitor::check: take_step as a question (no end_step: the step is not "earlier" for seen()).
+  void probe_step(const Trajectory& trace, std::uint32_t i) {
+    eval.begin_step(trace.steps()[i], i);
+    for (std::uint32_t r : interested()) {
+      if (parametric[r]) probe_parametric(r, *rules[r].spec, *parametric[r]);
+      else probe_reporting(rules[r], r, nullptr);
+    }
+  }
+
+  void pending(std::vector<Obligation>& out) {
+    static const std::vector<std::pair<std::string, std::string>> none;
+    std::vector<std::pair<std::string, std::string>> binding;
+    for (std::uint32_t r = 0; r < rules.size(); ++r) {
+      if (!parametric[r]) {
+        rules[r].obligations(r, none, out);
+        continue;
+      }
+      Parametric& p = *parametric[r];
+      for (std::size_t j = 0; j < p.used; ++j) {
+        binding.assign(1, {rules[r].spec->variable, detail::binding_json(p.slices[j].key)});
+        p.slices[j].state.obligations(r, binding, out);
+      }
+    }
+  }
+
+  void finish(const Trajectory& trace, std::vector<RuleResult>& out) {
     out.clear();
-    const auto n = static_cast<std::uint32_t>(steps.size());
+    const auto n = static_cast<std::uint32_t>(trace.steps().size());
     for (std::uint32_t r = 0; r < rules.size(); ++r) {
       if (parametric[r]) {
         results_parametric(r, n, *parametric[r], out);
@@ -722,11 +969,125 @@ const std::shared_ptr<const detail::ProgramImpl>& empty_program() {
 }  // namespace
 
 Checker::Checker(std::shared_ptr<const Program> program)
-    : impl_(std::make_unique<Impl>(program ? program->compiled_ : empty_program())) {}
+    : impl_(std::make_unique<Impl>(program ? program->compiled_ : empty_program(), false)) {}
 Checker::~Checker() = default;
 Checker::Checker(Checker&&) noexcept = default;
 Checker& Checker::operator=(Checker&&) noexcept = default;
 
 void Checker::check(const Trajectory& trace, std::vector<RuleResult>& out) { impl_->check(trace, out); }
+
+// The monitored trace is a Trajectory of its own, grown one step at a time; the checker's
+// Impl runs over it step by step (take_step), so the verdicts are check()'s by construction.
+// A step check() asks about is appended, probed and taken off again.
+struct Monitor::Impl {
+  std::shared_ptr<const Program> program;
+  ToolTable tools;
+  Trajectory trace{&tools};
+  Checker::Impl checker;
+  bool case_sensitive = false;
+  bool finished = false;
+  std::string name;
+
+  Impl(std::shared_ptr<const Program> p, std::string_view context)
+      : program(std::move(p)),
+        checker(program ? program->compiled_ : empty_program(), true),
+        case_sensitive(program && program->case_sensitive_names()) {
+    reset(context);
+  }
+
+  void reset(std::string_view context) {
+    trace.clear();
+    if (!context.empty()) trace.set_context(trace.store(context));
+    checker.begin_trace(trace);
+    finished = false;
+  }
+
+  void append(const MonitorStep& in) {
+    Step& st = trace.add_step(in.type);
+    if (in.type == StepType::tool_call) {
+      st.raw_tool = trace.store(in.tool);
+      normalize_tool_name(in.tool, case_sensitive, name);
+      st.tool_name = name == in.tool ? st.raw_tool : trace.store(name);
+      st.tool = tools.intern(name);
+      st.status = in.failed ? StepStatus::error : StepStatus::ok;
+    }
+    st.arguments = trace.store(in.arguments);
+    st.result = trace.store(in.result);
+    st.content = trace.store(in.content);
+    st.extra = trace.store(in.extra);
+    st.id = trace.store(in.id);
+  }
+
+  void append(const Trajectory& from, std::size_t index) {
+    const Step& src = from.steps().at(index);
+    Step st = src;
+    auto copy = [&](Slice s) { return s.empty() ? Slice{} : trace.store(from.text(s)); };
+    st.type_name = copy(src.type_name);
+    st.tool_name = copy(src.tool_name);
+    st.raw_tool = copy(src.raw_tool);
+    st.id = copy(src.id);
+    st.arguments = copy(src.arguments);
+    st.result = copy(src.result);
+    st.content = copy(src.content);
+    st.extra = copy(src.extra);
+    st.tool = src.type == StepType::tool_call ? tools.intern(from.text(src.tool_name)) : kNoTool;
+    trace.steps().push_back(st);
+  }
+
+  template <class... A>
+  void observe(std::vector<Violation>& out, const A&... step) {
+    out.clear();
+    if (finished) return;
+    append(step...);
+    checker.report = &out;
+    checker.take_step(trace, static_cast<std::uint32_t>(trace.steps().size() - 1));
+    checker.report = nullptr;
+  }
+
+  template <class... A>
+  void check(std::vector<Violation>& out, const A&... step) {
+    out.clear();
+    if (finished) return;
+    const std::size_t arena = trace.arena_size();
+    append(step...);
+    checker.report = &out;
+    checker.probe_step(trace, static_cast<std::uint32_t>(trace.steps().size() - 1));
+    checker.report = nullptr;
+    trace.truncate(trace.steps().size() - 1, arena);
+  }
+};
+
+Monitor::Monitor(std::shared_ptr<const Program> program, std::string_view context)
+    : impl_(std::make_unique<Impl>(std::move(program), context)) {}
+Monitor::~Monitor() = default;
+Monitor::Monitor(Monitor&&) noexcept = default;
+Monitor& Monitor::operator=(Monitor&&) noexcept = default;
+
+void Monitor::reset(std::string_view context) { impl_->reset(context); }
+void Monitor::observe(const MonitorStep& step, std::vector<Violation>& out) { impl_->observe(out, step); }
+void Monitor::observe(const Trajectory& from, std::size_t index, std::vector<Violation>& out) {
+  impl_->observe(out, from, index);
+}
+void Monitor::check(const MonitorStep& step, std::vector<Violation>& out) { impl_->check(out, step); }
+void Monitor::check(const Trajectory& from, std::size_t index, std::vector<Violation>& out) {
+  impl_->check(out, from, index);
+}
+void Monitor::pending(std::vector<Obligation>& out) {
+  out.clear();
+  if (!impl_->finished) impl_->checker.pending(out);
+}
+void Monitor::finish(std::vector<RuleResult>& out) {
+  if (impl_->finished) {
+    out.clear();
+    return;
+  }
+  impl_->finished = true;
+  impl_->checker.finish(impl_->trace, out);
+}
+const Trajectory& Monitor::trace() const { return impl_->trace; }
+const Program& Monitor::program() const {
+  static const Program none(empty_program());  // a Monitor given no program has no rules
+  return impl_->program ? *impl_->program : none;
+}
 
 }  // namespace trajcheck

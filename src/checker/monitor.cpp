@@ -26,6 +26,7 @@ void StatementMonitor::begin(std::uint32_t at) {
   done_ = activated_ = seen_a_ = seen_b_ = any_ = flag_ = false;
   first_a_ = first_b_ = pending_ = last_ = nb_from_ = kNoId;
   count_ = 0;
+  reported_ = 0;
   buf_.clear();
   for (std::uint32_t t : touched_) chains_[t] = Chain{};
   touched_.clear();
@@ -540,18 +541,13 @@ void StatementMonitor::flush_nb(const NbEvents& ev, std::uint32_t end) {
   nb_from_ = kNoId;
 }
 
-void StatementMonitor::step_expect(StepEval& ev) {
-  if (!ev.is_tool_call() || nfa_ == nullptr) return;
+bool StatementMonitor::expect_next(StepEval& ev, bool* letter) {
+  *letter = false;
+  if (!ev.is_tool_call() || nfa_ == nullptr) return false;
   const Nfa& n = *nfa_;
-  if (spec_->kind == K::expect) {
-    bool letter = false;
-    for (std::uint32_t a : n.atoms)
-      if (ev.match(a)) {
-        letter = true;
-        break;
-      }
-    if (!letter) return;
-  }
+  if (spec_->kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
+    return false;
+  *letter = true;
   // Candidates are the positions reachable by one more letter; keep those whose atom matches.
   std::fill(next_.begin(), next_.end(), 0);
   if (!started_) {
@@ -571,6 +567,13 @@ void StatementMonitor::step_expect(StepEval& ev) {
       if (!ev.match(n.atom[w * 64 + b])) next_[w] &= ~(std::uint64_t(1) << b);
       else any = true;
     }
+  return any;
+}
+
+void StatementMonitor::step_expect(StepEval& ev) {
+  bool letter = false;
+  const bool any = expect_next(ev, &letter);
+  if (!letter) return;
   started_ = true;
   cur_.swap(next_);
   if (!any) {  // no word continues with this call: it is the witness
@@ -579,10 +582,113 @@ void StatementMonitor::step_expect(StepEval& ev) {
   }
 }
 
-VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) {
+std::size_t StatementMonitor::definite_count() const {
+  switch (spec_->kind) {
+    case K::require:
+    case K::followed_by:
+    case K::requires_:
+    case K::ends_with:
+      return 0;
+    case K::count:  // past the upper bound: every match is a witness (at most: those past N)
+      return spec_->hi != ir::kUnbounded && count_ > spec_->hi ? buf_.size() : 0;
+    case K::never_followed_by: return buf_.empty() ? 0 : buf_.size() + 1;
+    case K::excludes: return first_a_ == kNoId || first_b_ == kNoId ? 0 : first_a_ == first_b_ ? 1 : 2;
+    case K::starts_with: return any_ && !flag_ ? 1 : 0;
+    default: return buf_.size();
+  }
+}
+
+std::uint32_t StatementMonitor::definite_at(std::size_t j) const {
+  switch (spec_->kind) {
+    case K::never_followed_by: return j == 0 ? first_a_ : buf_[j - 1];
+    case K::excludes: return j == 0 ? std::min(first_a_, first_b_) : std::max(first_a_, first_b_);
+    case K::starts_with: return first_a_;
+    default: return buf_[j];
+  }
+}
+
+// step() restated as a question: each case adds what the same case of step() would make
+// definite (definite_count()), reading the state only.
+void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
+  const StatementSpec& s = *spec_;
+  const std::uint32_t i = ev.index();
+  switch (s.kind) {
+    case K::forbid:
+      if (ev.match(s.a)) out.push_back(i);
+      break;
+    case K::count:
+      if (s.hi != ir::kUnbounded && count_ + 1 > s.hi && ev.match(s.a)) {
+        if (count_ == s.hi) out.insert(out.end(), buf_.begin(), buf_.end());  // the bound is crossed now
+        out.push_back(i);
+      }
+      break;
+    case K::precedes:
+      if (!seen_a_ && ev.match(s.b)) out.push_back(i);
+      break;
+    case K::immediately_precedes:
+      if (!flag_ && ev.match(s.b)) out.push_back(i);
+      break;
+    case K::immediately_followed_by:
+      if (pending_ != kNoId && !ev.match(s.b)) out.push_back(pending_);
+      break;
+    case K::never_followed_by:
+      if (first_a_ != kNoId && ev.match(s.b)) {
+        if (buf_.empty()) out.push_back(first_a_);
+        out.push_back(i);
+      }
+      break;
+    case K::excludes: {
+      if (first_a_ != kNoId && first_b_ != kNoId) break;
+      const std::uint32_t fa = first_a_ != kNoId ? first_a_ : ev.match(s.a) ? i : kNoId;
+      const std::uint32_t fb = first_b_ != kNoId ? first_b_ : ev.match(s.b) ? i : kNoId;
+      if (fa == kNoId || fb == kNoId) break;
+      out.push_back(std::min(fa, fb));
+      if (fa != fb) out.push_back(std::max(fa, fb));
+      break;
+    }
+    case K::starts_with:
+      if (!any_ && !ev.match(s.a)) out.push_back(i);
+      break;
+    case K::only:
+      if (ev.is_tool_call() && !ev.match(s.a)) out.push_back(i);
+      break;
+    case K::no_duplicate:
+      if (shared_ != nullptr) break;  // the Monitor runs no lazy slices
+      if (ev.is_tool_call() && ev.match(s.a)) {
+        canonical_arguments(ev);
+        if (keys_.contains(scratch_)) out.push_back(i);
+      }
+      break;
+    case K::in_a_row:
+      if (ev.is_tool_call() && count_ + 1 > s.hi && ev.match(s.a)) out.push_back(i);
+      break;
+    case K::retries:
+      if (shared_ != nullptr) break;
+      if (ev.is_tool_call() && ev.match(s.a)) {
+        const std::uint32_t t = ev.tool();
+        if (t < chains_.size() && chains_[t].active && chains_[t].n + 1 > s.hi) out.push_back(i);
+      }
+      break;
+    case K::expect:
+    case K::expect_exactly: {
+      bool letter = false;
+      if (!expect_next(ev, &letter) && letter) out.push_back(i);
+      break;
+    }
+    case K::require:
+    case K::followed_by:
+    case K::requires_:
+    case K::ends_with:
+      break;
+  }
+}
+
+VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) const {
   const StatementSpec& s = *spec_;
   bool violated = false;
   bool vacuous = false;
+  const std::size_t at = witnesses.size();
+  auto take_buf = [&] { witnesses.insert(witnesses.end(), buf_.begin(), buf_.end()); };
   switch (s.kind) {
     case K::forbid:
     case K::only:
@@ -590,49 +696,55 @@ VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) {
     case K::in_a_row:
     case K::retries:
       violated = !buf_.empty();
+      take_buf();
       break;
-    case K::count: violated = count_ < s.lo || count_ > s.hi; break;
+    case K::count:
+      violated = count_ < s.lo || count_ > s.hi;
+      take_buf();
+      break;
     case K::require: violated = !seen_a_; break;
     case K::precedes:
     case K::immediately_precedes:
     case K::followed_by:
       violated = !buf_.empty();
       vacuous = !activated_;
+      take_buf();
       break;
     case K::immediately_followed_by:
-      if (pending_ != kNoId) buf_.push_back(pending_);  // an A at the end has no next step
-      pending_ = kNoId;
-      violated = !buf_.empty();
+      take_buf();
+      if (pending_ != kNoId) witnesses.push_back(pending_);  // an A at the end has no next step
+      violated = witnesses.size() != at;
       vacuous = !activated_;
       break;
     case K::requires_:
       violated = first_a_ != kNoId && !seen_b_;
-      if (violated) buf_.assign(1, first_a_);
+      if (violated) witnesses.push_back(first_a_);
       vacuous = first_a_ == kNoId;
       break;
     case K::never_followed_by:
       violated = !buf_.empty();
-      if (violated) buf_.insert(buf_.begin(), first_a_);
+      if (violated) witnesses.push_back(first_a_);
+      take_buf();
       vacuous = first_a_ == kNoId;
       break;
     case K::excludes:
       violated = first_a_ != kNoId && first_b_ != kNoId;
       if (violated) {
-        buf_.assign({std::min(first_a_, first_b_), std::max(first_a_, first_b_)});
-        if (first_a_ == first_b_) buf_.pop_back();
+        witnesses.push_back(std::min(first_a_, first_b_));
+        if (first_a_ != first_b_) witnesses.push_back(std::max(first_a_, first_b_));
       }
       vacuous = first_a_ == kNoId && first_b_ == kNoId;
       break;
     case K::starts_with:
     case K::ends_with:
       violated = !any_ || !flag_;
-      buf_.clear();
-      if (any_ && !flag_) buf_.push_back(s.kind == K::starts_with ? first_a_ : last_);
+      if (any_ && !flag_) witnesses.push_back(s.kind == K::starts_with ? first_a_ : last_);
       break;
     case K::expect:
     case K::expect_exactly: {
       if (!buf_.empty() || nfa_ == nullptr) {
         violated = true;
+        take_buf();
         break;
       }
       bool accept = false;
@@ -645,10 +757,8 @@ VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) {
       break;
     }
   }
-  if (violated) {
-    witnesses.insert(witnesses.end(), buf_.begin(), buf_.end());
-    return VerdictStatus::violated;
-  }
+  if (violated) return VerdictStatus::violated;
+  witnesses.resize(at);
   return vacuous ? VerdictStatus::vacuous : VerdictStatus::satisfied;
 }
 

@@ -263,8 +263,22 @@ class StatementMonitor {
   void flush_nb(const NbEvents& ev, std::uint32_t end);
   // Lazy `expect` in an open segment after a binding step: joins the class of its state.
   void join_class(ExpectClasses& classes) { node_ = classes.join(started_, cur_.data()); }
-  // The segment's verdict; a violated segment appends its witnesses to `witnesses`.
-  VerdictStatus finish(std::vector<std::uint32_t>& witnesses);
+  // The segment's verdict were it to end now; a violated segment appends its witnesses to
+  // `witnesses`. Changes nothing: a segment may be asked before it ends (Monitor).
+  VerdictStatus finish(std::vector<std::uint32_t>& witnesses) const;
+  // Guard mode (Monitor): the witnesses that are final already — no later step can undo the
+  // violation they show — as a list that only grows while the segment is open and is a
+  // prefix of what finish() gives: definite_count() of them, the j-th definite_at(j). Empty
+  // for the statements that can only fail at the end (require, at least, followed by,
+  // requires, ends with).
+  std::size_t definite_count() const;
+  std::uint32_t definite_at(std::size_t j) const;
+  // The definite witnesses step(ev) would add, appended to `out`; the monitor's state is
+  // unchanged (only scratch buffers are used). The same decisions as step() makes.
+  void probe(StepEval& ev, std::vector<std::uint32_t>& out);
+  // How many of the definite witnesses the Monitor has reported (0 from begin()).
+  std::size_t reported() const { return reported_; }
+  void set_reported(std::size_t n) { reported_ = n; }
   // Lazy `no duplicate` / `retries`: the rule's log of steps binding nothing (set on bottom,
   // copied into every slice); bottom then leaves those steps to the log.
   void share(const NbEvents* log) { shared_ = log; }
@@ -284,6 +298,9 @@ class StatementMonitor {
 
  private:
   void step_expect(StepEval& ev);
+  // expect: whether the step is a letter, and if it is, next_ = the positions it reaches
+  // (returns whether any).
+  bool expect_next(StepEval& ev, bool* letter);
   void catch_up_retries(const NbEvents& ev, std::uint32_t from, std::uint32_t to);
   void canonical_arguments(StepEval& ev);
   void canonical_value(simdjson::dom::element el);
@@ -297,6 +314,7 @@ class StatementMonitor {
   // followed by, lazy: every A of NbEvents::a from this step on is pending (kNoId: none).
   std::uint32_t nb_from_ = kNoId;
   std::uint64_t count_ = 0;
+  std::size_t reported_ = 0;
   std::vector<std::uint32_t> buf_;  // candidate witnesses of this segment
   // retries: per local tool the chain (active, retries so far); the tools touched (lazy: the
   // tools whose chain is the slice's own, `own`, rather than the log's from seg_start_ on;

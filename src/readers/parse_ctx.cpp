@@ -114,15 +114,7 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
   // `raw` may point into the arena (a result kept as a call of its own is named from its
   // stored name), which the store may just have moved: read the stored copy.
   raw = t.text(step.raw_tool);
-  // Normalized in place in a reused buffer: normalize_tool_name would allocate per step.
-  std::string_view sv = raw;
-  auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v'; };
-  while (!sv.empty() && space(sv.front())) sv.remove_prefix(1);
-  while (!sv.empty() && space(sv.back())) sv.remove_suffix(1);
-  s.name.assign(sv);
-  if (!opts.options.case_sensitive)
-    for (char& ch : s.name)
-      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  normalize_tool_name(raw, opts.options.case_sensitive, s.name);  // a reused buffer
   std::string_view canonical = s.name;
   if (!opts.aliases.empty()) {
     auto it = opts.aliases.find(canonical);
