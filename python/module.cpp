@@ -20,6 +20,7 @@
 #include "trajcheck/diagnostic.hpp"
 #include "trajcheck/eval.hpp"
 #include "trajcheck/metrics.hpp"
+#include "trajcheck/monitor.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/report.hpp"
 #include "trajcheck/rules.hpp"
@@ -404,6 +405,135 @@ std::shared_ptr<Rules> make_rules(RuleSetResult r, NormalizeOptions reading) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Guard mode: one Monitor per rules file of the set. A step is read like a trace's (the
+// set's reader: names, aliases, error patterns), so decisions agree with Rules.check.
+
+class GuardMonitor {
+ public:
+  GuardMonitor(std::shared_ptr<Rules> rules, std::string_view context)
+      : rules_(std::move(rules)), parser_(rules_->rule_set()->reading_options(rules_->reading())),
+        scratch_(&tools_) {
+    record_ = R"({"trace_id":"guard","steps":[]})";
+    if (!context.empty()) record_ = std::string(R"({"trace_id":"guard","context":)") + std::string(context) + R"(,"steps":[]})";
+    read();
+    for (const auto& program : rules_->rule_set()->programs()) monitors_.emplace_back(program, scratch_.context());
+  }
+
+  // The one step of `step` (a native step: a dict or its JSON text), read into scratch_.
+  void read_step(py::handle step) {
+    std::string buffer;
+    std::string_view text = trace_text(step, buffer, "step");
+    record_.assign(R"({"trace_id":"guard","steps":[)");
+    record_.append(text);
+    record_.append("]}");
+    read();
+    if (scratch_.steps().size() != 1)
+      throw py::value_error("step: expected one step, read " + std::to_string(scratch_.steps().size()));
+  }
+
+  py::list check(py::handle step) {
+    read_step(step);
+    return run(false);
+  }
+  py::list observe(py::handle step) {
+    read_step(step);
+    return run(true);
+  }
+
+  py::list pending() {
+    py::list out;
+    py::object obligation = types().attr("Obligation");
+    const RuleSet& rs = *rules_->rule_set();
+    for (std::size_t p = 0; p < monitors_.size(); ++p) {
+      monitors_[p].pending(obligations_);
+      for (const Obligation& o : obligations_) {
+        const RuleInfo& info = *rs.rules()[rs.first_rule()[p] + o.rule].info;
+        out.append(obligation(info.name, std::string(to_string(info.severity)), info.message, steps_of(o.steps),
+                              binding_of(o.binding), info.location, o.statement));
+      }
+    }
+    return out;
+  }
+
+  Report finish(const std::string& fail_on_name) {
+    FailOn fail_on = fail_on_from(fail_on_name);
+    if (finished_) throw py::value_error("the monitor has finished; start a new one");
+    finished_ = true;
+    TraceVerdict v;
+    const RuleSet& rs = *rules_->rule_set();
+    for (std::size_t p = 0; p < monitors_.size(); ++p) {
+      monitors_[p].finish(results_);
+      for (RuleResult& r : results_) {
+        r.rule += rs.first_rule()[p];
+        v.results.push_back(std::move(r));
+      }
+    }
+    Trajectory t = monitors_.empty() ? Trajectory{} : monitors_[0].trace();
+    t.set_trace_id(t.store("guard"));
+    t.origin = RecordOrigin{"<monitor>", 1, 1, 0};
+    return make_report(rules_->rule_set(), fail_on, t, v);
+  }
+
+  std::size_t steps() const { return monitors_.empty() ? observed_ : monitors_[0].trace().steps().size(); }
+
+ private:
+  void read() {
+    raw_.text.reserve(record_.size() + kRecordPadding);
+    raw_.text.assign(record_);
+    raw_.origin = RecordOrigin{"<step>", 1, 1, 0};
+    std::uint32_t emitted = 0;
+    ParseOutcome outcome = parser_.parse(raw_, scratch_, [&](Trajectory&) { ++emitted; });
+    if (outcome.ok() && emitted != 1)
+      outcome.errors.push_back(RecordError{raw_.origin, "expected one trajectory, found " + std::to_string(emitted)});
+    if (!outcome.ok()) raise_trace_error(outcome.errors);
+  }
+
+  py::list run(bool take) {
+    if (finished_) throw py::value_error("the monitor has finished; start a new one");
+    py::list out;
+    py::object violation = types().attr("Violation");
+    const RuleSet& rs = *rules_->rule_set();
+    for (std::size_t p = 0; p < monitors_.size(); ++p) {
+      if (take) monitors_[p].observe(scratch_, 0, found_);
+      else monitors_[p].check(scratch_, 0, found_);
+      for (const Violation& x : found_) {
+        const RuleInfo& info = *rs.rules()[rs.first_rule()[p] + x.rule].info;
+        out.append(violation(info.name, std::string(to_string(info.severity)), info.message, steps_of(x.steps),
+                             binding_of(x.binding), info.location));
+      }
+    }
+    observed_ += take;
+    return out;
+  }
+
+  static py::list steps_of(const std::vector<std::uint32_t>& steps) {
+    py::list out;
+    for (std::uint32_t s : steps) out.append(s);
+    return out;
+  }
+  static py::dict binding_of(const std::vector<std::pair<std::string, std::string>>& binding) {
+    py::dict out;
+    if (binding.empty()) return out;
+    py::object loads = py::module_::import("json").attr("loads");
+    for (const auto& [var, value] : binding) out[py::str(var)] = loads(value);
+    return out;
+  }
+
+  std::shared_ptr<Rules> rules_;
+  TraceParser parser_;
+  ToolTable tools_;
+  Trajectory scratch_;
+  RawRecord raw_;
+  std::string record_;
+  std::vector<Monitor> monitors_;
+  std::vector<Violation> found_;
+  std::vector<Obligation> obligations_;
+  std::vector<RuleResult> results_;
+  std::size_t observed_ = 0;
+  bool finished_ = false;
+};
+
+// ---------------------------------------------------------------------------------------
 // check_file: the corpus runner on a thread of its own, reports handed over in input order
 
 // The runner's writer: each record's report is made on the worker that checked it and its
@@ -659,6 +789,18 @@ PYBIND11_MODULE(_native, m) {
       }, py::arg("inputs"), py::arg("jobs"), py::arg("fail_on"))
       .def_property_readonly("rule_names", &Rules::rule_names)
       .def_property_readonly("files", [](const Rules& self) { return self.rule_set()->files(); });
+
+  py::class_<GuardMonitor>(m, "Monitor", "One running trace under the rules (use Rules.monitor).")
+      .def(py::init([](std::shared_ptr<Rules> rules, py::handle context) {
+        std::string buffer;
+        std::string_view text = context.is_none() ? std::string_view() : trace_text(context, buffer, "context");
+        return std::make_unique<GuardMonitor>(std::move(rules), text);
+      }), py::arg("rules"), py::arg("context"))
+      .def("check", &GuardMonitor::check, py::arg("step"))
+      .def("observe", &GuardMonitor::observe, py::arg("step"))
+      .def("pending", &GuardMonitor::pending)
+      .def("finish", &GuardMonitor::finish, py::arg("fail_on"))
+      .def_property_readonly("steps", &GuardMonitor::steps);
 
   m.def("compile_sources", [](std::vector<std::pair<std::string, std::string>> sources, const std::string& catalog,
                               const std::string& input_format, const std::vector<std::string>& aliases,

@@ -9,16 +9,20 @@ Everything is computed by the C++ library the ``trajcheck`` command is built on,
 equal the command line's. A :class:`Rules` object is immutable and may be shared by threads;
 checking releases the GIL.
 """
+import functools as _functools
+import inspect as _inspect
 import json as _json
-from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
-from ._types import Diagnostic, OptionError, Result, RulesError, SuiteError, TraceError
+from ._types import (Blocked, Decision, Diagnostic, Obligation, OptionError, Result, RulesError, SuiteError,
+                     TraceError, Violation)
 from . import _native
 from ._native import FileRun, Report
 
 __all__ = [
-    "Diagnostic", "FileRun", "OptionError", "Report", "Result", "Rules", "RulesError", "TraceError",
-    "SuiteError", "assert_satisfies", "assert_violates", "compile", "eval_suite", "load_rules", "normalize", "score",
+    "Blocked", "Decision", "Diagnostic", "FileRun", "Monitor", "Obligation", "OptionError", "Report", "Result",
+    "Rules", "RulesError", "TraceError", "SuiteError", "Violation", "assert_satisfies", "assert_violates", "compile",
+    "eval_suite", "load_rules", "normalize", "score",
 ]
 __version__ = "0.1.0"
 
@@ -80,8 +84,109 @@ class Rules:
             raise OptionError(f"jobs must be 0 (every core) or more, not {jobs}")
         return self._native.check_file([str(path)] + [str(p) for p in more_paths], jobs, fail_on)
 
+    def monitor(self, context: Optional[Mapping[str, Any]] = None) -> "Monitor":
+        """A :class:`Monitor` for one trace about to run (guard mode); ``context`` is the
+        trace's context object (``context.*`` in rules)."""
+        return Monitor(self, context)
+
     def __repr__(self) -> str:
         return f"<trajcheck.Rules {', '.join(self.files)}: {len(self.rules)} rules>"
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        _encode(value)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class Monitor:
+    """The rules enforced while one trace is being made (guard mode).
+
+        mon = rules.monitor(context={"user": "u1"})
+        decision = mon.check_call("refund_order", {"order_id": "o1"})
+        if not decision.allowed: ...                      # decision.message, decision.violations
+        mon.observe({"type": "tool_call", "tool": "refund_order", "arguments": {...}, "result": ...})
+        report = mon.finish()                             # what rules.check gives for the steps
+
+    Steps are native trace steps (dicts as ``trajcheck`` reads them, or their JSON text).
+    ``observe`` returns the violations a step made final: those no later step can undo;
+    ``check`` / ``check_call`` say what observing a step would report, without taking it.
+    What only the end of the trace can show (``followed by``, ``at least``) is in
+    ``pending()`` until ``finish()``. A monitor belongs to one thread."""
+
+    __slots__ = ("_native", "rules")
+
+    def __init__(self, rules: Rules, context: Optional[Mapping[str, Any]] = None):
+        self.rules = rules
+        self._native = _native.Monitor(rules._native, None if context is None else dict(context))
+
+    def check(self, step: Union[Mapping[str, Any], str, bytes]) -> Decision:
+        """The decision on a step before it is taken; the monitor's state is unchanged."""
+        return Decision(self._native.check(step))
+
+    def check_call(self, tool: str, arguments: Optional[Mapping[str, Any]] = None) -> Decision:
+        """The decision on a tool call about to be made (no result yet)."""
+        return self.check({"type": "tool_call", "tool": tool, "arguments": dict(arguments or {})})
+
+    def observe(self, step: Union[Mapping[str, Any], str, bytes]) -> List[Violation]:
+        """Takes the step as the trace's next; returns the violations it made final."""
+        return self._native.observe(step)
+
+    def observe_call(self, tool: str, arguments: Optional[Mapping[str, Any]] = None, result: Any = None,
+                     failed: bool = False) -> List[Violation]:
+        """observe() for a tool call that was made: its result, and whether it failed."""
+        step: Dict[str, Any] = {"type": "tool_call", "tool": tool, "arguments": dict(arguments or {})}
+        if result is not None:
+            step["result"] = _jsonable(result)
+        if failed:
+            step["status"] = "error"
+        return self.observe(step)
+
+    def pending(self) -> List[Obligation]:
+        """The obligations still open (what the trace ending now would violate)."""
+        return self._native.pending()
+
+    def finish(self, *, fail_on: str = "error") -> Report:
+        """Ends the trace: the :class:`Report` ``rules.check`` gives for the steps observed."""
+        return self._native.finish(fail_on)
+
+    @property
+    def steps(self) -> int:
+        """The number of steps observed."""
+        return self._native.steps
+
+    def guard(self, func: Optional[Callable[..., Any]] = None, *, tool: Optional[str] = None) -> Any:
+        """Wraps a plain tool function (``@mon.guard`` or ``mon.guard(f, tool="name")``): each
+        call is checked first and raises :class:`Blocked` with the rule's message when denied;
+        an allowed call runs and is observed with its result (or, when it raises, as a failed
+        call, and the exception propagates). The arguments are the function's parameters by
+        name; the tool name is ``tool`` or the function's name."""
+        def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+            name = tool or f.__name__
+            signature = _inspect.signature(f)
+
+            @_functools.wraps(f)
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                arguments = {k: _jsonable(v) for k, v in bound.arguments.items()}
+                decision = self.check_call(name, arguments)
+                if not decision.allowed:
+                    raise Blocked(name, arguments, decision)
+                try:
+                    result = f(*args, **kwargs)
+                except Exception as e:
+                    self.observe_call(name, arguments, f"{type(e).__name__}: {e}", failed=True)
+                    raise
+                self.observe_call(name, arguments, result)
+                return result
+            return guarded
+        return wrap(func) if func is not None else wrap
+
+    def __repr__(self) -> str:
+        return f"<trajcheck.Monitor {self.steps} steps>"
 
 
 def compile(text: str, name: str = "<rules>", *, catalog: Optional[str] = None, input_format: str = "auto",

@@ -1,5 +1,5 @@
 # Type stubs of the trajcheck package (the names `import trajcheck` gives).
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TypeVar, Union
 
 __version__: str
 
@@ -23,6 +23,38 @@ class Result(NamedTuple):
     message: str
     source: str
     bindings_dropped: int
+
+class Violation(NamedTuple):
+    rule: str
+    severity: str
+    message: str
+    steps: List[int]
+    binding: Dict[str, Any]
+    source: str
+
+class Obligation(NamedTuple):
+    rule: str
+    severity: str
+    message: str
+    steps: List[int]
+    binding: Dict[str, Any]
+    source: str
+    statement: int
+
+class Decision(NamedTuple):
+    violations: List[Violation]
+    @property
+    def allowed(self) -> bool: ...
+    @property
+    def message(self) -> str: ...
+    def __bool__(self) -> bool: ...
+
+class Blocked(Exception):
+    tool: str
+    arguments: Dict[str, Any]
+    decision: Decision
+    violations: List[Violation]
+    def __init__(self, tool: str, arguments: Dict[str, Any], decision: Decision) -> None: ...
 
 class RulesError(Exception):
     diagnostics: List[Diagnostic]
@@ -75,6 +107,24 @@ class Rules:
     def files(self) -> List[str]: ...
     def check(self, trace: Trace, *, fail_on: str = "error") -> Report: ...
     def check_file(self, path: str, *more_paths: str, jobs: int = 0, fail_on: str = "error") -> FileRun: ...
+    def monitor(self, context: Optional[Mapping[str, Any]] = None) -> "Monitor": ...
+
+Step = Union[Mapping[str, Any], str, bytes]
+F = TypeVar("F", bound=Callable[..., Any])
+
+class Monitor:
+    rules: Rules
+    def __init__(self, rules: Rules, context: Optional[Mapping[str, Any]] = None) -> None: ...
+    def check(self, step: Step) -> Decision: ...
+    def check_call(self, tool: str, arguments: Optional[Mapping[str, Any]] = None) -> Decision: ...
+    def observe(self, step: Step) -> List[Violation]: ...
+    def observe_call(self, tool: str, arguments: Optional[Mapping[str, Any]] = None, result: Any = None,
+                     failed: bool = False) -> List[Violation]: ...
+    def pending(self) -> List[Obligation]: ...
+    def finish(self, *, fail_on: str = "error") -> Report: ...
+    @property
+    def steps(self) -> int: ...
+    def guard(self, func: Optional[F] = None, *, tool: Optional[str] = None) -> Any: ...
 
 def compile(text: str, name: str = "<rules>", *, catalog: Optional[str] = None, input_format: str = "auto",
             aliases: Aliases = None, error_patterns: Iterable[str] = (),

@@ -40,6 +40,71 @@ class Result(NamedTuple):
     bindings_dropped: int
 
 
+class Violation(NamedTuple):
+    """A violation a step made final (guard mode): no later step can undo it.
+
+    ``steps`` are the witness steps (indices in the monitored trace) this step made final;
+    ``binding`` maps a parametric rule's variable to its value; ``source`` is where the rule
+    is written (``file:line:col``).
+    """
+
+    rule: str
+    severity: str
+    message: str
+    steps: List[int]
+    binding: Dict[str, Any]
+    source: str
+
+
+class Obligation(NamedTuple):
+    """A statement the trace ending now would violate (beyond what was reported): an
+    unanswered ``followed by``, a ``requires`` with no B yet, ``at least`` not reached, an
+    unfinished ``expect``. ``steps`` are the steps the end would name; ``statement`` the
+    statement's index within its rule."""
+
+    rule: str
+    severity: str
+    message: str
+    steps: List[int]
+    binding: Dict[str, Any]
+    source: str
+    statement: int
+
+
+class Decision(NamedTuple):
+    """What the rules say about a step before it is taken: ``allowed`` when it would make no
+    violation final; else ``violations`` lists them (``bool(decision)`` is ``allowed``)."""
+
+    violations: List[Violation]
+
+    @property
+    def allowed(self) -> bool:
+        return not self.violations
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    @property
+    def message(self) -> str:
+        """The first violated rule's message (its name when it has none); empty if allowed."""
+        if not self.violations:
+            return ""
+        v = self.violations[0]
+        return v.message or f"rule {v.rule} would be violated"
+
+
+class Blocked(Exception):
+    """A tool call the rules deny (raised by :meth:`Monitor.guard` wrappers): ``str(err)`` is
+    the rule's message; ``tool``, ``arguments`` and ``decision`` say what was denied and why."""
+
+    def __init__(self, tool: str, arguments: Dict[str, Any], decision: Decision):
+        super().__init__(decision.message)
+        self.tool = tool
+        self.arguments = arguments
+        self.decision = decision
+        self.violations = decision.violations
+
+
 class RulesError(Exception):
     """Rules that could not be read or did not compile.
 
