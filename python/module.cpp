@@ -20,6 +20,7 @@
 #include "trajcheck/diagnostic.hpp"
 #include "trajcheck/eval.hpp"
 #include "trajcheck/metrics.hpp"
+#include "trajcheck/guard.hpp"
 #include "trajcheck/monitor.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/report.hpp"
@@ -412,11 +413,11 @@ class GuardMonitor {
  public:
   GuardMonitor(std::shared_ptr<Rules> rules, std::string_view context)
       : rules_(std::move(rules)), parser_(rules_->rule_set()->reading_options(rules_->reading())),
-        scratch_(&tools_) {
+        scratch_(&tools_), monitor_(rules_->rule_set()) {
     record_ = R"({"trace_id":"guard","steps":[]})";
     if (!context.empty()) record_ = std::string(R"({"trace_id":"guard","context":)") + std::string(context) + R"(,"steps":[]})";
     read();
-    for (const auto& program : rules_->rule_set()->programs()) monitors_.emplace_back(program, scratch_.context());
+    monitor_.reset(scratch_.context());
   }
 
   // The one step of `step` (a native step: a dict or its JSON text), read into scratch_.
@@ -443,14 +444,11 @@ class GuardMonitor {
   py::list pending() {
     py::list out;
     py::object obligation = types().attr("Obligation");
-    const RuleSet& rs = *rules_->rule_set();
-    for (std::size_t p = 0; p < monitors_.size(); ++p) {
-      monitors_[p].pending(obligations_);
-      for (const Obligation& o : obligations_) {
-        const RuleInfo& info = *rs.rules()[rs.first_rule()[p] + o.rule].info;
-        out.append(obligation(info.name, std::string(to_string(info.severity)), info.message, steps_of(o.steps),
-                              binding_of(o.binding), info.location, o.statement));
-      }
+    monitor_.pending(obligations_);
+    for (const Obligation& o : obligations_) {
+      const RuleInfo& info = *monitor_.rules().rules()[o.rule].info;
+      out.append(obligation(info.name, std::string(to_string(info.severity)), info.message, steps_of(o.steps),
+                            binding_of(o.binding), info.location, o.statement));
     }
     return out;
   }
@@ -459,22 +457,14 @@ class GuardMonitor {
     FailOn fail_on = fail_on_from(fail_on_name);
     if (finished_) throw py::value_error("the monitor has finished; start a new one");
     finished_ = true;
-    TraceVerdict v;
-    const RuleSet& rs = *rules_->rule_set();
-    for (std::size_t p = 0; p < monitors_.size(); ++p) {
-      monitors_[p].finish(results_);
-      for (RuleResult& r : results_) {
-        r.rule += rs.first_rule()[p];
-        v.results.push_back(std::move(r));
-      }
-    }
-    Trajectory t = monitors_.empty() ? Trajectory{} : monitors_[0].trace();
+    const TraceVerdict& v = monitor_.finish(fail_on);
+    Trajectory t = monitor_.trace();
     t.set_trace_id(t.store("guard"));
     t.origin = RecordOrigin{"<monitor>", 1, 1, 0};
     return make_report(rules_->rule_set(), fail_on, t, v);
   }
 
-  std::size_t steps() const { return monitors_.empty() ? observed_ : monitors_[0].trace().steps().size(); }
+  std::size_t steps() const { return monitor_.trace().steps().size(); }
 
  private:
   void read() {
@@ -490,19 +480,15 @@ class GuardMonitor {
 
   py::list run(bool take) {
     if (finished_) throw py::value_error("the monitor has finished; start a new one");
+    if (take) monitor_.observe(scratch_, 0, found_);
+    else monitor_.check(scratch_, 0, found_);
     py::list out;
     py::object violation = types().attr("Violation");
-    const RuleSet& rs = *rules_->rule_set();
-    for (std::size_t p = 0; p < monitors_.size(); ++p) {
-      if (take) monitors_[p].observe(scratch_, 0, found_);
-      else monitors_[p].check(scratch_, 0, found_);
-      for (const Violation& x : found_) {
-        const RuleInfo& info = *rs.rules()[rs.first_rule()[p] + x.rule].info;
-        out.append(violation(info.name, std::string(to_string(info.severity)), info.message, steps_of(x.steps),
-                             binding_of(x.binding), info.location));
-      }
+    for (const Violation& x : found_) {
+      const RuleInfo& info = *monitor_.rules().rules()[x.rule].info;
+      out.append(violation(info.name, std::string(to_string(info.severity)), info.message, steps_of(x.steps),
+                           binding_of(x.binding), info.location));
     }
-    observed_ += take;
     return out;
   }
 
@@ -525,11 +511,9 @@ class GuardMonitor {
   Trajectory scratch_;
   RawRecord raw_;
   std::string record_;
-  std::vector<Monitor> monitors_;
+  RuleSetMonitor monitor_;
   std::vector<Violation> found_;
   std::vector<Obligation> obligations_;
-  std::vector<RuleResult> results_;
-  std::size_t observed_ = 0;
   bool finished_ = false;
 };
 

@@ -60,6 +60,10 @@ case "$mode" in
     if ! (cd editors/vscode && npm ci --ignore-scripts --no-audit --no-fund); then
       echo "setup: npm ci failed in editors/vscode: the extension's tests will be skipped" >&2
     fi
+    # The MCP client SDK and reference server of the guard conversation test, pinned likewise.
+    if ! (cd tests/mcp && npm ci --ignore-scripts --no-audit --no-fund); then
+      echo "setup: npm ci failed in tests/mcp: the guard conversation test will be skipped" >&2
+    fi
     build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON
     install_python
     ctest --test-dir build --output-on-failure -j "$jobs"

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "trajcheck/guard.hpp"
 #include "trajcheck/run.hpp"
 
 namespace trajcheck {
@@ -126,6 +127,28 @@ RuleSetChecker::~RuleSetChecker() = default;
 RuleSetChecker::RuleSetChecker(RuleSetChecker&&) noexcept = default;
 RuleSetChecker& RuleSetChecker::operator=(RuleSetChecker&&) noexcept = default;
 
+namespace {
+// `v.results` holds every file's results with global ids: the rest of the verdict.
+void complete_verdict(const RuleSet& rs, FailOn fail_on, const Trajectory& trace, TraceVerdict& v) {
+  v.failed = v.flagged = false;
+  for (const RuleResult& r : v.results) {
+    if (r.status != VerdictStatus::violated || r.rule >= rs.rules().size()) continue;
+    v.flagged = true;
+    v.failed = v.failed || fail_on.fails(rs.rules()[r.rule].info->severity);
+  }
+  v.has_catalog = rs.catalog_file() >= 0 &&
+                  check_catalog(*rs.programs()[static_cast<std::size_t>(rs.catalog_file())], trace, v.catalog);
+}
+
+// Appends one file's results with their ids made global.
+void append_results(const RuleSet& rs, std::size_t file, std::vector<RuleResult>& from, std::vector<RuleResult>& to) {
+  for (RuleResult& r : from) {
+    r.rule += rs.first_rule()[file];
+    to.push_back(std::move(r));
+  }
+}
+}  // namespace
+
 const TraceVerdict& RuleSetChecker::check(const Trajectory& trace) {
   Impl& m = *impl_;
   TraceVerdict& v = m.verdict;
@@ -136,22 +159,71 @@ const TraceVerdict& RuleSetChecker::check(const Trajectory& trace) {
     v.results.clear();
     for (std::size_t p = 0; p < m.checkers.size(); ++p) {
       m.checkers[p].check(trace, m.file_results);
-      for (RuleResult& r : m.file_results) {
-        r.rule += rs.first_rule()[p];
-        v.results.push_back(std::move(r));
+      append_results(rs, p, m.file_results, v.results);
+    }
+  }
+  complete_verdict(rs, m.fail_on, trace, v);
+  return v;
+}
+
+struct RuleSetMonitor::Impl {
+  std::shared_ptr<const RuleSet> rules;
+  std::vector<Monitor> monitors;
+  std::vector<Violation> found;
+  std::vector<Obligation> open;
+  std::vector<RuleResult> file_results;
+  TraceVerdict verdict;
+
+  // Runs `f(monitor, its results)` on each file's monitor, then makes the ids global.
+  template <class T, class F>
+  void each(std::vector<T>& out, std::vector<T>& scratch, F&& f) {
+    out.clear();
+    for (std::size_t p = 0; p < monitors.size(); ++p) {
+      f(monitors[p], scratch);
+      for (T& x : scratch) {
+        x.rule += rules->first_rule()[p];
+        out.push_back(std::move(x));
       }
     }
   }
-  v.failed = v.flagged = false;
-  for (const RuleResult& r : v.results) {
-    if (r.status != VerdictStatus::violated || r.rule >= rs.rules().size()) continue;
-    v.flagged = true;
-    v.failed = v.failed || m.fail_on.fails(rs.rules()[r.rule].info->severity);
-  }
-  v.has_catalog = rs.catalog_file() >= 0 &&
-                  check_catalog(*rs.programs()[static_cast<std::size_t>(rs.catalog_file())], trace, v.catalog);
-  return v;
+};
+
+RuleSetMonitor::RuleSetMonitor(std::shared_ptr<const RuleSet> rules, std::string_view context)
+    : impl_(std::make_unique<Impl>()) {
+  for (const auto& p : rules->programs()) impl_->monitors.emplace_back(p, context);
+  impl_->rules = std::move(rules);
 }
+RuleSetMonitor::~RuleSetMonitor() = default;
+RuleSetMonitor::RuleSetMonitor(RuleSetMonitor&&) noexcept = default;
+RuleSetMonitor& RuleSetMonitor::operator=(RuleSetMonitor&&) noexcept = default;
+
+void RuleSetMonitor::reset(std::string_view context) {
+  for (Monitor& m : impl_->monitors) m.reset(context);
+}
+void RuleSetMonitor::observe(const Trajectory& from, std::size_t index, std::vector<Violation>& out) {
+  impl_->each(out, impl_->found, [&](Monitor& m, std::vector<Violation>& v) { m.observe(from, index, v); });
+}
+void RuleSetMonitor::check(const Trajectory& from, std::size_t index, std::vector<Violation>& out) {
+  impl_->each(out, impl_->found, [&](Monitor& m, std::vector<Violation>& v) { m.check(from, index, v); });
+}
+void RuleSetMonitor::pending(std::vector<Obligation>& out) {
+  impl_->each(out, impl_->open, [&](Monitor& m, std::vector<Obligation>& v) { m.pending(v); });
+}
+const TraceVerdict& RuleSetMonitor::finish(FailOn fail_on) {
+  Impl& m = *impl_;
+  m.verdict.results.clear();
+  for (std::size_t p = 0; p < m.monitors.size(); ++p) {
+    m.monitors[p].finish(m.file_results);
+    append_results(*m.rules, p, m.file_results, m.verdict.results);
+  }
+  complete_verdict(*m.rules, fail_on, trace(), m.verdict);
+  return m.verdict;
+}
+const Trajectory& RuleSetMonitor::trace() const {
+  static const Trajectory none;
+  return impl_->monitors.empty() ? none : impl_->monitors[0].trace();
+}
+const RuleSet& RuleSetMonitor::rules() const { return *impl_->rules; }
 
 int exit_status(const CheckStats& stats) {
   if (stats.rejected > 0 || stats.traces == 0) return 2;

@@ -19,7 +19,9 @@
 
 #include "reference/builders.hpp"
 #include "reference/generator.hpp"
+#include "trajcheck/guard.hpp"
 #include "trajcheck/monitor.hpp"
+#include "trajcheck/run.hpp"
 
 using namespace trajcheck;
 using namespace trajcheck::testing;
@@ -296,4 +298,39 @@ rule approved_first: approval where order_id == $o precedes refund_order where a
   REQUIRE(v[0].binding.size() == 1);
   CHECK(v[0].binding[0].second == "\"o2\"");
   CHECK(v[0].steps == std::vector<std::uint32_t>{1});
+}
+
+TEST_CASE("monitor: a rule set's monitor reports global rule ids and finishes as RuleSetChecker") {
+  RuleSetResult rs = compile_rule_set(std::vector<Source>{
+      Source("a.rules", "rule a_one: forbid drop_table\nrule a_two: order_get at most 1\n"),
+      Source("b.rules", "rule b_one: approval precedes refund_order\nrule b_two: refund_order followed by notify\n")});
+  REQUIRE(rs.ok());
+  TraceParser parser(rs.rules->reading_options({}));
+  ToolTable tools;
+  Trajectory steps(&tools);
+  RawRecord rec;
+  rec.text = R"({"trace_id":"t","steps":[{"type":"tool_call","tool":"order_get"},{"type":"tool_call","tool":"Refund_Order"},)"
+             R"({"type":"tool_call","tool":"order_get"},{"type":"tool_call","tool":"drop_table"}]})";
+  REQUIRE(parser.parse(rec, steps, [](Trajectory&) {}).ok());
+  RuleSetMonitor mon(rs.rules);
+  std::vector<Violation> asked, seen;
+  std::vector<std::vector<std::uint32_t>> rules_seen;
+  for (std::size_t i = 0; i < steps.steps().size(); ++i) {
+    mon.check(steps, i, asked);
+    mon.observe(steps, i, seen);
+    CHECK(text_of(asked) == text_of(seen));
+    std::vector<std::uint32_t> ids;
+    for (const Violation& v : seen) ids.push_back(v.rule);
+    rules_seen.push_back(ids);
+  }
+  CHECK(rules_seen == std::vector<std::vector<std::uint32_t>>{{}, {2}, {1}, {0}});
+  std::vector<Obligation> open;
+  mon.pending(open);
+  REQUIRE(open.size() == 1);
+  CHECK(open[0].rule == 3);
+  const TraceVerdict want = RuleSetChecker(rs.rules).check(steps);
+  const TraceVerdict& got = mon.finish();
+  CHECK(text_of(got.results) == text_of(want.results));
+  CHECK(got.failed == want.failed);
+  CHECK(mon.trace().steps().size() == 4);
 }
