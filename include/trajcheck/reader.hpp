@@ -66,11 +66,6 @@ struct NormalizeOptions {
   bool dom_fast_path = true;
 };
 
-// Trim and (unless case_sensitive) ASCII case-fold a tool name.
-std::string normalize_tool_name(std::string_view raw, bool case_sensitive = false);
-// The same into `out` (its capacity reused: no allocation per name once warm).
-void normalize_tool_name(std::string_view raw, bool case_sensitive, std::string& out);
-
 // Spare bytes of capacity RecordSource leaves after a record's text: simdjson reads up to this
 // far past the end of its input, so a record with them is parsed where it lies, without a copy.
 // (simdjson::SIMDJSON_PADDING; a static_assert in the parser keeps them equal.)

@@ -152,4 +152,10 @@ class Trajectory {
   Slice trace_id_, context_, metadata_;
 };
 
+// The tool-name normalization of every reader and of the catalog: trim and (unless
+// case_sensitive) ASCII case-fold.
+std::string normalize_tool_name(std::string_view raw, bool case_sensitive = false);
+// The same into `out` (its capacity reused: no allocation per name once warm).
+void normalize_tool_name(std::string_view raw, bool case_sensitive, std::string& out);
+
 }  // namespace trajcheck

@@ -9,7 +9,6 @@
 
 #include "catalog/schema_regex.hpp"
 #include "trajcheck/catalog.hpp"
-#include "trajcheck/reader.hpp"
 
 namespace trajcheck {
 

@@ -37,23 +37,6 @@ const std::vector<std::string>& input_format_names() {
   return names;
 }
 
-void normalize_tool_name(std::string_view raw, bool case_sensitive, std::string& out) {
-  std::string_view s = raw;
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  out.assign(s);
-  if (!case_sensitive)
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-}
-
-std::string normalize_tool_name(std::string_view raw, bool case_sensitive) {
-  std::string out;
-  normalize_tool_name(raw, case_sensitive, out);
-  return out;
-}
-
 void write_normalized_json(const Trajectory& t, std::string& out) {
   out += "{\"trace_id\":";
   append_json_string(out, t.trace_id());
