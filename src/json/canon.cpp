@@ -61,7 +61,8 @@ void ArgCanon::canon(simdjson::dom::element e, std::string& out) {
       std::stable_sort(kv.begin(), kv.end(), [](const Kv& x, const Kv& y) { return x.key < y.key; });
       out += '{';
       for (std::size_t i = 0; i < kv.size(); ++i) {
-        if (i + 1 < kv.size() && kv[i].key == kv[i + 1].key) continue;  // duplicate key: last wins
+        // (Text the readers stored names each member once; any other: the last one wins.)
+        if (i + 1 < kv.size() && kv[i].key == kv[i + 1].key) continue;
         if (out.back() != '{') out += ',';
         append_json_string(out, kv[i].key);
         out += ':';
@@ -183,6 +184,7 @@ namespace od = simdjson::ondemand;
 }  // namespace
 
 bool ArgCanon::collect_members(od::object o, std::vector<Member>& members, std::string& values, int depth) {
+  // (for_members declines a member named twice: the readers keep such arguments as text.)
   return for_members(o, [&](std::string_view key, bool plain, od::value v) {
     const std::size_t off = values.size();
     if (!canon_od(v, values, depth)) return false;
@@ -210,7 +212,6 @@ bool ArgCanon::canon_od(od::value v, std::string& out, int depth) {
                        [](const Member& x, const Member& y) { return x.key < y.key; });
       out += '{';
       for (std::size_t i = 0; i < l.members.size(); ++i) {
-        if (i + 1 < l.members.size() && l.members[i].key == l.members[i + 1].key) continue;  // last wins
         if (out.back() != '{') out += ',';
         append_key(out, l.members[i]);
         out += ':';

@@ -8,10 +8,21 @@
 
 #include <simdjson.h>
 
+#include "json/member_names.hpp"
 #include "json/swar.hpp"
 #include "json/text.hpp"
 
 namespace trajcheck::json {
+
+// Offset in `text` of the byte behind an error simdjson reports before it can say where
+// (invalid UTF-8, a control character in a string), or npos.
+inline std::size_t stage1_error_offset(simdjson::error_code e, std::string_view text) {
+  switch (e) {
+    case simdjson::UTF8_ERROR: return find_invalid_utf8(text);
+    case simdjson::UNESCAPED_CHARS: return find_unescaped_control(text);
+    default: return std::string_view::npos;
+  }
+}
 
 // Every value the direct readers look at is consumed, not merely peeked at: On-Demand
 // checks the separators and brackets after a value only when the value was consumed, and
@@ -95,15 +106,18 @@ inline bool field_key(simdjson::ondemand::field& f, std::string_view* key, bool*
 }
 
 // Calls f(key, plain, value) for each member of `o` (key unescaped; `plain`: it needed no
-// unescaping) until f returns false. False when f did or the object is not valid JSON.
+// unescaping) until f returns false. False when f did, the object is not valid JSON or it
+// names a member twice (MemberNames: the trace readers reject such objects, so the direct
+// paths built on this leave them to the readers, which say where).
 template <class F>
 bool for_members(simdjson::ondemand::object o, F&& f) {
+  MemberNames names;
   for (auto member : o) {
     simdjson::ondemand::field field;
     if (std::move(member).get(field)) return false;
     std::string_view key;
     bool plain = false;
-    if (!field_key(field, &key, &plain)) return false;
+    if (!field_key(field, &key, &plain) || !names.insert(key)) return false;
     if (!f(key, plain, field.value())) return false;
   }
   return true;

@@ -63,6 +63,23 @@ std::size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+std::size_t find_unescaped_control(std::string_view s) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (!in_string) {
+      in_string = c == '"';
+    } else if (c == '\\') {
+      ++i;  // the escaped byte, whatever it is, cannot end the literal
+    } else if (c == '"') {
+      in_string = false;
+    } else if (c < 0x20) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
 namespace {
 // Whether the escape at `q` (a backslash) is one append_json_string writes.
 bool canonical_escape(const char* q) {

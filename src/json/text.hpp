@@ -16,6 +16,10 @@ std::string_view trim_ws(std::string_view s);
 // Offset of the first byte that is not valid UTF-8, or npos.
 std::size_t find_invalid_utf8(std::string_view s);
 
+// Offset of the first control character (below U+0020) inside a string literal of the JSON
+// text `s`, or npos. Escapes are skipped, so `\"` does not end the literal.
+std::size_t find_unescaped_control(std::string_view s);
+
 // Size, quotes included, of the JSON string literal at `p` (its opening quote, inside a
 // document simdjson has indexed) when its source text is what append_json_string would write
 // for its value: no escapes but \" \\ \n \r \t \b \f. 0 otherwise (\u, \/, an invalid

@@ -208,9 +208,10 @@ Slice merge_result_extra(ParseCtx& c, Slice call, std::string_view result) {
   if (c.s.inner_parser.iterate(c.s.inner_padded.data(), result.size(), c.s.inner_padded.size()).get(doc) ||
       doc.get_object().get(o))
     return c.merge_extra(call, result);
+  json::MemberNames names;
   for (auto field : o) {
     std::string_view key;
-    if (field.unescaped_key().get(key)) return c.merge_extra(call, result);
+    if (field.unescaped_key().get(key) || !names.insert(key)) return c.merge_extra(call, result);
     std::string& slot = w.key(has_key(key) ? fmt::format("result_{}", key) : std::string(key));
     JsonFailure f;
     if (!write_value(field.value(), slot, f)) return c.merge_extra(call, result);

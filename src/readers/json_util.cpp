@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "json/member_names.hpp"
+
 namespace trajcheck::detail {
 
 std::string json_error_message(simdjson::error_code e) {
@@ -129,18 +131,24 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
 bool write_object(od::object o, std::string& out, JsonFailure& fail, int depth) {
   out.push_back('{');
   bool first = true;
+  json::MemberNames names;
   for (auto field_result : o) {
     od::field f;
     if (auto e = std::move(field_result).get(f)) return fail_with(o, e, fail);
     if (!first) out.push_back(',');
     first = false;
     const char* raw_key = f.key().raw();
-    if (std::size_t size = canonical_string_size(raw_key - 1)) {
-      out.append(raw_key - 1, size);
-    } else {
-      std::string_view key;
-      if (auto e = f.unescaped_key().get(key)) return fail_with(o, e, fail);
-      append_json_string(out, key);
+    const std::size_t size = canonical_string_size(raw_key - 1);
+    // Names are compared decoded, so "a" and "\u0061" meet.
+    std::string_view name;
+    if (!json::field_key(f, &name)) return fail_with(o, simdjson::STRING_ERROR, fail);
+    if (size) out.append(raw_key - 1, size);
+    else append_json_string(out, name);
+    if (!names.insert(name)) {
+      fail.where = raw_key - 1;
+      fail.message = json::duplicate_member_message(name);
+      fail.duplicate_key = true;
+      return false;
     }
     out.push_back(':');
     if (!write_value(f.value(), out, fail, depth + 1)) return false;
@@ -155,6 +163,7 @@ bool minify_document(od::parser& parser, std::string_view json, std::string& pad
   padded.append(simdjson::SIMDJSON_PADDING, ' ');
   od::document doc;
   if (auto e = parser.iterate(padded.data(), json.size(), padded.size()).get(doc)) {
+    if (std::size_t at = stage1_error_offset(e, json); at != std::string_view::npos) fail.where = padded.data() + at;
     fail.message = json_error_message(e);
     return false;
   }

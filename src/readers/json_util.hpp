@@ -3,6 +3,7 @@
 #pragma once
 
 #include "json/escape.hpp"
+#include "json/ondemand.hpp"
 #include "json/text.hpp"
 
 #include <cstdint>
@@ -23,6 +24,7 @@ constexpr int kMaxJsonDepth = 512;
 
 using json::canonical_string_size;
 using json::find_invalid_utf8;
+using json::stage1_error_offset;
 using json::is_json_number;
 using json::trim_ws;
 
@@ -36,6 +38,7 @@ std::string expect(simdjson::error_code e, std::string_view what_was_expected);
 struct JsonFailure {
   const char* where = nullptr;
   std::string message;
+  bool duplicate_key = false;  // the JSON is well formed but names a member twice
   bool failed() const { return !message.empty(); }
 };
 

@@ -83,6 +83,9 @@ Slice ParseCtx::store_text_result(std::string_view text, bool* error) {
     s.result_text.clear();
     if (minify_document(s.inner_parser, trimmed, s.inner_padded, s.result_text, f))
       return t.store(s.result_text);
+    // Text that is not JSON is a plain result; JSON naming a member twice would be read
+    // as one of the two by a rule asking about it, so it is kept as text, with a warning.
+    if (f.duplicate_key) warn(here(), fmt::format("tool result kept as a string: its JSON has a {}", f.message));
   }
   s.result_text.clear();
   append_json_string(s.result_text, text);

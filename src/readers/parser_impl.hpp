@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "json/member_names.hpp"
 #include "readers/json_util.hpp"
 #include "readers/tape_value.hpp"
 #include "trajcheck/reader.hpp"
@@ -186,17 +187,23 @@ class ParseCtx {
 
 // Calls fn(key, value) for each member of `o` in order; false (the record rejected) on
 // malformed JSON or when fn returns false.
+// A member named twice rejects the record (json::MemberNames).
 template <class Fn>
 bool for_fields(ParseCtx& c, od::object& o, Fn&& fn) {
+  json::MemberNames names;
   for (auto field : o) {
     od::field f;
     if (auto e = std::move(field).get(f)) return c.fail(c.here(), json_error_message(e));
+    const char* quote = f.key().raw() - 1;  // before unescaped_key(), which consumes the key
     std::string_view key;
     if (auto e = f.unescaped_key().get(key)) return c.fail(c.here(), json_error_message(e));
+    if (!names.insert(key)) return c.fail(quote, json::duplicate_member_message(key));
     if (!fn(key, f.value())) return false;
   }
   return true;
 }
+// (A validated document with a member named twice never reaches the tape readers:
+// TapeDoc::parse declines it, and the ondemand reader reports it.)
 template <class Fn>
 bool for_fields(ParseCtx&, TapeObject& o, Fn&& fn) {
   return for_tape_fields(o, std::forward<Fn>(fn));

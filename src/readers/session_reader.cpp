@@ -295,7 +295,10 @@ bool read_line(ParseCtx& c, const Line& ln, std::uint32_t index, SessionState& s
   Scratch& s = c.s;
   std::size_t capacity = static_cast<std::size_t>(c.text.data() + c.text.size() + simdjson::SIMDJSON_PADDING - ln.begin);
   od::document doc;
-  if (auto e = s.line_parser.iterate(ln.begin, ln.len, capacity).get(doc)) return c.fail(ln.begin, json_error_message(e));
+  if (auto e = s.line_parser.iterate(ln.begin, ln.len, capacity).get(doc)) {
+    std::size_t bad = stage1_error_offset(e, std::string_view(ln.begin, ln.len));
+    return c.fail(bad == std::string_view::npos ? ln.begin : ln.begin + bad, json_error_message(e));
+  }
   od::document* record_doc = c.doc;
   c.doc = &doc;
   std::uint32_t turn = ln.message ? st.next_turn++ : 0;

@@ -2,6 +2,9 @@
 // indexes (see tape_value.hpp): the parse, container spans and canonical raw text.
 #include "readers/tape_value.hpp"
 
+#include <algorithm>
+#include <vector>
+
 namespace trajcheck::detail {
 
 namespace {
@@ -27,7 +30,59 @@ bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
   // (chat messages).
   if ((tape_[0] >> 56) != 'r') return false;
   char top = static_cast<char>(tape_[1] >> 56);
-  return (top == '{' || top == '[') && at(0) == top;
+  return (top == '{' || top == '[') && at(0) == top && member_names_unique();
+}
+
+bool TapeDoc::member_names_unique() const {
+  // One pass over the tape. The names of every open object are kept on one stack (an inner
+  // object's names above its parent's); an object's names are compared when it closes.
+  struct Open {
+    std::uint32_t first_name;  // index in `names`; kNotObject for an array
+  };
+  constexpr std::uint32_t kNotObject = 0xffffffffu;
+  thread_local std::vector<std::string_view> names, sorted;
+  thread_local std::vector<Open> open;
+  names.clear();
+  open.clear();
+  auto unique = [](const std::string_view* b, const std::string_view* e) {
+    std::size_t n = static_cast<std::size_t>(e - b);
+    if (n <= 8) {
+      for (const auto* i = b; i != e; ++i)
+        for (const auto* j = b; j != i; ++j)
+          if (*i == *j) return false;
+      return true;
+    }
+    sorted.assign(b, e);
+    std::sort(sorted.begin(), sorted.end());
+    return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  };
+  bool name_next = false;  // inside an object, the next word is a member name
+  for (std::uint32_t t = 1;;) {
+    char type = static_cast<char>(tape_[t] >> 56);
+    if (type == 'r') return true;
+    if (name_next && type == '"') {
+      std::string_view name;
+      string_at(t, &name);
+      names.push_back(name);
+      name_next = false;
+      ++t;
+      continue;
+    }
+    switch (type) {
+      case '{': open.push_back({static_cast<std::uint32_t>(names.size())}); name_next = true; ++t; continue;
+      case '[': open.push_back({kNotObject}); ++t; continue;
+      case '}':
+        if (!unique(names.data() + open.back().first_name, names.data() + names.size())) return false;
+        names.resize(open.back().first_name);
+        open.pop_back();
+        ++t;
+        break;
+      case ']': open.pop_back(); ++t; break;
+      case 'l': case 'u': case 'd': t += 2; break;
+      default: ++t;
+    }
+    name_next = !open.empty() && open.back().first_name != kNotObject;
+  }
 }
 
 void TapeDoc::remember(std::uint32_t k) const {

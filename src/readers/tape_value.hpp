@@ -31,8 +31,8 @@ class TapeDoc {
   static constexpr std::size_t kMaxRecord = 256 * 1024;
 
   // Parses `text` (with SIMDJSON_PADDING readable bytes past its end). False when simdjson
-  // rejects it or it is neither an object nor an array: the caller then reads it the
-  // ondemand way. The root value is TapeValue(doc, 0, 1); root_is_array() tells which.
+  // rejects it, it is neither an object nor an array, or an object in it names a member
+  // twice: the caller then reads it the ondemand way, which reports what is wrong. The root value is TapeValue(doc, 0, 1); root_is_array() tells which.
   bool parse(simdjson::dom::parser& parser, std::string_view text);
 
   bool root_is_array() const { return at(0) == '['; }
@@ -104,6 +104,7 @@ class TapeDoc {
   const std::uint64_t* tape_ = nullptr;
   const std::uint8_t* strings_ = nullptr;
   void remember(std::uint32_t k) const;
+  bool member_names_unique() const;
   mutable std::uint32_t memo_k_ = 0xffffffffu;
   mutable Span memo_;
   mutable bool memo_walked_ = false;  // memo_.minified and memo_.too_deep are known

@@ -349,12 +349,8 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   ctx.doc = &doc;
   std::vector<Trajectory> sessions;  // a session log's traces, read before any is emitted
   if (auto e = s.parser.iterate(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
-    const char* where = nullptr;
-    if (e == simdjson::UTF8_ERROR) {
-      std::size_t bad = detail::find_invalid_utf8(text);
-      if (bad != std::string_view::npos) where = text.data() + bad;
-    }
-    return ctx.fail(where, detail::json_error_message(e));
+    std::size_t bad = detail::stage1_error_offset(e, text);
+    return ctx.fail(bad == std::string_view::npos ? nullptr : text.data() + bad, detail::json_error_message(e));
   }
   json_type type;
   if (auto e = doc.type().get(type)) return ctx.fail(nullptr, detail::json_error_message(e));

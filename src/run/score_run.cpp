@@ -13,6 +13,7 @@
 
 #include "json/canon.hpp"
 #include "json/escape.hpp"
+#include "json/member_names.hpp"
 #include "json/ondemand.hpp"
 #include "util/warnings_note.hpp"
 #include "metrics/chat_calls.hpp"
@@ -554,8 +555,11 @@ struct ScoreRecordReader::Impl {
     };
     if (auto e = od.iterate(simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity())).get(doc)) {
       // Rejected before iteration started (e.g. an unclosed string): the document has no
-      // position to ask for (asking crashed), so the record's start is reported.
-      return reject(rec.origin, fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
+      // position to ask for (asking crashed), so the offending byte is searched for, and
+      // the record's start is reported when it cannot be told.
+      std::size_t bad = json::stage1_error_offset(e, rec.text);
+      return reject(bad == std::string_view::npos ? rec.origin : at(rec, bad),
+                    fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
     }
     simdjson::ondemand::object obj;
     if (auto e = doc.get_object().get(obj)) {
@@ -564,13 +568,18 @@ struct ScoreRecordReader::Impl {
       return bad_json(e);
     }
     std::string_view actual, expected, path, key;
-    bool expected_is_path = false, expected_is_array = false;
+    bool expected_is_path = false, expected_is_array = false, have_actual = false, have_expected = false;
     std::size_t path_off = 0;
     RecordId id;
-    for (auto field : obj) {
+    json::MemberNames names;
+    for (auto member : obj) {
+      simdjson::ondemand::field field;
+      if (auto e = std::move(member).get(field)) return bad_json(e);
+      const char* quote = field.key().raw() - 1;  // before unescaped_key(), which consumes it
       if (auto e = field.unescaped_key().get(key)) return bad_json(e);
-      simdjson::ondemand::value v;
-      if (auto e = field.value().get(v)) return bad_json(e);
+      const std::size_t key_off = static_cast<std::size_t>(quote - buf.data());
+      if (!names.insert(key)) return reject(at(rec, key_off), json::duplicate_member_message(key), out, err);
+      simdjson::ondemand::value v = field.value();
       simdjson::ondemand::json_type type;
       if (auto e = v.type().get(type)) return bad_json(e);
       bool is_actual = key == "actual" || key == "outputs";
@@ -596,6 +605,12 @@ struct ScoreRecordReader::Impl {
           raw = v.raw_json_token();
         }
         if (e) return bad_json(e);
+        if (is_actual ? have_actual : have_expected)
+          return reject(at(rec, key_off),
+                        is_actual ? "the actual side is given twice (\"actual\" and \"outputs\")"
+                                  : "the expected side is given twice (\"expected\" and \"reference_outputs\")",
+                        out, err);
+        (is_actual ? have_actual : have_expected) = true;
         if (is_actual) actual = raw;
         else {
           expected = raw;

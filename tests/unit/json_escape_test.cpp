@@ -124,3 +124,12 @@ TEST_CASE("canonical_string_size: the size of what append_json_string writes, 0 
   CHECK(size_of(R"("a\/b")") == 0);
   CHECK(size_of(R"("a\x")") == 0);  // invalid: the decoding path reports it
 }
+
+TEST_CASE("find_unescaped_control: the first control byte inside a string literal") {
+  using trajcheck::json::find_unescaped_control;
+  CHECK(find_unescaped_control("{\"a\": \"b\"}") == std::string_view::npos);
+  CHECK(find_unescaped_control("{\n\t\"a\": 1}") == std::string_view::npos);  // blanks between tokens
+  CHECK(find_unescaped_control("{\"a\": \"b\x01\"}") == 8);
+  CHECK(find_unescaped_control("{\"a\\\"\x1f\": 1}") == 5);  // an escaped quote does not end it
+  CHECK(find_unescaped_control("[\"\\\\\", \"\n\"]") == 8);    // an escaped backslash does not escape
+}

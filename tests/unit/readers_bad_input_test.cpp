@@ -188,6 +188,9 @@ TEST_CASE("bad: literals, escapes and strings") {
       {R"({"steps":[],"x":"a\qb"})", 17, "invalid JSON: invalid escape in string"},
       {R"({"steps":[],"x":"abc})", 17, "invalid JSON: unclosed string"},
       {R"({"steps":[],,"x":1})", 13, "invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)"},
+      // A control character is reported at its own byte, also after an escaped quote.
+      {"{\"steps\":[],\"x\":\"a\x01b\"}", 19, "invalid JSON: control character in string"},
+      {"{\"steps\":[],\"x\":\"q\\\"\tb\"}", 21, "invalid JSON: control character in string"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.json);
@@ -206,4 +209,57 @@ TEST_CASE("bad: container errors are rejected records too") {
   REQUIRE(r.errors.size() == 2);
   check_error(r.errors[0], "bad/no_such_file.jsonl", 1, 1, "cannot open file: No such file or directory");
   check_error(r.errors[1], "/dev/null", 1, 1, "not a regular file");
+}
+
+TEST_CASE("bad: a member named twice rejects the record, wherever the object is") {
+  const std::string why = ": a JSON object may name each member once (which of the two counts is not defined)";
+  struct Case {
+    std::string json;
+    std::uint64_t column;
+    std::string key;
+  };
+  std::vector<Case> cases = {
+      // the record's own fields: "last trace_id wins" and "two steps arrays joined" are gone
+      {R"({"trace_id":"a","trace_id":"b","steps":[]})", 17, "trace_id"},
+      {R"({"steps":[{"tool":"a"}],"steps":[{"tool":"b"}]})", 25, "steps"},
+      // a step's fields, and values rules read (arguments, nested objects, escaped names)
+      {R"({"steps":[{"tool":"a","tool":"b"}]})", 23, "tool"},
+      {R"({"steps":[{"tool":"a","arguments":{"id":1,"id":2}}]})", 43, "id"},
+      {R"({"steps":[{"tool":"a","arguments":{"o":{"id":1,"\u0069d":2}}}]})", 48, "id"},
+      // chat messages
+      {R"({"messages":[{"role":"user","role":"assistant","content":"x"}]})", 29, "role"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.json);
+    // Both readers: the validating DOM path declines such a record to the ondemand one.
+    for (bool fast : {true, false}) {
+      NormalizeOptions opts;
+      opts.dom_fast_path = fast;
+      ReadResult r = read_text(c.json, opts);
+      CHECK(r.traces.empty());
+      REQUIRE(r.errors.size() == 1);
+      CHECK(r.errors[0].message == "duplicate key \"" + c.key + "\"" + why);
+      CHECK(r.errors[0].where.column == c.column);
+    }
+  }
+  // The same names in different objects are fine.
+  ReadResult ok = read_text(R"({"steps":[{"tool":"a","arguments":{"id":1,"o":{"id":2}}},{"tool":"a"}]})");
+  CHECK(ok.errors.empty());
+  CHECK(ok.traces.size() == 1);
+}
+
+TEST_CASE("bad: JSON with a member named twice inside a string is kept as text, with a warning") {
+  ReadResult r = read_text(R"({"steps":[{"tool":"a","result":"{\"x\":1,\"x\":2}"}]})");
+  REQUIRE(r.traces.size() == 1);
+  CHECK(r.traces[0].text(r.traces[0].steps()[0].result) == R"("{\"x\":1,\"x\":2}")");
+  REQUIRE(r.traces[0].warnings.size() == 1);
+  CHECK(r.traces[0].warnings[0].find("tool result kept as a string: its JSON has a duplicate key \"x\"") !=
+        std::string::npos);
+  // OpenAI chat arguments are JSON text: such text is kept as a string, as invalid arguments are.
+  ReadResult args = read_text(R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"1",)"
+                              R"("type":"function","function":{"name":"a","arguments":"{\"x\":1,\"x\":2}"}}]}]})");
+  REQUIRE(args.traces.size() == 1);
+  CHECK(args.traces[0].steps()[0].arguments_invalid);
+  REQUIRE(args.traces[0].warnings.size() == 1);
+  CHECK(args.traces[0].warnings[0].find("duplicate key \"x\"") != std::string::npos);
 }

@@ -124,6 +124,34 @@ TEST_CASE("one score record, read alone, gives its jsonl line") {
   CHECK(exit_status(s) == 2);
 }
 
+TEST_CASE("a score record naming a side twice is rejected, not read as one of the two") {
+  {  // (the direct path declines such records: the general one reports them)
+    ScoreRunOptions o;
+    o.format = ScoreFormat::jsonl;
+    ScoreRecordReader reader(o);
+    REQUIRE(reader.option_error().empty());
+    RawRecord rec;
+    rec.origin = RecordOrigin{"mem.jsonl", 1, 1, 0};
+    std::string out, err;
+    ScoreSummary s;
+    rec.text = R"({"actual":["a"],"actual":["b"],"expected":["b"]})";
+    reader.read(rec, out, err, s);
+    CHECK(err == "mem.jsonl:1:17: error: duplicate key \"actual\": a JSON object may name each member once (which of "
+                 "the two counts is not defined)\n");
+    err.clear();
+    rec.text = R"({"expected":["b"],"actual":["b"],"reference_outputs":["a"]})";
+    reader.read(rec, out, err, s);
+    CHECK(err == "mem.jsonl:1:34: error: the expected side is given twice (\"expected\" and \"reference_outputs\")\n");
+    err.clear();
+    // inside a side: the trace reader's rule (a message naming "role" twice)
+    rec.text = R"({"actual":[{"role":"assistant","role":"user","content":"x"}],"expected":[]})";
+    reader.read(rec, out, err, s);
+    CHECK(err.find("duplicate key \"role\"") != std::string::npos);
+    CHECK(s.rejected == 3);
+    CHECK(s.scored == 0);
+  }
+}
+
 TEST_CASE("score summaries refuse JSON that is not theirs") {
   ScoreSummary s;
   std::string error;
