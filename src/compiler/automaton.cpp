@@ -24,6 +24,7 @@ struct Counter {
   const std::function<std::uint32_t(ir::Id)>& map_pattern;
   std::uint64_t cap;
   bool over = false;
+  bool all_of = false;  // the PATH holds an all-of group
 
   static std::uint64_t add(std::uint64_t a, std::uint64_t b) { return std::min(a + b, kSaturate); }
   static constexpr std::uint64_t kSaturate = std::uint64_t(1) << 60;
@@ -48,6 +49,7 @@ struct Counter {
     }
     const ir::PathExpr& p = module.paths[id];
     n.kind = p.kind;
+    all_of = all_of || p.kind == ir::PathExpr::Kind::all_of;
     if (p.kind == ir::PathExpr::Kind::atom) {
       n.pattern = map_pattern(p.pattern);
       return n;
@@ -187,7 +189,8 @@ bool build_nfa(const ir::Module& module, ir::Id root,
   Node tree = ex.convert(root, 0);
   std::uint64_t n = ex.over ? std::uint64_t(cap) + 1 : ex.count(tree);
   if (n > cap) {
-    const char* why = "an all-of group of n elements holds each element 2^(n-1) times";
+    const char* why = ex.all_of ? "an all-of group of n elements holds each element 2^(n-1) times"
+                                : "one state per step name or group in it: split it into shorter PATHs";
     error = ex.over || n >= Counter::kSaturate
                 ? fmt::format("the automaton of this PATH needs more than {} states ({})", cap, why)
                 : fmt::format("the automaton of this PATH needs {} states, over the cap of {} ({})", n, cap, why);

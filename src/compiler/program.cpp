@@ -257,6 +257,19 @@ struct Builder {
         binding = &k;
         continue;
       }
+      if (binds) {  // a second binding conjunct: operand() would say it is not one
+        const ir::Operand& first = binding->a.kind == ir::Operand::Kind::variable ? binding->a : binding->b;
+        const ir::Operand& again = k.a.kind == ir::Operand::Kind::variable ? k.a : k.b;
+        error("E102", again.range,
+              first.variable == again.variable
+                  ? fmt::format("`${}` is bound already by an earlier conjunct of this pattern: a pattern binds its "
+                                "variable once",
+                                again.variable)
+                  : fmt::format("this pattern binds `${}` already: a pattern binds one variable, with one "
+                                "`PATH == $name` conjunct",
+                                first.variable));
+        return kNoId;
+      }
       std::uint32_t id = cond(c, depth + 1);
       if (id == kNoId) return kNoId;
       if (rest == kNoId) {

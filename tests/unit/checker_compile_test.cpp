@@ -135,6 +135,21 @@ TEST_CASE("not P still cannot bind a variable") {
   CHECK(r.diagnostics[0].code == "E102");
 }
 
+TEST_CASE("E102 for a second binding conjunct says so, at its variable") {
+  CompileResult two = compile(Source("t.rules", "approval where arguments.id == $a and arguments.u == $b precedes "
+                                                "refund where arguments.id == $a\n"), {});
+  REQUIRE(two.diagnostics.size() == 1);
+  CHECK(two.diagnostics[0].code == "E102");
+  CHECK(two.diagnostics[0].range.begin == 53);
+  CHECK(two.diagnostics[0].message ==
+        "this pattern binds `$a` already: a pattern binds one variable, with one `PATH == $name` conjunct");
+  CompileResult again = compile(Source("t.rules", "approval where arguments.id == $a and arguments.u == $a precedes "
+                                                  "refund where arguments.id == $a\n"), {});
+  REQUIRE(again.diagnostics.size() == 1);
+  CHECK(again.diagnostics[0].message ==
+        "`$a` is bound already by an earlier conjunct of this pattern: a pattern binds its variable once");
+}
+
 TEST_CASE("a scoped parametric rule whose segment binds no value is vacuous") {
   auto p = compile_text(
       "between login and logout:\n    refund_order where arguments.order_id == $o at most 1\n"
@@ -166,4 +181,16 @@ TEST_CASE("the automaton cap from text is E101 at the statement") {
   REQUIRE(r.diagnostics.size() == 1);
   CHECK(r.diagnostics[0].code == "E101");
   CHECK(format_diagnostics(r.source, r.diagnostics).find("t.rules:2:1: error[E101]") != std::string::npos);
+  CHECK(r.diagnostics[0].message.find("an all-of group of n elements") != std::string::npos);
+}
+
+TEST_CASE("E101 for a plain sequence over the cap does not blame all-of groups") {
+  CompileOptions o;
+  o.max_automaton_states = 3;
+  CompileResult r = compile(Source("t.rules", "forbid x\nexpect a -> b -> c -> d\n"), o);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].code == "E101");
+  CHECK(r.diagnostics[0].message ==
+        "the automaton of this PATH needs 4 states, over the cap of 3 (one state per step name or group in it: "
+        "split it into shorter PATHs)");
 }
