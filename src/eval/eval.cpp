@@ -72,6 +72,21 @@ class Problems {
     d.message = msg;
     add(src, {d});
   }
+  // The files a suite line's pattern names; what it matched that is not a regular file is
+  // a warning at the line (a directory or a FIFO named like a case file is not read).
+  std::vector<std::string> files_of(const Source& src, const suite::Located& pattern, const std::string& directory) {
+    std::vector<std::string> skipped;
+    std::vector<std::string> files = glob_files(join_path(directory, pattern.text), &skipped);
+    for (const std::string& why : skipped) {
+      Diagnostic d;
+      d.severity = Severity::warning;
+      d.code = "S011";
+      d.range = pattern.range;
+      d.message = why + ": skipped";
+      add(src, {d});
+    }
+    return files;
+  }
   bool empty() const { return out_.empty(); }
   // Whether any problem says "error" (some loaders report notes and warnings too).
   bool any_error() const { return format_problems(out_).find("error") != std::string::npos; }
@@ -529,7 +544,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
 
   // Cases.
   for (const auto& pat : st.cases) {
-    auto files = glob_files(join_path(st.directory, pat.text));
+    auto files = errors.files_of(ssrc, pat, st.directory);
     if (files.empty()) {
       errors.add_at(ssrc, pat.range, "S011", fmt::format("no case file matches {}", pat.text));
       ok = false;
@@ -566,12 +581,13 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     return static_cast<int>(ctx.programs.size() - 1);
   };
   for (const auto& r : st.rules) {
-    for (const auto& f : glob_files(join_path(st.directory, r.text))) {
+    auto files = errors.files_of(ssrc, r, st.directory);
+    for (const auto& f : files) {
       int i = compile_file(f, &r);
       if (i < 0) ok = false;
       else ctx.suite_programs.push_back(static_cast<std::uint32_t>(i));
     }
-    if (glob_files(join_path(st.directory, r.text)).empty()) {
+    if (files.empty()) {
       errors.add_at(ssrc, r.range, "S011", fmt::format("no rules file matches {}", r.text));
       ok = false;
     }
@@ -623,7 +639,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
   std::vector<std::string> runs = options.runs;
   if (runs.empty()) {
     for (const auto& r : st.runs) {
-      auto files = glob_files(join_path(st.directory, r.text));
+      auto files = errors.files_of(ssrc, r, st.directory);
       if (files.empty()) {
         errors.add_at(ssrc, r.range, "S011", fmt::format("no run file matches {}", r.text));
         return false;

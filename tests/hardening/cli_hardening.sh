@@ -180,6 +180,15 @@ printf '{"case_id":"c1","expected":{"tools":["lookup"]}}\n' > cases.jsonl
 printf 'suite "s"\ncases "cases.jsonl"\ngate selection >= 90%%\n' > s.suite
 printf '{"trace_id":"c1","steps":[{"tool":"lookup"}]}\n' > run.jsonl
 expect 0 'suite s: PASS' "$bin" eval s.suite --runs run.jsonl
+# What a suite's pattern matches that is not a regular file is a located warning, not a
+# silent gap; when nothing else matches, the error follows it.
+mkdir -p globbed/cases/sub.jsonl && mkfifo globbed/cases/pipe.jsonl && cp cases.jsonl globbed/cases/
+printf 'suite "s"\ncases "cases/*.jsonl"\ngate selection >= 90%%\n' > globbed/s.suite
+printf 'suite "s"\ncases "cases/pipe.jsonl"\ngate selection >= 90%%\n' > globbed/fifo.suite
+expect 0 's.suite:2:7: warning\[S011\]: globbed/cases/pipe.jsonl is a FIFO: skipped' timeout 10 "$bin" eval globbed/s.suite --runs run.jsonl
+expect 0 'globbed/cases/sub.jsonl is a directory: skipped' timeout 10 "$bin" eval globbed/s.suite --runs run.jsonl
+expect 2 'pipe.jsonl is a FIFO: skipped' timeout 10 "$bin" eval globbed/fifo.suite --runs run.jsonl
+expect 2 'no case file matches cases/pipe.jsonl' timeout 10 "$bin" eval globbed/fifo.suite --runs run.jsonl
 expect 1 'FAIL: no case was judged: 1 case, 1 without a run, 0 stale; 0 run records read' \
   "$bin" eval s.suite --runs empty.jsonl
 expect 1 'trajcheck eval: FAIL: no case was judged' "$bin" eval s.suite --runs traces.jsonl

@@ -10,6 +10,12 @@
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/rules.hpp"
 #include "util/glob.hpp"
+#include "util/glob_files.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace trajcheck;
 using detail::glob_match;
@@ -73,4 +79,28 @@ TEST_CASE("check, lint and score agree on a glob against a name holding a *") {
   REQUIRE(r.error.empty());
   CHECK(r.selection == 1.0);
   CHECK(*r.ordering == 1.0);
+}
+
+TEST_CASE("glob_files: what a pattern matches that is not a regular file is listed, not dropped silently") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("trajcheck_glob_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub.jsonl");
+  std::ofstream(dir / "a.jsonl") << "{}\n";
+  std::ofstream(dir / "b.txt") << "{}\n";
+  REQUIRE(::mkfifo((dir / "f.jsonl").c_str(), 0600) == 0);
+  fs::create_symlink(dir / "missing", dir / "gone.jsonl");
+  std::string base = dir.string();
+  std::vector<std::string> skipped;
+  std::vector<std::string> files = trajcheck::detail::glob_files(base + "/*.jsonl", &skipped);
+  CHECK(files == std::vector<std::string>{base + "/a.jsonl"});
+  CHECK(skipped == std::vector<std::string>{base + "/f.jsonl is a FIFO", base + "/gone.jsonl is a dangling symbolic link",
+                                            base + "/sub.jsonl is a directory"});
+  skipped.clear();
+  CHECK(trajcheck::detail::glob_files(base + "/f.jsonl", &skipped).empty());
+  CHECK(skipped == std::vector<std::string>{base + "/f.jsonl is a FIFO"});
+  skipped.clear();
+  CHECK(trajcheck::detail::glob_files(base + "/none.jsonl", &skipped).empty());
+  CHECK(skipped.empty());  // nothing there: nothing to explain
+  fs::remove_all(dir);
 }
