@@ -12,8 +12,10 @@
 // forwarded unchanged, except a `tools/call` request that a rule denies: the client gets an
 // MCP tool error carrying the rule's message instead, and the server never sees the call.
 // Calls and their results become the steps of a trace (RuleSetMonitor), written as native
-// JSONL at the end when asked. A message either side sends that is not JSON is logged and
-// forwarded as it is; one the proxy does not understand is forwarded untouched.
+// JSONL at the end when asked; a call never answered is a step with status error. A message
+// either side sends that is not JSON is logged and forwarded as it is; one the proxy does not
+// understand is forwarded untouched. A JSON-RPC batch holding a tools/call is not forwarded:
+// each request in it is answered with an error (send tool calls one at a time).
 #pragma once
 
 #include <cstdint>
@@ -62,6 +64,8 @@ struct GuardOptions {
 
 struct GuardStats {
   std::uint64_t calls = 0, denied = 0, results = 0, malformed = 0;
+  std::uint64_t unanswered = 0;       // calls forwarded and never answered (steps with status error)
+  std::uint64_t batches_refused = 0;  // JSON-RPC batches holding a tools/call, not forwarded
   std::uint64_t violated_at_end = 0;  // rules (and bindings) violated by the recorded trace
 };
 

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -81,6 +82,7 @@ class Proxy {
       if (!trimmed(line).empty()) note_malformed("client", line);
       return write_all(server_in, line);
     }
+    if (msg.is_array()) return from_client_batch(msg, line, server_in, client_out);
     if (!msg.is_object() || msg.value("method", json()) != "tools/call" || !msg.contains("id")) return write_all(server_in, line);
     const json& params = msg.value("params", json::object());
     if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) return write_all(server_in, line);
@@ -98,7 +100,7 @@ class Proxy {
           denial = message_of(found_.front());
         }
       }
-      if (denial.empty()) pending_[msg["id"].dump()] = std::move(step);
+      if (denial.empty()) pending_[msg["id"].dump()] = Forwarded{next_call_++, std::move(step)};
     }
     if (denial.empty()) return write_all(server_in, line);
     json reply = {{"jsonrpc", "2.0"}, {"id", msg["id"]},
@@ -116,7 +118,7 @@ class Proxy {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = pending_.find(msg["id"].dump());
       if (it != pending_.end()) {
-        json step = std::move(it->second);
+        json step = std::move(it->second.step);
         pending_.erase(it);
         const bool failed = msg.contains("error") || (msg["result"].is_object() && msg["result"].value("isError", false) == true);
         step["result"] = msg.contains("error") ? msg["error"] : msg["result"];
@@ -136,8 +138,25 @@ class Proxy {
     write_all(fd, text);
   }
 
-  // The end: calls never answered are not steps. Writes the trace; false when it could not.
+  // The end. A call forwarded and never answered (the server exited, or the client stopped
+  // waiting) may have had its effect: it is a step too, in the order the calls were made,
+  // with status error and no result. Writes the trace; false when it could not.
   bool finish(GuardStats* stats) {
+    std::vector<Forwarded*> unanswered;
+    for (auto& [id, call] : pending_) unanswered.push_back(&call);
+    std::sort(unanswered.begin(), unanswered.end(), [](const Forwarded* a, const Forwarded* b) { return a->seq < b->seq; });
+    for (Forwarded* call : unanswered) {
+      call->step["status"] = "error";
+      call->step["unanswered"] = true;
+      ++stats_.unanswered;
+      fmt::print(log_, "guard: the call of {} (id {}) was never answered: recorded with status error\n",
+                 call->step["tool"].get<std::string>(), call->step.value("id", json("?")).dump());
+      if (read_step(call->step)) {
+        monitor_.observe(scratch_, 0, found_);
+        for (const Violation& v : found_) log_violation("violation", call->step["tool"], v);
+      }
+    }
+    pending_.clear();
     const TraceVerdict& v = monitor_.finish();
     for (const RuleResult& r : v.results) {
       if (r.status != VerdictStatus::violated) continue;
@@ -146,8 +165,9 @@ class Proxy {
       fmt::print(log_, "guard: at the end, rule {} [{}] is violated{}\n", info.name, to_string(info.severity),
                  info.message.empty() ? "" : ": " + info.message);
     }
-    fmt::print(log_, "guard: {} tool calls, {} denied, {} results recorded, {} malformed messages\n", stats_.calls,
-               stats_.denied, stats_.results, stats_.malformed);
+    fmt::print(log_, "guard: {} tool calls, {} denied, {} results recorded, {} never answered, {} malformed messages, "
+                     "{} batches refused\n",
+               stats_.calls, stats_.denied, stats_.results, stats_.unanswered, stats_.malformed, stats_.batches_refused);
     if (stats) *stats = stats_;
     if (options_.trace_out.empty()) return true;
     std::string text;
@@ -163,6 +183,29 @@ class Proxy {
   }
 
  private:
+  // A JSON-RPC batch (an array of messages). One without a tools/call is forwarded as it is;
+  // one holding a call is not forwarded at all — checking its calls one by one while the
+  // server answers the batch as a whole would let a denied call through or lose its answer
+  // — and each request in it is answered with a JSON-RPC error. (MCP since 2025-06-18 has
+  // no batches; older clients can send every call on its own.)
+  bool from_client_batch(const json& batch, std::string_view line, int server_in, int client_out) {
+    auto is_call = [](const json& m) { return m.is_object() && m.value("method", json()) == "tools/call"; };
+    if (std::none_of(batch.begin(), batch.end(), is_call)) return write_all(server_in, line);
+    json replies = json::array();
+    for (const json& m : batch)
+      if (m.is_object() && m.contains("id") && m.contains("method"))
+        replies.push_back({{"jsonrpc", "2.0"}, {"id", m["id"]},
+                           {"error", {{"code", -32600}, {"message", "trajcheck guard does not forward a batch holding "
+                                                                    "tools/call: send each tool call on its own"}}}});
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.batches_refused;
+      fmt::print(log_, "guard: refused a batch of {} messages holding a tools/call (not forwarded)\n", batch.size());
+    }
+    if (!replies.empty()) to_client(client_out, replies.dump() + "\n");
+    return true;
+  }
+
   bool read_step(const json& step) {
     raw_.text = R"({"trace_id":"guard","steps":[)" + step.dump() + "]}";
     raw_.origin = RecordOrigin{"<mcp>", 1, 1, 0};
@@ -198,7 +241,12 @@ class Proxy {
   RawRecord raw_;
   RuleSetMonitor monitor_;
   std::vector<Violation> found_;
-  std::map<std::string, json> pending_;  // forwarded calls by request id (its JSON text)
+  struct Forwarded {
+    std::uint64_t seq;  // the order calls were made in
+    json step;
+  };
+  std::map<std::string, Forwarded> pending_;  // forwarded calls by request id (its JSON text)
+  std::uint64_t next_call_ = 0;
   GuardStats stats_;
   std::mutex mutex_, out_mutex_, log_mutex_;
 };
