@@ -34,12 +34,14 @@ bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
 }
 
 bool TapeDoc::member_names_unique() const {
-  // One pass over the tape. The names of every open object are kept on one stack (an inner
-  // object's names above its parent's); an object's names are compared when it closes.
+  // One pass over the tape. The names of every open object of two members or more are kept
+  // on one stack (an inner object's above its parent's) and compared when it closes; the
+  // tape word opening an object holds its member count (saturated at 2^24 - 1).
   struct Open {
-    std::uint32_t first_name;  // index in `names`; kNotObject for an array
+    std::uint32_t first_name;  // in `names`, or kUnchecked
+    bool object;
   };
-  constexpr std::uint32_t kNotObject = 0xffffffffu;
+  constexpr std::uint32_t kUnchecked = 0xffffffffu;  // an array, or an object of one member
   thread_local std::vector<std::string_view> names, sorted;
   thread_local std::vector<Open> open;
   names.clear();
@@ -47,7 +49,7 @@ bool TapeDoc::member_names_unique() const {
   auto unique = [](const std::string_view* b, const std::string_view* e) {
     std::size_t n = static_cast<std::size_t>(e - b);
     if (n <= 8) {
-      for (const auto* i = b; i != e; ++i)
+      for (const auto* i = b + 1; i < e; ++i)
         for (const auto* j = b; j != i; ++j)
           if (*i == *j) return false;
       return true;
@@ -56,32 +58,50 @@ bool TapeDoc::member_names_unique() const {
     std::sort(sorted.begin(), sorted.end());
     return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
   };
-  bool name_next = false;  // inside an object, the next word is a member name
+  bool name_next = false;  // inside an object, the next word is a member name (or its close)
   for (std::uint32_t t = 1;;) {
-    char type = static_cast<char>(tape_[t] >> 56);
-    if (type == 'r') return true;
+    const std::uint64_t w = tape_[t];
+    const char type = static_cast<char>(w >> 56);
     if (name_next && type == '"') {
-      std::string_view name;
-      string_at(t, &name);
-      names.push_back(name);
+      if (open.back().first_name != kUnchecked) {
+        std::string_view name;
+        string_at(t, &name);
+        names.push_back(name);
+      }
       name_next = false;
       ++t;
       continue;
     }
     switch (type) {
-      case '{': open.push_back({static_cast<std::uint32_t>(names.size())}); name_next = true; ++t; continue;
-      case '[': open.push_back({kNotObject}); ++t; continue;
+      case 'r': return true;
+      case '{': {
+        const std::uint32_t members = static_cast<std::uint32_t>(w >> 32) & 0xFFFFFFu;
+        open.push_back({members >= 2 ? static_cast<std::uint32_t>(names.size()) : kUnchecked, true});
+        name_next = true;
+        ++t;
+        continue;
+      }
+      case '[':
+        open.push_back({kUnchecked, false});
+        name_next = false;
+        ++t;
+        continue;
       case '}':
-        if (!unique(names.data() + open.back().first_name, names.data() + names.size())) return false;
-        names.resize(open.back().first_name);
+        if (open.back().first_name != kUnchecked) {
+          if (!unique(names.data() + open.back().first_name, names.data() + names.size())) return false;
+          names.resize(open.back().first_name);
+        }
         open.pop_back();
         ++t;
         break;
-      case ']': open.pop_back(); ++t; break;
+      case ']':
+        open.pop_back();
+        ++t;
+        break;
       case 'l': case 'u': case 'd': t += 2; break;
       default: ++t;
     }
-    name_next = !open.empty() && open.back().first_name != kNotObject;
+    name_next = !open.empty() && open.back().object;  // a value ended: a name or the close follows
   }
 }
 
