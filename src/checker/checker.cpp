@@ -900,10 +900,9 @@ struct Checker::Impl {
       if (parametric[r]) step_parametric(r, *rules[r].spec, *parametric[r]);
       else step_reporting(rules[r], r, nullptr);
     }
-    eval.end_step();
   }
 
-  // Monitor::check: take_step as a question (no end_step: the step is not "earlier" for seen()).
+  // Monitor::check: take_step as a question.
   void probe_step(const Trajectory& trace, std::uint32_t i) {
     eval.begin_step(trace.steps()[i], i);
     for (std::uint32_t r : interested()) {

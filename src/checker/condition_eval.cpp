@@ -2,6 +2,7 @@
 // JSON (simdjson DOM, buffers reused), typed comparison, RE2 partial match.
 #include "checker/condition_eval.hpp"
 
+#include <atomic>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -206,15 +207,45 @@ bool Provenance::seen(const Value& v) {
   return user_text_.contains(v.string);
 }
 
+namespace {
+std::atomic<std::uint64_t> g_steps_indexed{0};
+}
+
+std::uint64_t Provenance::steps_indexed() { return g_steps_indexed.load(std::memory_order_relaxed); }
+void Provenance::count_indexed(std::uint64_t steps) { g_steps_indexed.fetch_add(steps, std::memory_order_relaxed); }
+
 void StepDocs::begin_trace(const Trajectory& trace) {
   trace_ = &trace;
   context_.parsed = false;
-  provenance_.clear();
+  if (provenance_open_) provenance_.clear();
+  provenance_open_ = false;
+  indexed_ = 0;
 }
 
-void StepDocs::begin_step(const Step& step) {
+void StepDocs::begin_step(const Step& step, std::uint32_t index) {
   step_ = &step;
+  index_ = index;
   arguments_.parsed = result_.parsed = extra_.parsed = false;
+}
+
+bool StepDocs::seen(const Value& v) {
+  if (!provenance_open_) {
+    provenance_open_ = true;
+    if (const simdjson::dom::element* ctx = root(ir::FieldPath::Root::context)) provenance_.add_leaves(*ctx);
+  }
+  if (indexed_ < index_) {
+    Provenance::count_indexed(index_ - indexed_);
+    for (; indexed_ < index_; ++indexed_) {
+      const Step& s = trace_->steps()[indexed_];
+      if (s.type == StepType::tool_call) {
+        earlier_.parsed = false;
+        if (const simdjson::dom::element* r = load(earlier_, trace_->text(s.result))) provenance_.add_leaves(*r);
+      } else if (s.type == StepType::user_message) {
+        provenance_.add_user_text(trace_->text(s.content));
+      }
+    }
+  }
+  return provenance_.seen(v);
 }
 
 const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
@@ -344,7 +375,7 @@ bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& d
       return false;
     }
     case ir::Cond::Kind::exists: return eval_operand(c.lhs, docs).kind != Value::Kind::absent;
-    case ir::Cond::Kind::seen: return docs.provenance().seen(eval_operand(c.lhs, docs));
+    case ir::Cond::Kind::seen: return docs.seen(eval_operand(c.lhs, docs));
     case ir::Cond::Kind::valid:
       return docs.catalog() != nullptr &&
              catalog_valid(*docs.catalog(), docs.aliases(), docs.trace(), docs.step(),

@@ -80,12 +80,17 @@ class KeySet {
 
 // The provenance index of `seen(PATH)` (§4a): scalar leaves of earlier tool results and
 // of the context, and the text of earlier user messages (substring search, strings only).
+// Filled by StepDocs::seen() only as far as a question needs it.
 class Provenance {
  public:
   void clear();
   void add_leaves(simdjson::dom::element el);
   void add_user_text(std::string_view text);
   bool seen(const Value& v);
+  // Steps added to every Provenance of the process so far (for tests: a trace whose rules
+  // never ask seen() adds none).
+  static std::uint64_t steps_indexed();
+  static void count_indexed(std::uint64_t steps);
 
  private:
   KeySet leaves_;  // kind-tagged keys, numbers by value
@@ -97,13 +102,17 @@ class Provenance {
 class StepDocs {
  public:
   void begin_trace(const Trajectory& trace);
-  void begin_step(const Step& step);
+  // `index`: the step's position in the trace (the steps before it are "earlier" for seen()).
+  void begin_step(const Step& step, std::uint32_t index);
   const Trajectory& trace() const { return *trace_; }
   const Step& step() const { return *step_; }
   // The parsed root, or nullptr when the field is absent or not valid JSON.
   const simdjson::dom::element* root(ir::FieldPath::Root r);
   const simdjson::dom::element* extra();
-  Provenance& provenance() { return provenance_; }
+  // seen(v) at the current step (§4a): the context's leaves, earlier results' leaves and
+  // earlier user text. The index is built at the first question of a trace and grown only
+  // up to the step asking, so a trace whose rules never ask costs nothing for it.
+  bool seen(const Value& v);
   // The tool catalog valid(…) checks against, with the program's aliases (observed ->
   // canonical) applied to the call's tool name first; null: no catalog.
   void set_catalog(const Catalog* catalog, const std::vector<std::pair<std::string, std::string>>* aliases) {
@@ -125,8 +134,12 @@ class StepDocs {
   const simdjson::dom::element* load(Doc& d, std::string_view text);
   const Trajectory* trace_ = nullptr;
   const Step* step_ = nullptr;
+  std::uint32_t index_ = 0;
   Doc arguments_, result_, extra_, context_;
+  Doc earlier_;                   // an earlier step's result, while it is added to provenance_
   Provenance provenance_;
+  bool provenance_open_ = false;  // the context is in provenance_
+  std::uint32_t indexed_ = 0;     // steps [0, indexed_) are in provenance_
 };
 
 Value eval_operand(const CondOperand& op, StepDocs& docs);

@@ -55,19 +55,6 @@ void StepEval::begin_trace(const Trajectory& trace) {
     table_ = trace.tools();
     by_table_id_.clear();
   }
-  if (program_.uses_seen)
-    if (const simdjson::dom::element* ctx = docs_.root(ir::FieldPath::Root::context))
-      docs_.provenance().add_leaves(*ctx);
-}
-
-void StepEval::end_step() {
-  if (!program_.uses_seen) return;
-  if (step_->type == StepType::tool_call) {
-    if (const simdjson::dom::element* r = docs_.root(ir::FieldPath::Root::result))
-      docs_.provenance().add_leaves(*r);
-  } else if (step_->type == StepType::user_message) {
-    docs_.provenance().add_user_text(trace_->text(step_->content));
-  }
 }
 
 void StepEval::begin_step(const Step& step, std::uint32_t index) {
@@ -78,7 +65,7 @@ void StepEval::begin_step(const Step& step, std::uint32_t index) {
     std::fill(bind_stamp_.begin(), bind_stamp_.end(), 0);
     epoch_ = 1;
   }
-  docs_.begin_step(step);
+  docs_.begin_step(step, index);
   const bool call = step.type == StepType::tool_call;
   tool_ = call ? local_tool(*trace_, step) : kNoId;
   const bool failed = call && step.status == StepStatus::error;

@@ -23,8 +23,6 @@ class StepEval {
 
   void begin_trace(const Trajectory& trace);
   void begin_step(const Step& step, std::uint32_t index);
-  // After every rule has seen the step: its result and user text become "earlier" for seen().
-  void end_step();
 
   // A pattern's row entry: false, true, or decided by the step's fields (`where`, binders).
   static constexpr std::uint8_t kDepends = 2;

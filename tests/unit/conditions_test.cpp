@@ -148,3 +148,30 @@ TEST_CASE("seen(): earlier result leaves, context leaves, earlier user text (str
   CHECK(r[0].status == VerdictStatus::violated);
   CHECK(r[0].steps == std::vector<std::uint32_t>{0, 5, 8, 9, 10, 11, 12});
 }
+
+TEST_CASE("seen(): the index grows only up to the step that asks; a trace that never asks builds none") {
+  using trajcheck::detail::Provenance;
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
+  auto p = b.compile();
+  REQUIRE(p != nullptr);
+  TraceBuilder quiet;  // no refund: no step asks seen()
+  quiet.context(R"({"id":"c1"})");
+  for (int i = 0; i < 50; ++i) {
+    quiet.call("lookup", "", false, R"({"orders":[{"id":"r1"}]})");
+    quiet.message(StepType::user_message, "refund r1");
+  }
+  const std::uint64_t before = Provenance::steps_indexed();
+  CHECK(run(p, quiet.t)[0].status == VerdictStatus::satisfied);
+  CHECK(Provenance::steps_indexed() == before);
+
+  TraceBuilder asks;  // one question at step 3, then 10 steps nobody asks about
+  asks.call("lookup", "", false, R"({"id":"r1"})");
+  asks.message(StepType::user_message, "and u9");
+  asks.call("lookup", "", false, R"({"id":"r2"})");
+  asks.call("refund", R"({"id":"u9"})");
+  for (int i = 0; i < 10; ++i) asks.call("lookup", "", false, R"({"id":"r3"})");
+  const std::uint64_t at = Provenance::steps_indexed();
+  CHECK(run(p, asks.t)[0].status == VerdictStatus::satisfied);
+  CHECK(Provenance::steps_indexed() - at == 3);
+}
