@@ -208,18 +208,47 @@ bool Provenance::seen(const Value& v) {
 }
 
 namespace {
-std::atomic<std::uint64_t> g_steps_indexed{0};
+std::atomic<std::uint64_t> g_steps_examined{0};
+
+// A raw search may cost this many times the bytes it would index before the steps are
+// indexed instead; a parse to confirm a hit counts kParseWeight times its bytes.
+constexpr std::uint64_t kRawBudget = 3;
+constexpr std::uint64_t kParseWeight = 8;
+
+bool has_string_leaf(simdjson::dom::element el, std::string_view s) {
+  switch (el.type()) {
+    case simdjson::dom::element_type::OBJECT:
+      for (auto field : simdjson::dom::object(el))
+        if (has_string_leaf(field.value, s)) return true;
+      return false;
+    case simdjson::dom::element_type::ARRAY:
+      for (simdjson::dom::element e : simdjson::dom::array(el))
+        if (has_string_leaf(e, s)) return true;
+      return false;
+    case simdjson::dom::element_type::STRING: return std::string_view(el.get_string().value_unsafe()) == s;
+    default: return false;
+  }
 }
 
-std::uint64_t Provenance::steps_indexed() { return g_steps_indexed.load(std::memory_order_relaxed); }
-void Provenance::count_indexed(std::uint64_t steps) { g_steps_indexed.fetch_add(steps, std::memory_order_relaxed); }
+// A string whose JSON encoding needs no escape: in JSON text without a backslash, a string
+// leaf equal to it is its bytes between two quotes.
+bool plain(std::string_view s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == '"' || c == '\\') return false;
+  return true;
+}
+}  // namespace
+
+std::uint64_t Provenance::steps_examined() { return g_steps_examined.load(std::memory_order_relaxed); }
+void Provenance::count_examined(std::uint64_t steps) { g_steps_examined.fetch_add(steps, std::memory_order_relaxed); }
 
 void StepDocs::begin_trace(const Trajectory& trace) {
   trace_ = &trace;
   context_.parsed = false;
   if (provenance_open_) provenance_.clear();
   provenance_open_ = false;
-  indexed_ = 0;
+  indexed_ = sized_ = 0;
+  unindexed_bytes_ = raw_cost_ = 0;
 }
 
 void StepDocs::begin_step(const Step& step, std::uint32_t index) {
@@ -228,23 +257,62 @@ void StepDocs::begin_step(const Step& step, std::uint32_t index) {
   arguments_.parsed = result_.parsed = extra_.parsed = false;
 }
 
+void StepDocs::index_earlier() {
+  Provenance::count_examined(index_ - indexed_);
+  for (; indexed_ < index_; ++indexed_) {
+    const Step& s = trace_->steps()[indexed_];
+    if (s.type == StepType::tool_call) {
+      earlier_.parsed = false;
+      if (const simdjson::dom::element* r = load(earlier_, trace_->text(s.result))) provenance_.add_leaves(*r);
+    } else if (s.type == StepType::user_message) {
+      provenance_.add_user_text(trace_->text(s.content));
+    }
+  }
+  sized_ = indexed_;
+  unindexed_bytes_ = raw_cost_ = 0;
+}
+
+// Searches the unindexed steps [indexed_, index_) for the plain string `s`; false when the
+// search would exceed its budget (nothing decided: index instead).
+bool StepDocs::seen_raw(std::string_view s, bool* found) {
+  const auto& steps = trace_->steps();
+  for (; sized_ < index_; ++sized_) {
+    const Step& st = steps[sized_];
+    if (st.type == StepType::tool_call) unindexed_bytes_ += st.result.len;
+    else if (st.type == StepType::user_message) unindexed_bytes_ += st.content.len;
+  }
+  if (raw_cost_ + unindexed_bytes_ > (kRawBudget + 1) * unindexed_bytes_) return false;
+  Provenance::count_examined(index_ - indexed_);
+  needle_.assign(1, '"').append(s) += '"';
+  *found = false;
+  for (std::uint32_t i = index_; i-- > indexed_ && !*found;) {  // the latest first: where a value usually is
+    const Step& st = steps[i];
+    if (st.type == StepType::user_message) {
+      const std::string_view text = trace_->text(st.content);
+      raw_cost_ += text.size();
+      *found = text.find(s) != std::string_view::npos;
+    } else if (st.type == StepType::tool_call && !st.result.empty()) {
+      const std::string_view text = trace_->text(st.result);
+      raw_cost_ += text.size();
+      if (text.find(needle_) == std::string_view::npos && text.find('\\') == std::string_view::npos) continue;
+      raw_cost_ += kParseWeight * text.size();  // a key, or escapes: the parsed leaves decide
+      earlier_.parsed = false;
+      if (const simdjson::dom::element* r = load(earlier_, text)) *found = has_string_leaf(*r, s);
+    }
+  }
+  return true;
+}
+
 bool StepDocs::seen(const Value& v) {
   if (!provenance_open_) {
     provenance_open_ = true;
     if (const simdjson::dom::element* ctx = root(ir::FieldPath::Root::context)) provenance_.add_leaves(*ctx);
   }
-  if (indexed_ < index_) {
-    Provenance::count_indexed(index_ - indexed_);
-    for (; indexed_ < index_; ++indexed_) {
-      const Step& s = trace_->steps()[indexed_];
-      if (s.type == StepType::tool_call) {
-        earlier_.parsed = false;
-        if (const simdjson::dom::element* r = load(earlier_, trace_->text(s.result))) provenance_.add_leaves(*r);
-      } else if (s.type == StepType::user_message) {
-        provenance_.add_user_text(trace_->text(s.content));
-      }
-    }
-  }
+  if (provenance_.seen(v)) return true;  // the context and the steps indexed so far
+  if (indexed_ >= index_) return false;
+  bool found = false;
+  if (v.kind == Value::Kind::string && plain(v.string) && seen_raw(v.string, &found)) return found;
+  index_earlier();
   return provenance_.seen(v);
 }
 

@@ -87,10 +87,10 @@ class Provenance {
   void add_leaves(simdjson::dom::element el);
   void add_user_text(std::string_view text);
   bool seen(const Value& v);
-  // Steps added to every Provenance of the process so far (for tests: a trace whose rules
-  // never ask seen() adds none).
-  static std::uint64_t steps_indexed();
-  static void count_indexed(std::uint64_t steps);
+  // Earlier steps looked at for seen() by every StepDocs of the process so far, added to the
+  // index or searched raw (for tests: a trace whose rules never ask looks at none).
+  static std::uint64_t steps_examined();
+  static void count_examined(std::uint64_t steps);
 
  private:
   KeySet leaves_;  // kind-tagged keys, numbers by value
@@ -110,8 +110,12 @@ class StepDocs {
   const simdjson::dom::element* root(ir::FieldPath::Root r);
   const simdjson::dom::element* extra();
   // seen(v) at the current step (§4a): the context's leaves, earlier results' leaves and
-  // earlier user text. The index is built at the first question of a trace and grown only
-  // up to the step asking, so a trace whose rules never ask costs nothing for it.
+  // earlier user text. Nothing is done before a step asks. The steps a question needs that
+  // are not indexed yet are searched raw for a plain string (its quoted bytes in each result,
+  // a result that holds them or any escape parsed to confirm a leaf; its bytes in user text)
+  // until those searches have cost a few times what indexing the steps would; then the steps
+  // are indexed (parsed once, every scalar leaf hashed, user text in the substring index).
+  // So a few questions cost a scan, many cost one index: linear either way.
   bool seen(const Value& v);
   // The tool catalog valid(…) checks against, with the program's aliases (observed ->
   // canonical) applied to the call's tool name first; null: no catalog.
@@ -136,10 +140,16 @@ class StepDocs {
   const Step* step_ = nullptr;
   std::uint32_t index_ = 0;
   Doc arguments_, result_, extra_, context_;
-  Doc earlier_;                   // an earlier step's result, while it is added to provenance_
+  bool seen_raw(std::string_view s, bool* found);
+  void index_earlier();
+  Doc earlier_;                   // an earlier step's result, while it is indexed or searched
   Provenance provenance_;
   bool provenance_open_ = false;  // the context is in provenance_
   std::uint32_t indexed_ = 0;     // steps [0, indexed_) are in provenance_
+  std::uint32_t sized_ = 0;       // steps [indexed_, sized_) hold unindexed_bytes_ of results and user text
+  std::uint64_t unindexed_bytes_ = 0;
+  std::uint64_t raw_cost_ = 0;    // bytes searched raw (parses weighted) since the last indexing
+  std::string needle_;
 };
 
 Value eval_operand(const CondOperand& op, StepDocs& docs);

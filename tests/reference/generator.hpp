@@ -187,9 +187,10 @@ struct Gen {
     for (int i = 0; i < n; ++i) {
       int k = pick(10);
       if (k < 6) {
+        // "x" and "p" as keys, and "p" escaped: seen() must read leaves, not raw bytes.
         static const char* kResults[] = {"", R"({"ok":true})", R"({"id":1,"items":[{"id":"x"}]})", R"("p")",
-                                         R"({"a":{"b":[2.0,null]}})"};
-        t.call(kTools[pick(5)], kArgs[pick(10)], chance(35), kResults[pick(5)]);
+                                         R"({"a":{"b":[2.0,null]}})", R"({"x":{"p":1}})", R"(["\u0070"])"};
+        t.call(kTools[pick(5)], kArgs[pick(10)], chance(35), kResults[pick(7)]);
       } else if (k == 6) {
         t.message(StepType::user_message, std::array{"hello", "bye", "order x 12"}[pick(3)]);
       } else if (k == 7) {

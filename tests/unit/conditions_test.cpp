@@ -149,7 +149,43 @@ TEST_CASE("seen(): earlier result leaves, context leaves, earlier user text (str
   CHECK(r[0].steps == std::vector<std::uint32_t>{0, 5, 8, 9, 10, 11, 12});
 }
 
-TEST_CASE("seen(): the index grows only up to the step that asks; a trace that never asks builds none") {
+// A plain string is first searched for in the raw results and user text; these are the texts
+// where raw bytes and leaves differ. Asked once each (the raw search) and, in a second trace,
+// after so many questions that the steps are indexed: the same verdicts either way.
+TEST_CASE("seen(): keys, escapes and string results mean the same searched raw or indexed") {
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
+  auto p = b.compile();
+  REQUIRE(p != nullptr);
+  auto make = [](TraceBuilder& t, int questions_first) {
+    t.call("lookup", "", false, R"({"k1":"v","nested":{"k2":[1,"x"]}})");  // k1, k2: keys only
+    t.call("lookup", "", false, R"({"e":"\u0065sc","q":"a\"b"})");       // "esc", "a\"b" by escapes
+    t.call("lookup", "", false, R"("whole")");                             // a string result
+    t.message(StepType::user_message, "text k3 here");
+    for (int i = 0; i < questions_first; ++i) t.call("refund", R"({"id":"absent"})");
+    t.call("refund", R"({"id":"k1"})");     // a key: not seen
+    t.call("refund", R"({"id":"k2"})");
+    t.call("refund", R"({"id":"x"})");      // seen
+    t.call("refund", R"({"id":"esc"})");    // seen (escaped in the raw text)
+    t.call("refund", R"({"id":"a\"b"})");  // seen (not plain: the index decides)
+    t.call("refund", R"({"id":"whole"})");  // seen
+    t.call("refund", R"({"id":"k3"})");     // seen in user text
+    t.call("refund", R"({"id":"nope"})");   // not seen
+  };
+  for (int first : {0, 40}) {
+    TraceBuilder t;
+    make(t, first);
+    auto r = run(p, t.t);
+    REQUIRE(r[0].status == VerdictStatus::violated);
+    const auto at = static_cast<std::uint32_t>(4 + first);
+    std::vector<std::uint32_t> want;
+    for (int i = 0; i < first; ++i) want.push_back(static_cast<std::uint32_t>(4 + i));
+    for (std::uint32_t k : {0u, 1u, 7u}) want.push_back(at + k);
+    CHECK(r[0].steps == want);
+  }
+}
+
+TEST_CASE("seen(): only the steps before the one that asks are looked at; a trace that never asks costs none") {
   using trajcheck::detail::Provenance;
   IrBuilder b;
   b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
@@ -161,9 +197,9 @@ TEST_CASE("seen(): the index grows only up to the step that asks; a trace that n
     quiet.call("lookup", "", false, R"({"orders":[{"id":"r1"}]})");
     quiet.message(StepType::user_message, "refund r1");
   }
-  const std::uint64_t before = Provenance::steps_indexed();
+  const std::uint64_t before = Provenance::steps_examined();
   CHECK(run(p, quiet.t)[0].status == VerdictStatus::satisfied);
-  CHECK(Provenance::steps_indexed() == before);
+  CHECK(Provenance::steps_examined() == before);
 
   TraceBuilder asks;  // one question at step 3, then 10 steps nobody asks about
   asks.call("lookup", "", false, R"({"id":"r1"})");
@@ -171,7 +207,7 @@ TEST_CASE("seen(): the index grows only up to the step that asks; a trace that n
   asks.call("lookup", "", false, R"({"id":"r2"})");
   asks.call("refund", R"({"id":"u9"})");
   for (int i = 0; i < 10; ++i) asks.call("lookup", "", false, R"({"id":"r3"})");
-  const std::uint64_t at = Provenance::steps_indexed();
+  const std::uint64_t at = Provenance::steps_examined();
   CHECK(run(p, asks.t)[0].status == VerdictStatus::satisfied);
-  CHECK(Provenance::steps_indexed() - at == 3);
+  CHECK(Provenance::steps_examined() - at == 3);
 }
