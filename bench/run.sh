@@ -1,51 +1,60 @@
 #!/usr/bin/env bash
-# bench/run.sh — trajcheck's performance harness (issue 7; docs/performance.md says what each
-# figure means). Builds Release into build-bench/, generates the data into bench/out/ if missing,
-# installs the Node peers into bench/peers/, runs every figure RUNS times and writes
-# bench/out/results.md (medians, throughput, ratios to the floor and the peers, peak RSS).
+# bench/run.sh — trajcheck's performance harness (docs/performance.md says what each figure
+# means). Builds Release into build-bench/, generates the data into bench/out/ if missing,
+# installs the Node peers into bench/peers/, runs every figure RUNS times, interleaved, and
+# writes bench/out/results.md (medians, throughput, ratios, peak RSS) and bench/out/targets.md
+# (every performance target with its verdict), printed at the end. About 5–10 minutes.
 #
-#   bash bench/run.sh                 # full: 500 MB of traces, 20 000 score records, scaling
-#   QUICK=1 bash bench/run.sh         # smoke run on small data (seconds)
+#   bash bench/run.sh                 # full: 500 MB + 200 MB of traces, 20 000 score records
+#   QUICK=1 bash bench/run.sh         # smoke run on small data (a minute or two)
 #
-# Environment: RUNS (default 5) runs a figure; PEER_RUNS (default RUNS) for the Node peers
-# (PROMPTFOO_RUNS, default PEER_RUNS, for promptfoo alone: about two minutes a run);
-# SCALING_RUNS (default RUNS) for the scaling runs; JOBS (default 2) the threads of the -j figures;
-# NATIVE (default ON) builds with TRAJCHECK_NATIVE (-march=native, trajcheck and floor alike);
-# SKIP_PEERS=1, SKIP_SCALING=1, SKIP_RSS=1 leave parts out; ONLY_DATA=1 stops after generating.
+# Environment: RUNS (default 3) runs of a figure; PEER_RUNS (default RUNS) of agentevals;
+# PROMPTFOO_RUNS (default 0: about two minutes a run, no target depends on it); SCALING_RUNS
+# (default RUNS); JOBS (default 2) the threads of the -j figures; NATIVE (default ON) builds
+# with TRAJCHECK_NATIVE (-march=native, trajcheck and floor alike); RSS_COPIES (default 10)
+# times the native file is piped through check for the largest input (10 = 5 GB, never on
+# disk); HOSTILE_STEPS (default 50 000) the smaller hostile trace; SKIP_PEERS=1, SKIP_SCALING=1,
+# SKIP_RSS=1, SKIP_HOSTILE=1 leave parts out; ONLY_DATA=1 stops after generating.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
 QUICK=${QUICK:-0}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-3}
 PEER_RUNS=${PEER_RUNS:-$RUNS}
-PROMPTFOO_RUNS=${PROMPTFOO_RUNS:-$PEER_RUNS}
+PROMPTFOO_RUNS=${PROMPTFOO_RUNS:-0}
 SCALING_RUNS=${SCALING_RUNS:-$RUNS}
 JOBS=${JOBS:-2}
 SKIP_PEERS=${SKIP_PEERS:-0}
 SKIP_SCALING=${SKIP_SCALING:-0}
 SKIP_RSS=${SKIP_RSS:-0}
+SKIP_HOSTILE=${SKIP_HOSTILE:-0}
 
 if [[ $QUICK == 1 ]]; then
   data=bench/out/quick
   native_bytes=20M; ae_records=1000
   scale_total=100000; scale_steps="10 100 1000 10000 100000"
   rule_counts="1 10 50 100 200"; rules_slice_lines=900     # ~10 MB
-  rss_copies=10
+  rss_copies=${RSS_COPIES:-10}
+  tau_bytes=20M; tau_slice_lines=500                          # ~8 MB
+  hostile_steps=${HOSTILE_STEPS:-5000}
 else
   data=bench/out/full
   native_bytes=500M; ae_records=20000
   scale_total=1000000; scale_steps="10 100 1000 10000 100000 1000000"
   rule_counts="1 5 10 20 50 100 200"; rules_slice_lines=4500  # ~50 MB
-  rss_copies=10                                               # 10 x 500 MB = 5 GB on stdin
+  rss_copies=${RSS_COPIES:-10}                                # 10 x 500 MB = 5 GB on stdin
+  tau_bytes=200M; tau_slice_lines=4000                        # ~50 MB
+  hostile_steps=${HOSTILE_STEPS:-50000}
 fi
 build=build-bench
 mkdir -p "$data" bench/out
 samples=bench/out/samples.tsv    # one line per run: group name run wall_s rss_kb rc ok cpu_s
 figures=bench/out/figures.tsv    # one line per figure: group name bytes records steps rules note
 notes=bench/out/notes.txt        # what could not be measured, and why
-: >"$samples"; : >"$figures"; : >"$notes"
+: >"$samples"; : >"$figures"; : >"$notes"; : >bench/out/loadavg.tsv
 cut -d' ' -f1-3 /proc/loadavg >bench/out/loadavg.start
+printf 'start\t%s\n' "$(cat bench/out/loadavg.start)" >>bench/out/loadavg.tsv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -72,7 +81,9 @@ fi
 # ------------------------------------------------------------------ build
 
 say "building Release into $build/"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
   -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
 cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor >"$tmp/build.log" 2>&1 \
   || { cat "$tmp/build.log" >&2; exit 2; }
@@ -114,6 +125,14 @@ if [[ ! -s $agentevals ]]; then
   "$gen" agentevals -o "$agentevals.tmp" --records "$ae_records" --calls 20 --seed 11 2>"$data/agentevals.stats" \
     && mv "$agentevals.tmp" "$agentevals"
 fi
+tau=$data/tau.jsonl
+if [[ ! -s $tau ]]; then
+  say "generating $tau ($tau_bytes, tau-bench-like retail traces)"
+  python3 bench/gen_tau.py -o "$tau.tmp" --bytes "$tau_bytes" --seed 5 2>"$data/tau.stats" && mv "$tau.tmp" "$tau"
+fi
+[[ -s $data/tau-slice.jsonl ]] || head -n "$tau_slice_lines" "$tau" >"$data/tau-slice.jsonl"
+tau_meta=$(meta "$tau")
+tau_slice_meta=$(meta "$data/tau-slice.jsonl")
 native_meta=$(meta "$native")
 ae_meta=$(meta "$agentevals" --format agentevals)
 say "native: $native_meta"
@@ -132,34 +151,51 @@ fi
 # ------------------------------------------------------------------ measuring
 
 # figure GROUP NAME META RULES RUNS OK_CODES SINK NOTE -- CMD…
-# Runs CMD RUNS times under /usr/bin/time (peak RSS of the process tree's largest member),
-# timing each run's wall clock; exit codes outside OK_CODES ("0 1") mark the run failed.
+# Queues a figure: CMD is run RUNS times under /usr/bin/time (peak RSS of the process tree's
+# largest member), timing each run's wall clock; exit codes outside OK_CODES ("0 1") mark the
+# run failed. `flush` runs the queued figures interleaved (round 1 of every figure, then round
+# 2, …), so a change in the machine's load hits every figure of a comparison alike.
+queue=()
 figure() {
   local group=$1 name=$2 m=$3 nrules=$4 runs=$5 ok=$6 sink=$7 what=$8
   shift 9
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$group" "$name" "$(field "$m" bytes)" "$(field "$m" records)" \
     "$(field "$m" steps)" "$nrules" "$what" >>"$figures"
-  local i t0 t1 rc rss wall user sys cpu
-  for ((i = 1; i <= runs; i++)); do
-    t0=$EPOCHREALTIME
-    rc=0
-    /usr/bin/time -f '%M %U %S' -o "$tmp/rss" "$@" >"$sink" 2>"$tmp/stderr" || rc=$?
-    t1=$EPOCHREALTIME
-    read -r rss user sys < <(tail -n 1 "$tmp/rss")
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
-    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')
-    local good=1
-    [[ " $ok " == *" $rc "* ]] || good=0
-    printf '%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n' "$group" "$name" "$i" "$wall" "$rss" "$rc" "$good" "$cpu" >>"$samples"
-    if ((!good)); then
-      say "$group/$name run $i: exit $rc"
-      cp "$tmp/stderr" "bench/out/$group-$name.stderr"
-      head -n 5 "$tmp/stderr" >&2
-      break
-    fi
-    say "$group/$name run $i: ${wall}s wall, ${cpu}s CPU, peak RSS ${rss} KB"
+  local cmd
+  printf -v cmd '%q ' "$@"
+  queue+=("$group"$'\x1f'"$name"$'\x1f'"$runs"$'\x1f'"$ok"$'\x1f'"$sink"$'\x1f'"$cmd")
+}
+flush() {
+  local max=0 q group name runs ok sink cmd round t0 t1 rc rss user sys cpu wall good
+  declare -A broken=()
+  for q in "${queue[@]}"; do IFS=$'\x1f' read -r _ _ runs _ <<<"$q"; ((runs > max)) && max=$runs; done
+  printf '%s\t%s\n' "${queue[0]%%$'\x1f'*}" "$(cut -d' ' -f1-3 /proc/loadavg)" >>bench/out/loadavg.tsv
+  for ((round = 1; round <= max; round++)); do
+    for q in "${queue[@]}"; do
+      IFS=$'\x1f' read -r group name runs ok sink cmd <<<"$q"
+      ((round > runs)) && continue
+      [[ -n ${broken[$group/$name]:-} ]] && continue
+      t0=$EPOCHREALTIME
+      rc=0
+      eval "/usr/bin/time -f '%M %U %S' -o \"\$tmp/rss\" $cmd" >"$sink" 2>"$tmp/stderr" || rc=$?
+      t1=$EPOCHREALTIME
+      read -r rss user sys < <(tail -n 1 "$tmp/rss")
+      cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
+      wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')
+      good=1
+      [[ " $ok " == *" $rc "* ]] || good=0
+      printf '%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n' "$group" "$name" "$round" "$wall" "$rss" "$rc" "$good" "$cpu" >>"$samples"
+      cp "$tmp/stderr" "bench/out/$group-$name.stderr" 2>/dev/null || true
+      if ((!good)); then
+        broken[$group/$name]=1
+        say "$group/$name run $round: exit $rc"
+        head -n 5 "$tmp/stderr" >&2
+        continue
+      fi
+      say "$group/$name run $round: ${wall}s wall, ${cpu}s CPU, peak RSS ${rss} KB"
+    done
   done
-  cp "$tmp/stderr" "bench/out/$group-$name.stderr" 2>/dev/null || true
+  queue=()
 }
 
 # ------------------------------------------------------------------ check (native traces)
@@ -181,12 +217,44 @@ if ((has_check)); then
   else
     note "bench/bench-parametric.rules does not compile with this build (bench/out/lint-parametric.txt): no parametric figure"
   fi
+  # seen() paid only where asked: a rule that could ask but whose call never occurs, against
+  # the trivial rule alone (both one rule, so the difference is the seen() machinery).
+  printf 'forbid no_such_tool_in_any_trace\n' >"$tmp/trivial.rules"
+  printf 'forbid no_such_tool_in_any_trace where not seen(arguments.order_id)\n' >"$tmp/seen-never.rules"
+  figure check "check-j1-trivial" "$native_meta" 1 "$RUNS" "0 1" /dev/null "one rule that never fires (the reading cost)" -- \
+    "$tc" check -r "$tmp/trivial.rules" -j 1 --quiet "$native"
+  figure check "check-j1-seen-never" "$native_meta" 1 "$RUNS" "0 1" /dev/null "one seen() rule whose call never occurs" -- \
+    "$tc" check -r "$tmp/seen-never.rules" -j 1 --quiet "$native"
 fi
 if has_command normalize; then
   figure check "normalize-j1" "$native_meta" 0 "$RUNS" "0" /dev/null "reader + normalized JSON writer" -- \
     "$tc" normalize -j 1 "$native"
 fi
+flush
 
+# ------------------------------------------------------------------ check (tau-bench-like traces)
+
+figure tau floor-validate "$tau_meta" 0 "$RUNS" "0" /dev/null "simdjson DOM: parse and validate every byte + touch tool names" -- \
+  "$floor" --validate "$tau"
+figure tau floor "$tau_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "$floor" "$tau"
+if ((has_check)); then
+  figure tau "check-j1" "$tau_meta" 20 "$RUNS" "0 1" /dev/null "bench/tau.rules (20 rules: seen(), \$o, argument conditions)" -- \
+    "$tc" check -r bench/tau.rules -j 1 --quiet "$tau"
+  figure tau "check-j$JOBS" "$tau_meta" 20 "$RUNS" "0 1" /dev/null "bench/tau.rules" -- \
+    "$tc" check -r bench/tau.rules -j "$JOBS" --quiet "$tau"
+fi
+flush
+
+# ------------------------------------------------------------------ per-rule cost (tau.rules, each alone)
+
+if ((has_check)); then
+  python3 bench/split_rules.py bench/tau.rules "$tmp/split" >bench/out/rules-split.tsv
+  while IFS=$'\t' read -r k label; do
+    figure rule "r$k" "$tau_slice_meta" 1 "$RUNS" "0 1" /dev/null "$label" -- \
+      "$tc" check -r "$tmp/split/rule-$k.rules" -j 1 --quiet "$data/tau-slice.jsonl"
+  done <bench/out/rules-split.tsv
+  flush
+fi
 # ------------------------------------------------------------------ score (agentevals records)
 
 figure score floor "$ae_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool-call names" -- \
@@ -221,12 +289,13 @@ if [[ $SKIP_PEERS != 1 ]]; then
       "agentevals 0.0.7: strict, unordered, subset, superset (toolArgsMatchMode exact), Node $(node --version)" -- \
       node "$peers/driver.mjs" --peer agentevals --input "$agentevals" --out bench/out/agentevals.verdicts.jsonl
   fi
-  if [[ -d $peers/node_modules/promptfoo ]]; then
+  if [[ -d $peers/node_modules/promptfoo ]] && ((PROMPTFOO_RUNS > 0)); then
     figure score promptfoo "$ae_meta" 0 "$PROMPTFOO_RUNS" "0" bench/out/promptfoo.stdout \
       "promptfoo 0.121.20: trajectory:tool-used, tool-sequence (in order, exact), tool-args-match (exact)" -- \
       node "$peers/driver.mjs" --peer promptfoo --input "$agentevals" --out bench/out/promptfoo.verdicts.jsonl
   fi
 fi
+flush
 
 # ------------------------------------------------------------------ peak RSS against input size
 
@@ -242,6 +311,22 @@ if ((has_check)) && [[ $SKIP_RSS != 1 ]]; then
   figure rss "x$rss_copies-stdin" "$big_meta" $rule_count 1 "0 1" /dev/null "the file $rss_copies times through stdin" -- \
     bash -c 'for ((k = 0; k < $1; k++)); do cat "$2"; done | "$3" check -r "$4" -j "$5" --quiet -' _ \
     "$rss_copies" "$native" "$tc" "$rules" "$JOBS"
+  flush
+fi
+
+# ------------------------------------------------------------------ hostile input: linear time
+
+# One trace built against the linear-time promise (gen_tau.py --hostile: a new binding every
+# four steps, steps binding nothing between, seen() lookups that find nothing) at N and 4N
+# steps, checked with every parametric form and scope (bench/hostile.rules).
+if ((has_check)) && [[ $SKIP_HOSTILE != 1 ]]; then
+  for n in "$hostile_steps" $((4 * hostile_steps)); do
+    f=$data/hostile-$n.jsonl
+    [[ -s $f ]] || python3 bench/gen_tau.py -o "$f" --hostile "$n"
+    figure hostile "check-$n" "$(meta "$f")" 13 "$RUNS" "0 1" /dev/null "one hostile trace of $n steps, bench/hostile.rules" -- \
+      "$tc" check -r bench/hostile.rules -j 1 --quiet "$f"
+  done
+  flush
 fi
 
 # ------------------------------------------------------------------ scaling: steps x rules
@@ -278,6 +363,7 @@ if [[ $SKIP_SCALING != 1 ]]; then
         "$tc" check -r "$rf" -j 1 --quiet "$data/slice.jsonl"
     done
   fi
+  flush
 fi
 
 # ------------------------------------------------------------------ verdict agreement and report
@@ -288,9 +374,13 @@ compare_args=()
 [[ -s bench/out/promptfoo.verdicts.jsonl ]] && compare_args+=(--promptfoo bench/out/promptfoo.verdicts.jsonl)
 python3 bench/compare.py "${compare_args[@]}" --out bench/out/agreement.md || note "verdict comparison failed"
 
+cut -d' ' -f1-3 /proc/loadavg >bench/out/loadavg.end
 python3 bench/report.py --samples "$samples" --figures "$figures" --notes "$notes" \
   --agreement bench/out/agreement.md --quick "$QUICK" --jobs "$JOBS" \
   --native-stats "$data/native.stats" --agentevals-stats "$data/agentevals.stats" \
-  --out bench/out/results.md
-say "wrote bench/out/results.md"
+  --tau-stats "$data/tau.stats" --rules-split bench/out/rules-split.tsv --loadavg bench/out/loadavg.tsv \
+  --out bench/out/results.md --targets bench/out/targets.md
+say "wrote bench/out/results.md ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s)"
 cat bench/out/results.md
+echo
+cat bench/out/targets.md
