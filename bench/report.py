@@ -224,7 +224,7 @@ def main():
     if base and a.rules_split and os.path.exists(a.rules_split):
         with open(a.rules_split, encoding="utf-8") as fh:
             labels = [l.rstrip("\n").split("\t", 1) for l in fh if "\t" in l]
-        w("## Cost of each rule alone (`bench/tau.rules`, 1 thread, the tau slice)\n")
+        w("## Cost of each rule alone (`bench/tau.rules`, 1 thread, the tau-bench-like traces)\n")
         w(f"Each rule of `bench/tau.rules` checked alone over {base.bytes / 1e6:,.0f} MB ({int(base.steps):,} steps), "
           f"minus the trivial rule (a `forbid` of a tool no trace calls: reading, validating and building the "
           f"traces, {base.cost():.3f} s CPU). *× reading* is the rule's own time over that reading time.\n")
@@ -371,7 +371,7 @@ def main():
            + " Load before each group: " + ", ".join(f"{g} {v.split()[0]}" for g, v in loads) + ".")
     if per_rule:
         top = sorted(per_rule, reverse=True)[:3]
-        tw("\nCostliest rules alone (own CPU s over the tau slice): " + "; ".join(f"`{l}` {c:.3f}" for c, l in top) + ".")
+        tw("\nCostliest rules alone (own CPU s over the tau-bench-like traces): " + "; ".join(f"`{l}` {c:.3f}" for c, l in top) + ".")
     tw("")
     w("\n".join(tg))
     if a.targets:

@@ -36,7 +36,7 @@ if [[ $QUICK == 1 ]]; then
   scale_total=100000; scale_steps="10 100 1000 10000 100000"
   rule_counts="1 10 50 100 200"; rules_slice_lines=900     # ~10 MB
   rss_copies=${RSS_COPIES:-10}
-  tau_bytes=20M; tau_slice_lines=500                          # ~8 MB
+  tau_bytes=20M
   hostile_steps=${HOSTILE_STEPS:-5000}
 else
   data=bench/out/full
@@ -44,7 +44,7 @@ else
   scale_total=1000000; scale_steps="10 100 1000 10000 100000 1000000"
   rule_counts="1 5 10 20 50 100 200"; rules_slice_lines=4500  # ~50 MB
   rss_copies=${RSS_COPIES:-10}                                # 10 x 500 MB = 5 GB on stdin
-  tau_bytes=200M; tau_slice_lines=4000                        # ~50 MB
+  tau_bytes=200M
   hostile_steps=${HOSTILE_STEPS:-50000}
 fi
 build=build-bench
@@ -130,9 +130,7 @@ if [[ ! -s $tau ]]; then
   say "generating $tau ($tau_bytes, tau-bench-like retail traces)"
   python3 bench/gen_tau.py -o "$tau.tmp" --bytes "$tau_bytes" --seed 5 2>"$data/tau.stats" && mv "$tau.tmp" "$tau"
 fi
-[[ -s $data/tau-slice.jsonl ]] || head -n "$tau_slice_lines" "$tau" >"$data/tau-slice.jsonl"
 tau_meta=$(meta "$tau")
-tau_slice_meta=$(meta "$data/tau-slice.jsonl")
 native_meta=$(meta "$native")
 ae_meta=$(meta "$agentevals" --format agentevals)
 say "native: $native_meta"
@@ -250,8 +248,8 @@ flush
 if ((has_check)); then
   python3 bench/split_rules.py bench/tau.rules "$tmp/split" >bench/out/rules-split.tsv
   while IFS=$'\t' read -r k label; do
-    figure rule "r$k" "$tau_slice_meta" 1 "$RUNS" "0 1" /dev/null "$label" -- \
-      "$tc" check -r "$tmp/split/rule-$k.rules" -j 1 --quiet "$data/tau-slice.jsonl"
+    figure rule "r$k" "$tau_meta" 1 "$RUNS" "0 1" /dev/null "$label" -- \
+      "$tc" check -r "$tmp/split/rule-$k.rules" -j 1 --quiet "$tau"
   done <bench/out/rules-split.tsv
   flush
 fi
