@@ -208,7 +208,6 @@ struct Builder {
         break;
       case ir::Cond::Kind::seen:
         n.text = fmt::format("seen({})", operand_key(c.a));
-        p.uses_seen = true;
         break;
       case ir::Cond::Kind::valid:
         n.text = fmt::format("valid({})", operand_key(c.a));

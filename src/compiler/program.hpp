@@ -79,7 +79,6 @@ struct ProgramImpl {
   std::string ast_dump, ir_dump;
   bool case_sensitive = false;
   std::uint64_t max_bindings = 1000000;  // CompileOptions::max_bindings
-  bool uses_seen = false;  // keep the provenance index of seen() while checking
   std::vector<std::pair<std::string, std::string>> aliases;  // observed -> canonical, normalized
   std::vector<ToolColumn> columns;
   std::vector<PatternNode> patterns;
