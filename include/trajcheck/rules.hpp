@@ -127,6 +127,11 @@ class Checker {
   // rules-file order (several for a parametric rule violated by several bindings).
   void check(const Trajectory& trace, std::vector<RuleResult>& out);
 
+  // The environment fixture (a JSON document's text) that `fixture.*` paths read in the
+  // traces checked from now on; empty (the default): none, every `fixture.*` path is absent.
+  // eval sets each case's fixture before checking its run.
+  void set_fixture(std::string_view fixture);
+
  private:
   friend class Monitor;  // runs the same Impl one step at a time
   struct Impl;

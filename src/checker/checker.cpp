@@ -974,6 +974,7 @@ Checker::Checker(Checker&&) noexcept = default;
 Checker& Checker::operator=(Checker&&) noexcept = default;
 
 void Checker::check(const Trajectory& trace, std::vector<RuleResult>& out) { impl_->check(trace, out); }
+void Checker::set_fixture(std::string_view fixture) { impl_->eval.docs().set_fixture(fixture); }
 
 // The monitored trace is a Trajectory of its own, grown one step at a time; the checker's
 // Impl runs over it step by step (take_step), so the verdicts are check()'s by construction.

@@ -341,6 +341,7 @@ const simdjson::dom::element* StepDocs::root(ir::FieldPath::Root r) {
     case ir::FieldPath::Root::arguments: return load(arguments_, trace_->text(step_->arguments));
     case ir::FieldPath::Root::result: return load(result_, trace_->text(step_->result));
     case ir::FieldPath::Root::context: return load(context_, trace_->context());
+    case ir::FieldPath::Root::fixture: return load(fixture_, fixture_text_);
     case ir::FieldPath::Root::step: return extra();
   }
   return nullptr;
@@ -438,6 +439,10 @@ bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& d
       return contains_value(eval_operand(c.lhs, docs), eval_operand(c.rhs, docs));
     case ir::Cond::Kind::in: {
       Value v = eval_operand(c.lhs, docs);
+      if (c.rhs.kind == CondOperand::Kind::path) {  // `x in PATH`: an element of the array at PATH
+        Value array = eval_operand(c.rhs, docs);
+        return array.kind == Value::Kind::array && contains_value(array, v);
+      }
       for (const ir::Literal& lit : c.rhs.list)
         if (scalar_equal(v, value_of(lit))) return true;
       return false;

@@ -124,6 +124,11 @@ class StepDocs {
     aliases_ = aliases;
   }
   const Catalog* catalog() const { return catalog_; }
+  // The case's environment fixture (`fixture.*`), parsed at most once per fixture set.
+  void set_fixture(std::string_view fixture) {
+    fixture_text_.assign(fixture);
+    fixture_.parsed = false;
+  }
   const std::vector<std::pair<std::string, std::string>>* aliases() const { return aliases_; }
 
  private:
@@ -139,7 +144,8 @@ class StepDocs {
   const Trajectory* trace_ = nullptr;
   const Step* step_ = nullptr;
   std::uint32_t index_ = 0;
-  Doc arguments_, result_, extra_, context_;
+  Doc arguments_, result_, extra_, context_, fixture_;
+  std::string fixture_text_;
   bool seen_raw(std::string_view s, bool* found);
   void index_earlier();
   Doc earlier_;                   // an earlier step's result, while it is indexed or searched

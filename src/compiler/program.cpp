@@ -62,7 +62,7 @@ std::string literal_key(const ir::Literal& l) {
 }
 
 std::string path_key(const ir::FieldPath& p) {
-  static constexpr const char* kRoots[] = {"arguments", "result", "context", ""};
+  static constexpr const char* kRoots[] = {"arguments", "result", "context", "fixture", ""};
   std::string s = kRoots[static_cast<int>(p.root)];
   for (const ir::PathSegment& seg : p.segments) {
     if (seg.index >= 0) {
@@ -139,6 +139,7 @@ struct Builder {
           if (k == "arguments" || k == "args") reroot(ir::FieldPath::Root::arguments);
           else if (k == "result") reroot(ir::FieldPath::Root::result);
           else if (k == "context") reroot(ir::FieldPath::Root::context);
+          else if (k == "fixture") reroot(ir::FieldPath::Root::fixture);
         }
         break;
       }

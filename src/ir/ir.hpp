@@ -38,11 +38,11 @@ struct PathSegment {
 };
 
 // A field path in a condition: `arguments.x.y`, `args.x`, `result.items[0].id`,
-// `context.user_id`, or a field of the step itself (`type`, `tool`, `raw_tool`, `status`,
+// `context.user_id`, `fixture.customer.orders` (the case's environment fixture, in eval), or a field of the step itself (`type`, `tool`, `raw_tool`, `status`,
 // `id`, `content`, `decision`, `latency_ms`, …: for Root::step the first segment names
 // the field; fields outside the normalized core are looked up in Step::extra).
 struct FieldPath {
-  enum class Root : std::uint8_t { arguments, result, context, step };
+  enum class Root : std::uint8_t { arguments, result, context, fixture, step };
   Root root = Root::step;
   std::vector<PathSegment> segments;
   std::string text;  // canonical text, `arguments.order_id`

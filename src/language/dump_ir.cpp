@@ -90,7 +90,7 @@ std::string operand_text(const ir::Operand& o) {
   switch (o.kind) {
     case ir::Operand::Kind::none: return "-";
     case ir::Operand::Kind::path: {
-      static constexpr const char* kRoots[] = {"arguments", "result", "context", "step"};
+      static constexpr const char* kRoots[] = {"arguments", "result", "context", "fixture", "step"};
       std::string segs;
       for (const auto& s : o.path.segments) {
         if (!segs.empty()) segs += ',';

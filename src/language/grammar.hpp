@@ -175,7 +175,9 @@ struct valid_target : field_path {};
 struct cond_valid : seq<kw_valid, ws, one<'('>, ws, must<valid_target>, ws, must<close_paren>> {};
 struct cond_matches : seq<field_path, ws, kw_matches, ws, must<regex_lit>> {};
 struct cond_contains : seq<field_path, ws, kw_contains, ws, must<operand>> {};
-struct cond_in : seq<field_path, ws, kw_in, ws, must<list_lit>> {};
+// `PATH in [literals…]`, or `PATH in PATH`: an element of the array at the right-hand path.
+struct in_rhs : sor<list_lit, field_path> {};
+struct cond_in : seq<field_path, ws, kw_in, ws, must<in_rhs>> {};
 struct cond_exists : seq<field_path, ws, kw_exists> {};
 struct cond_compare : seq<operand, ws, cmp_op, ws, must<operand>> {};
 struct cond_primary : sor<cond_paren, cond_seen, cond_valid, cond_matches, cond_contains, cond_in, cond_exists,
@@ -335,7 +337,7 @@ TRAJCHECK_MESSAGE(path_key, "expected a field name after '.'");
 TRAJCHECK_MESSAGE(index_key, "expected an index or a quoted key inside '[ ]'");
 TRAJCHECK_MESSAGE(operand, "expected a value: a field path, a literal or a $variable");
 TRAJCHECK_MESSAGE(list_item, "expected a literal in the list");
-TRAJCHECK_MESSAGE(list_lit, "expected a list after 'in', like [\"a\", \"b\", 3]");
+TRAJCHECK_MESSAGE(in_rhs, "expected a list or a path after 'in', like [\"a\", \"b\", 3] or fixture.customer.orders");
 TRAJCHECK_MESSAGE(regex_lit, "expected a regex after 'matches', like /^ord_[0-9]+$/");
 TRAJCHECK_MESSAGE(field_path, "expected a field path such as arguments.order_id");
 TRAJCHECK_MESSAGE(condition, "expected a condition after 'where' (a comparison, matches, contains, in, exists or seen(...))");

@@ -219,9 +219,13 @@ class Builder {
       c.kind = ast::Cond::Kind::in;
       c.a = operand(*n.children.at(0));
       const Node& lst = *n.children.at(1);
-      c.b.kind = ir::Operand::Kind::list;
-      c.b.range = range(lst);
-      for (const auto& item : lst.children) c.b.list.push_back(literal(*item->children.at(0)));
+      if (lst.is_type<g::list_lit>()) {
+        c.b.kind = ir::Operand::Kind::list;
+        c.b.range = range(lst);
+        for (const auto& item : lst.children) c.b.list.push_back(literal(*item->children.at(0)));
+      } else {  // `x in PATH`: the array at PATH
+        c.b = operand(lst);
+      }
     } else if (n.is_type<g::cond_exists>()) {
       c.kind = ast::Cond::Kind::exists;
       c.a = operand(*n.children.at(0));
@@ -309,6 +313,10 @@ class Builder {
           p.root = ir::FieldPath::Root::context;
           continue;
         }
+        if (seg.key == "fixture") {
+          p.root = ir::FieldPath::Root::fixture;
+          continue;
+        }
         p.root = ir::FieldPath::Root::step;
       }
       p.segments.push_back(std::move(seg));
@@ -330,6 +338,7 @@ class Builder {
       case ir::FieldPath::Root::arguments: out = "arguments"; break;
       case ir::FieldPath::Root::result: out = "result"; break;
       case ir::FieldPath::Root::context: out = "context"; break;
+      case ir::FieldPath::Root::fixture: out = "fixture"; break;
       case ir::FieldPath::Root::step: break;
     }
     for (const auto& s : p.segments) {

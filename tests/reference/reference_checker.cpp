@@ -89,6 +89,7 @@ struct Ref {
       case ir::FieldPath::Root::arguments: return walk(parse(t.text(s.arguments)), p.segments, 0);
       case ir::FieldPath::Root::result: return walk(parse(t.text(s.result)), p.segments, 0);
       case ir::FieldPath::Root::context: return walk(parse(t.context()), p.segments, 0);
+      case ir::FieldPath::Root::fixture: return std::nullopt;  // generated traces run without a fixture
       case ir::FieldPath::Root::step: break;
     }
     if (p.segments.empty()) return std::nullopt;
@@ -139,6 +140,13 @@ struct Ref {
       }
       case ir::Cond::Kind::in: {
         auto x = value(c.a, i);
+        if (c.b.kind != ir::Operand::Kind::list) {  // `x in PATH`: an element of the array at PATH
+          auto y = value(c.b, i);
+          if (y && y->is_array())
+            for (const json& e : *y)
+              if (eq(x, e)) return true;
+          return false;
+        }
         for (const ir::Literal& l : c.b.list) {
           ir::Operand o;
           o.kind = ir::Operand::Kind::literal;
