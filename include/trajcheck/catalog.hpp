@@ -51,10 +51,22 @@ class SchemaValidator {
   virtual bool validate(std::string_view instance_json, std::vector<ArgumentError>* errors) const = 0;
 };
 
+// One class of a tool's error vocabulary (`"errors": [{"class": "timeout", "retryable": true}]`).
+struct ToolErrorClass {
+  std::string name;        // the class, as a failed result names it (`error_class`, `code`, …)
+  bool retryable = false;  // a retry may succeed
+  // The call may have taken effect although it failed (a timeout of a write): repeating it
+  // needs the same operation key. Default: true for the class `timeout`.
+  bool uncertain = false;
+};
+
 struct CatalogTool {
   std::string name;      // normalized like trace tool names (trimmed, case-folded)
   std::string raw_name;  // as the catalog wrote it
   ToolEffect effect = ToolEffect::read;
+  std::vector<ToolErrorClass> errors;  // the tool's error vocabulary; empty: not declared
+  // `"operation_key": "idempotency_key"`: the argument that names one operation across attempts.
+  std::string operation_key;
   std::shared_ptr<const SchemaValidator> arguments;  // null: the tool has no schema (any arguments)
   SourceRange range;     // the tool's name in the catalog file, where it could be located
 };

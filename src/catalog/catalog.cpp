@@ -147,6 +147,38 @@ struct CatalogBuilder {
           continue;
         }
       }
+      if (auto e = entry->find("errors"); e != entry->end()) {
+        bool bad = !e->is_array();
+        for (const nlohmann::json& x : bad ? nlohmann::json::array() : *e) {
+          auto cls = x.is_object() ? x.find("class") : x.end();
+          if (!x.is_object() || cls == x.end() || !cls->is_string() || cls->get<std::string>().empty() ||
+              (x.contains("retryable") && !x["retryable"].is_boolean()) ||
+              (x.contains("uncertain") && !x["uncertain"].is_boolean())) {
+            bad = true;
+            break;
+          }
+          ToolErrorClass c;
+          c.name = cls->get<std::string>();
+          c.retryable = x.value("retryable", false);
+          c.uncertain = x.value("uncertain", c.name == "timeout");
+          tool.errors.push_back(std::move(c));
+        }
+        if (bad) {  // at the tool's name: the loader locates scalar members only
+          error("E306", tool.range,
+                fmt::format("tool '{}': `errors` is a list of {{\"class\": NAME, \"retryable\": BOOL, \"uncertain\": BOOL}}",
+                            tool.raw_name));
+          continue;
+        }
+      }
+      if (auto k = entry->find("operation_key"); k != entry->end()) {
+        if (!k->is_string() || k->get<std::string>().empty()) {
+          std::size_t from = tool.range.begin;
+          error("E306", locate_member("operation_key", *k, from),
+                fmt::format("tool '{}': `operation_key` is the name of an argument", tool.raw_name));
+          continue;
+        }
+        tool.operation_key = k->get<std::string>();
+      }
       auto args = entry->find("arguments");
       if (args == entry->end()) args = entry->find("parameters");
       if (args != entry->end()) {

@@ -159,3 +159,39 @@ TEST_CASE("the real tau-retail catalog loads, with its write tools") {
   CHECK(c.catalog->validate("cancel_pending_order", R"({"order_id": "#W1", "reason": "no longer needed"})", nullptr));
   CHECK_FALSE(c.catalog->validate("cancel_pending_order", R"({"order_id": "#W1", "reason": "other"})", nullptr));
 }
+
+TEST_CASE("a tool's error vocabulary and operation key") {
+  CatalogLoad c = parse(R"({"version": "v4", "tools": [
+    {"name": "refund_order", "effect": "write", "operation_key": "idempotency_key",
+     "errors": [{"class": "timeout", "retryable": true}, {"class": "card_declined"},
+                {"class": "gateway_lost", "retryable": true, "uncertain": true}, {"class": "timeout_soft", "uncertain": false}]},
+    {"name": "order_get"}]})");
+  REQUIRE_MESSAGE(c.ok(), located(c));
+  const CatalogTool* t = c.catalog->find("refund_order");
+  REQUIRE(t != nullptr);
+  CHECK(t->operation_key == "idempotency_key");
+  REQUIRE(t->errors.size() == 4);
+  CHECK(t->errors[0].name == "timeout");
+  CHECK(t->errors[0].retryable);
+  CHECK(t->errors[0].uncertain);  // a timeout may have taken effect, unless the catalog says otherwise
+  CHECK_FALSE(t->errors[1].retryable);
+  CHECK_FALSE(t->errors[1].uncertain);
+  CHECK(t->errors[2].uncertain);
+  CHECK_FALSE(t->errors[3].uncertain);
+  CHECK(c.catalog->find("order_get")->errors.empty());
+}
+
+TEST_CASE("a bad error vocabulary or operation key is E306, at the tool or the member") {
+  CatalogLoad c = parse("{\"tools\": [\n"
+                        "  {\"name\": \"a\", \"errors\": [{\"retryable\": true}]},\n"
+                        "  {\"name\": \"b\", \"errors\": {\"class\": \"x\"}},\n"
+                        "  {\"name\": \"c\", \"errors\": [{\"class\": \"x\", \"retryable\": \"yes\"}]},\n"
+                        "  {\"name\": \"d\", \"operation_key\": 3}]}");
+  CHECK_FALSE(c.ok());
+  std::string text = located(c);
+  INFO(text);
+  CHECK(text.find("c.json:2:12: error[E306]: tool 'a': `errors` is a list of") != std::string::npos);
+  CHECK(text.find("c.json:3:12: error[E306]") != std::string::npos);
+  CHECK(text.find("c.json:4:12: error[E306]") != std::string::npos);
+  CHECK(text.find("c.json:5:34: error[E306]: tool 'd': `operation_key` is the name of an argument") != std::string::npos);
+}
