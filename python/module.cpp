@@ -833,9 +833,10 @@ PYBIND11_MODULE(_native, m) {
   });
   m.def("eval_suite", [](const std::string& suite, const std::vector<std::string>& runs, const std::string& baseline,
                          unsigned jobs, const std::string& input_format, const std::vector<std::string>& aliases,
-                         const std::vector<std::string>& error_patterns) {
+                         const std::vector<std::string>& error_patterns, const std::string& grader_cache) {
     eval::EvalOptions o;
     o.suite_path = suite;
+    o.grader_cache = grader_cache;
     o.runs = runs;
     o.baseline = baseline;
     o.jobs = effective_jobs(jobs);

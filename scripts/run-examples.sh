@@ -41,5 +41,8 @@ run 1 "$tc" eval examples/eval/support.suite --runs examples/eval/runs/candidate
 run 0 "$tc" compare examples/eval/reports/release-41.json examples/eval/reports/candidate-b.json
 # tau-bench retail judged against its own tasks: policy violations fail the critical gate (1).
 run 1 "$tc" eval examples/tau-retail/tau-retail.suite --error-pattern '^Error' --format markdown
+# Fixtures, injected failures, synthetic cases and an external grader: the synthetic split
+# catches a refund retried under a new idempotency key, so the recovery gates fail (1).
+run 1 "$tc" eval examples/datasets/datasets.suite
 # ---- end of evaluation suites ------------------------------------------------------------
 exit $status

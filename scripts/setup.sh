@@ -16,7 +16,7 @@ packages=(build-essential cmake ninja-build pkg-config
           tao-pegtl-dev libfmt-dev nlohmann-json3-dev doctest-dev libsimdjson-dev libre2-dev
           libcli11-dev libarchive-dev zlib1g-dev libzstd-dev libdivsufsort-dev zstd python3 python3-dev pybind11-dev python3-pytest
           python3-distributed
-          libvalijson-dev json-schema-test-suite)
+          libvalijson-dev json-schema-test-suite libssl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -49,3 +49,20 @@ trajcheck_eval_golden(case_new ${EVAL_DATA} case-new.expected
 add_test(NAME eval.browser_html
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/browser_test.sh $<TARGET_FILE:trajcheck_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(eval.browser_html PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# Datasets that stay honest (examples/datasets): fixtures, injected failures with the recovery
+# tables, the synthetic split from `case vary`, and an external grader, in every report format
+# (no grader cache: the reports say nothing of a cache). `case vary` writes exactly the bytes
+# committed under cases/synthetic/.
+set(DATASETS_EXAMPLE ${PROJECT_SOURCE_DIR}/examples/datasets)
+trajcheck_eval_golden(datasets_text ${DATASETS_EXAMPLE} datasets.text.expected
+                      eval datasets.suite --grader-cache - -j 2)
+trajcheck_eval_golden(datasets_json ${DATASETS_EXAMPLE} datasets.json.expected
+                      eval datasets.suite --grader-cache - --format json -j 1)
+trajcheck_eval_golden(datasets_markdown ${DATASETS_EXAMPLE} datasets.md.expected
+                      eval datasets.suite --grader-cache - --format markdown -j 1)
+trajcheck_eval_golden(datasets_junit ${DATASETS_EXAMPLE} datasets.junit.expected
+                      eval datasets.suite --grader-cache - --format junit -j 1)
+add_test(NAME eval.vary_example_bytes
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/vary_test.sh $<TARGET_FILE:trajcheck_cli> ${DATASETS_EXAMPLE}
+                 ${CMAKE_CURRENT_BINARY_DIR}/vary-example)

@@ -28,6 +28,7 @@
 
 #include "trajcheck/diagnostic.hpp"
 #include "trajcheck/reader.hpp"
+#include "trajcheck/rules.hpp"
 #include "trajcheck/trace.hpp"
 
 namespace trajcheck {
@@ -43,6 +44,34 @@ struct Violation {
   std::string source;    // rules/refunds.rules:12:5
   std::string message;
   std::vector<std::uint32_t> steps;
+};
+
+// One failure the case's environment injected, and how the run met it.
+struct InjectionResult {
+  std::string tool, error_class;
+  std::uint32_t attempt = 0;
+  bool observed = false;   // the attempt-th call of the tool failed with that class
+  bool retryable = false, uncertain = false;
+  bool recovered = false;  // observed, and none of `problems`
+  std::vector<std::string> problems;  // why the recovery is wrong; or, unobserved, what the run did
+};
+
+// One failed tool call of a run, for the recovery tables (per error class, per tool).
+struct FailureEvent {
+  std::string tool, error_class;
+  bool injected = false;             // an observed injection
+  std::optional<bool> recovered;     // absent when the case is not judged on recovery
+};
+
+// What one external grader said of one case's run (`{"score", "pass", "reason"}` on its
+// standard output), or why it said nothing.
+struct GraderResult {
+  std::string grader;
+  std::optional<double> score;
+  std::optional<bool> pass;
+  std::string reason;
+  std::string error;    // it failed, timed out or wrote no such object: why (no score, no pass)
+  bool cached = false;  // read from the grader cache, not run
 };
 
 // One case and what its run did. Numbers absent where the dimension does not apply.
@@ -74,6 +103,21 @@ struct CaseResult {
   std::optional<double> tokens, cost, latency_ms;
   std::vector<Violation> violations;
   std::string explanation;                             // the scorer's explanation
+  std::string fixture;                                 // the case's "fixture", if any
+  std::vector<InjectionResult> injections;             // the case's "inject", in order
+  std::vector<FailureEvent> failures;                  // the run's failed calls, in order
+  std::vector<std::string> unknown_errors;             // "tool: class" outside the catalog's vocabulary
+  std::vector<GraderResult> graders;                   // the suite's graders, in suite order
+};
+
+// A row of a recovery table: the failed calls of one error class (or one tool).
+struct RecoveryRow {
+  std::string key;
+  std::uint32_t failures = 0, injected = 0, judged = 0, recovered = 0;
+  std::optional<double> share() const {
+    if (judged == 0) return std::nullopt;
+    return static_cast<double>(recovered) / static_cast<double>(judged);
+  }
 };
 
 // The six dimensions of a group of cases. Ratios in [0, 1]; absent when no case applies.
@@ -90,6 +134,15 @@ struct Efficiency {
       loop_series, read_volume_series;  // per case, for percentiles and the histogram
 };
 
+// One grader over a group of cases: a dimension of its own, never blended into the six.
+struct GraderDimension {
+  std::uint32_t cases = 0;   // judged cases it ran on
+  std::uint32_t passed = 0, failed = 0, errors = 0;  // pass true / pass false / no answer
+  std::optional<double> pass_share;  // passed / (passed + failed): the bare gate metric
+  std::optional<double> mean_score;
+  std::vector<double> scores;        // for mean(…), pNN(…), max(…) gates
+};
+
 struct Dimensions {
   std::uint32_t cases = 0;  // judged cases in the group
   std::optional<double> selection, arguments, order, recovery, outcome;
@@ -98,6 +151,7 @@ struct Dimensions {
   std::uint32_t overall_n = 0;
   Efficiency efficiency;
   std::map<std::string, std::uint32_t> violations;  // severity -> count
+  std::map<std::string, GraderDimension> graders;   // by grader name
 };
 
 struct GroupRow {
@@ -113,6 +167,7 @@ struct GateResult {
   std::optional<double> value, threshold;
   bool critical = false;
   bool percent = false;
+  bool grader_share = false;  // the bare metric of a grader: the share of cases it passes
   std::string status;      // pass | fail | no data (only for `if data` gates: else no data fails)
   std::string note;        // why there is no value, when there is none
 };
@@ -126,6 +181,15 @@ struct EvalReport {
   Dimensions overall;
   std::vector<GroupRow> segments, splits;
   std::vector<GateResult> gates;               // critical first, then suite order
+  // Recovery tables over the judged cases' failed calls, shown when some case injects a
+  // failure or the catalog declares an error vocabulary (`show_recovery`).
+  bool show_recovery = false;
+  std::vector<RecoveryRow> recovery_by_class, recovery_by_tool;
+  // Error classes outside the catalog's vocabulary: "tool: class" -> cases that met it.
+  std::map<std::string, std::vector<std::string>> unknown_errors;
+  // Injections that no run met: "case: tool attempt N (class): what happened".
+  std::vector<std::string> injections_not_observed;
+  std::vector<std::string> graders;            // the suite's graders, in suite order
   std::uint64_t records = 0, rejected = 0, warnings = 0;  // warnings: located, written to err
   bool gates_pass() const {
     for (const auto& g : gates)
@@ -149,6 +213,9 @@ struct EvalOptions {
   NormalizeOptions reading;       // how run records are read (format, aliases, error patterns)
   std::string baseline;           // --baseline: replaces the suite's baseline
   unsigned jobs = 1;
+  // Where graders' answers are kept, by (grader, case, run digest): a re-run asks only for
+  // what changed. Empty: `.trajcheck-cache/graders` in the suite's folder. "-": no cache.
+  std::string grader_cache;
 };
 
 // A problem found while preparing or running a suite, for the caller to format: a
@@ -235,16 +302,66 @@ struct SuiteFile {
   bool ok() const { return suite != nullptr; }
 };
 SuiteFile parse_suite_file(Source source);
+// The suite's `fixtures "DIR"` folder (relative to the suite's folder) and `version`; empty
+// when the suite declares none.
+std::string suite_fixtures_dir(const SuiteFile& suite);
+std::string suite_fixtures_version(const SuiteFile& suite);
+// The suite's `rules` files as compiled programs (globs relative to the suite); false with
+// the problems in `errors` when one cannot be read or compiled.
+bool compile_suite_rules(const SuiteFile& suite, std::vector<std::shared_ptr<const Program>>& out,
+                         std::string& errors);
+
 
 struct CaseNewOptions {
   std::string case_id, note, split = "production", catalog_version;
   std::vector<std::pair<std::string, std::string>> fields;  // extra scalar fields (task_type=…)
   const suite::Suite* suite = nullptr;  // for the control patterns (parse_suite); else act/answer only
+  // The case's environment fixture: its "fixture" file name (relative to the suite), its
+  // "fixture_version", and its JSON text (for the rules' `fixture.*`). Empty: no fixture.
+  std::string fixture_path, fixture_version, fixture;
+  // expected.invariants: the rules the reviewer names; when none are named, the rules of
+  // `rules` (the suite's) that held on the trace — satisfied, not vacuous, never violated.
+  std::vector<std::string> invariants;
+  std::vector<std::shared_ptr<const Program>> rules;
 };
 
 // One JSONL line (with a trailing newline): input = the first user message, expected tools
-// and path = the trace's tool calls in order, expected control = the trace's control flow.
+// and path = the trace's tool calls in order, expected control = the trace's control flow,
+// expected invariants, the fixture and the reviewer's note.
 std::string case_from_trace(const Trajectory& trace, const CaseNewOptions& options);
+
+// Copies the fixture `file` (a JSON document) into the suite's fixtures folder as
+// CASE-ID.json — never replacing a different file there — and sets `o`'s fixture_path,
+// fixture_version (`version`, else the suite's) and fixture. False with `error` set otherwise
+// (no fixtures folder, a case id that is no file name, unreadable or invalid JSON).
+bool copy_case_fixture(const SuiteFile& suite, const std::string& file, const std::string& version,
+                       CaseNewOptions& o, std::string& error);
+
+// ---------------------------------------------------------------------------------------
+// Synthetic variations (`trajcheck case vary`)
+
+struct VaryOptions {
+  std::string suite_path;
+  std::vector<std::string> from;   // the source cases' ids
+  std::vector<std::string> kinds;  // of variation_kinds(); empty: all
+  std::uint64_t seed = 1;          // the same seed gives the same bytes
+  std::string out_dir;             // synthetic.jsonl, fixtures/, review.md
+  unsigned sample = 5;             // derived cases in the review sample
+  unsigned per_kind = 3;           // fixture-missing: fields removed per source case
+};
+
+struct VaryResult {
+  std::size_t cases = 0, fixtures = 0, sampled = 0;
+  std::vector<std::string> case_ids;
+};
+
+// errors, empty, extra-fields, missing-fields, reorder, fixture-missing, fixture-reorder, attempts.
+const std::vector<std::string>& variation_kinds();
+
+// Derives synthetic cases (split `synthetic`, with `derived_from` and `variation`) from the
+// suite's cases named by `from`, and writes them with their fixtures and a seeded review
+// sample into `out_dir`. False with the problems in `errors` on bad input.
+bool vary_cases(const VaryOptions& options, VaryResult& result, std::string& errors);
 
 }  // namespace eval
 }  // namespace trajcheck

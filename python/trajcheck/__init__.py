@@ -292,15 +292,16 @@ def score(*, expected: Any, actual: Trace, id: Any = None, selection: str = "jac
 
 def eval_suite(path: str, runs: Optional[Sequence[str]] = None, baseline: Optional[str] = None, *, jobs: int = 0,
                input_format: str = "auto", aliases: Union[Mapping[str, str], Iterable[str], None] = None,
-               error_patterns: Iterable[str] = ()) -> dict:
+               error_patterns: Iterable[str] = (), grader_cache: Optional[str] = None) -> dict:
     """Runs an evaluation suite like ``trajcheck eval SUITE --format json`` and returns that
     report as a dict (cases, the six dimensions overall, per segment and per split, gates).
     ``runs`` replaces the suite's run files (``--runs``), ``baseline`` its baseline report
-    (``--baseline``); ``jobs`` threads (0: every core). Rejected run records are counted in the
+    (``--baseline``); ``jobs`` threads (0: every core); ``grader_cache`` the folder of the
+    graders' cached answers (``--grader-cache``; ``"-"``: none). Rejected run records are counted in the
     report (``rejected``), as the command line counts them. Raises :class:`SuiteError` when the
     suite cannot be run (a suite or rules file that does not compile, unreadable cases)."""
     if jobs < 0:
         raise OptionError(f"jobs must be 0 (every core) or more, not {jobs}")
     fmt, alias_list, patterns, _ = _reading(input_format, aliases, error_patterns, None)
     return _json.loads(_native.eval_suite(str(path), [str(r) for r in (runs or [])], str(baseline or ""), jobs,
-                                          fmt, alias_list, patterns))
+                                          fmt, alias_list, patterns, str(grader_cache or "")))

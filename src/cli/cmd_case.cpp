@@ -11,7 +11,9 @@ namespace {
 
 struct CaseSettings {
   std::string trace, case_id, note, split = "production", catalog_version, suite, input_format = "auto";
-  std::vector<std::string> fields;
+  std::string fixture, fixture_version;
+  std::vector<std::string> fields, invariants;
+  bool vary = false;  // `case vary` was chosen
 };
 
 int run_new(const CaseSettings& s) {
@@ -40,6 +42,20 @@ int run_new(const CaseSettings& s) {
     fmt::print(stderr, "{}", format_diagnostics(suite.source, suite.diagnostics));
     if (!suite.ok()) return kBadInput;
     o.suite = suite.suite.get();
+    std::string errors;
+    bool compiled = eval::compile_suite_rules(suite, o.rules, errors);
+    fmt::print(stderr, "{}", errors);
+    if (!compiled) return kBadInput;
+  }
+  o.invariants = s.invariants;
+  if (!s.fixture.empty()) {
+    std::string error;
+    if (!eval::copy_case_fixture(suite, s.fixture, s.fixture_version, o, error)) {
+      fmt::print(stderr, "trajcheck case new: error: {}\n", error);
+      return kBadInput;
+    }
+    fmt::print(stderr, "trajcheck case new: the fixture is {} (version {})\n", o.fixture_path,
+               o.fixture_version.empty() ? "none" : o.fixture_version);
   }
   NormalizeOptions no;
   if (!parse_input_format(s.input_format, &no.format)) return kBadInput;
@@ -86,10 +102,39 @@ const bool registered = register_command({"case", 32, [](CLI::App& app) -> std::
   nw->add_option("--split", s->split, "designed|production|synthetic (default production)");
   nw->add_option("--catalog-version", s->catalog_version, "the catalog version the case was written for");
   nw->add_option("--field", s->fields, "an extra case field NAME=VALUE, e.g. task_type=refund (repeatable)");
-  nw->add_option("--suite", s->suite, "a suite whose control patterns classify the trace's control flow");
+  nw->add_option("--suite", s->suite,
+                 "a suite whose control patterns classify the trace's control flow, whose rules that held become "
+                 "the case's expected invariants, and whose fixtures folder receives --fixture");
+  nw->add_option("--fixture", s->fixture, "the environment fixture (JSON) the trace ran against, copied into the suite's fixtures folder as CASE-ID.json");
+  nw->add_option("--fixture-version", s->fixture_version, "the fixture's version (default: the suite's fixtures version)");
+  nw->add_option("--invariant", s->invariants, "a rule the case's runs must never violate (repeatable; default: the suite's rules that held on the trace)");
   nw->add_option("--input-format", s->input_format,
                  "a trace format (default auto): " + fmt::format("{}", fmt::join(input_format_names(), "|")));
-  return [s] { return run_new(*s); };
+  auto vs = std::make_shared<eval::VaryOptions>();
+  auto* vary = sub->add_subcommand("vary", "derive synthetic cases from designed ones, deterministically (same seed, same bytes)");
+  vary->add_option("suite", vs->suite_path, "the suite whose cases, catalog and fixtures are read")->required();
+  vary->add_option("--from", vs->from, "the ids of the cases to derive from")->required();
+  vary->add_option("--kinds", vs->kinds, "variation kinds, comma-separated (default all): " +
+                                             fmt::format("{}", fmt::join(eval::variation_kinds(), ", ")))
+      ->delimiter(',');
+  vary->add_option("--seed", vs->seed, "the seed of every seeded choice (default 1)");
+  vary->add_option("--out", vs->out_dir, "the folder to write synthetic.jsonl, fixtures/ and review.md into")->required();
+  vary->add_option("--sample", vs->sample, "derived cases in the review sample (default 5)");
+  vary->add_option("--per-kind", vs->per_kind, "fixture-missing: fields removed per source case (default 3)");
+  vary->callback([s, vs] { s->vary = true; (void)vs; });
+  return [s, vs]() -> int {
+    if (!s->vary) return run_new(*s);
+    eval::VaryResult r;
+    std::string errors;
+    bool ok = eval::vary_cases(*vs, r, errors);
+    fmt::print(stderr, "{}", errors);
+    if (!ok) return kBadInput;
+    fmt::print("wrote {} synthetic case{} to {}/synthetic.jsonl ({} fixture{} in {}/fixtures), a review sample of {} "
+               "in {}/review.md\n",
+               r.cases, r.cases == 1 ? "" : "s", vs->out_dir, r.fixtures, r.fixtures == 1 ? "" : "s", vs->out_dir,
+               r.sampled, vs->out_dir);
+    return r.cases > 0 ? kPass : kFail;
+  };
 }});
 
 }  // namespace

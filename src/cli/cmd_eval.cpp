@@ -23,6 +23,7 @@ struct EvalSettings {
   std::vector<std::string> aliases, error_patterns;
   unsigned jobs = 0;
   std::string color = "auto";
+  std::string grader_cache;
 };
 
 bool write_output(const std::string& path, const std::string& text) {
@@ -50,6 +51,7 @@ int run(const EvalSettings& s) {
   }
   o.baseline = s.baseline;
   o.jobs = effective_jobs(s.jobs);
+  o.grader_cache = s.grader_cache;
   eval::EvalReport report;
   std::vector<eval::EvalProblem> problems;
   bool ok = eval::run_eval(o, report, problems);
@@ -86,6 +88,8 @@ const bool registered = register_command({"eval", 30, [](CLI::App& app) -> std::
   sub->add_option("--error-pattern", s->error_patterns,
                   "RE2 pattern over a tool result's text that marks the call failed (repeatable)");
   sub->add_option("-j,--jobs", s->jobs, "worker threads (default: all cores)");
+  sub->add_option("--grader-cache", s->grader_cache,
+                  "where graders' answers are kept (default: .trajcheck-cache/graders beside the suite; - for none)");
   sub->add_option("--color", s->color, "auto|always|never")->check(CLI::IsMember({"auto", "always", "never"}));
   return [s] { return run(*s); };
 }});

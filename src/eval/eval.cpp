@@ -167,6 +167,7 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
     }
     CaseSpec c;
     c.origin = fmt::format("{}:{}", path, line);
+    c.record = j.dump();
     (void)start;
     auto id = j.find("case_id");
     if (id == j.end() || !(id->is_string() || id->is_number_integer())) {
@@ -177,6 +178,51 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
     c.split = j.contains("split") && j["split"].is_string() ? j["split"].get<std::string>() : "designed";
     if (j.contains("catalog_version") && j["catalog_version"].is_string())
       c.catalog_version = j["catalog_version"].get<std::string>();
+    if (j.contains("fixture")) {
+      if (!j["fixture"].is_string() || j["fixture"].get<std::string>().empty()) {
+        fail(1, "\"fixture\" must be the file name of the case's environment fixture (a JSON document)");
+        continue;
+      }
+      c.fixture_path = j["fixture"].get<std::string>();
+    }
+    if (j.contains("inject")) {
+      const json& in = j["inject"];
+      const char* shape =
+          "\"inject\" must be a list of {\"tool\": NAME, \"attempt\": N (1, 2, …), \"error\": {\"class\": NAME, "
+          "\"retryable\": BOOL}}";
+      bool bad = !in.is_array();
+      for (const json& x : bad ? json::array() : in) {
+        const json* err = x.is_object() && x.contains("error") ? &x["error"] : nullptr;
+        if (!x.is_object() || !x.contains("tool") || !x["tool"].is_string() || x["tool"].get<std::string>().empty() ||
+            (x.contains("attempt") && !(x["attempt"].is_number_unsigned() && x["attempt"].get<std::uint64_t>() >= 1 &&
+                                        x["attempt"].get<std::uint64_t>() <= 1000000)) ||
+            err == nullptr || !err->is_object() || !err->contains("class") || !(*err)["class"].is_string() ||
+            (*err)["class"].get<std::string>().empty() ||
+            (err->contains("retryable") && !(*err)["retryable"].is_boolean()) ||
+            (err->contains("uncertain") && !(*err)["uncertain"].is_boolean())) {
+          bad = true;
+          break;
+        }
+        Injection injection;
+        injection.tool = normalize_tool_name(x["tool"].get<std::string>());
+        injection.attempt = x.contains("attempt") ? x["attempt"].get<std::uint32_t>() : 1;
+        injection.cls = (*err)["class"].get<std::string>();
+        if (err->contains("retryable")) injection.retryable = (*err)["retryable"].get<bool>();
+        if (err->contains("uncertain")) injection.uncertain = (*err)["uncertain"].get<bool>();
+        c.inject.push_back(std::move(injection));
+      }
+      if (bad) {
+        fail(1, shape);
+        continue;
+      }
+    }
+    if (j.contains("fixture_version")) {
+      if (!j["fixture_version"].is_string()) {
+        fail(1, "\"fixture_version\" must be a string, like \"v3\"");
+        continue;
+      }
+      c.fixture_version = j["fixture_version"].get<std::string>();
+    }
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!it.value().is_object() && !it.value().is_array()) c.fields[it.key()] = scalar_text(it.value());
     if (j.contains("expected")) {
@@ -260,8 +306,51 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
         }
         for (const auto& f : r) c.rules.push_back(f.get<std::string>());
       }
+      if (e.contains("invariants")) {
+        const json& r = e["invariants"];
+        if (!r.is_array() || !std::all_of(r.begin(), r.end(), [](const json& f) { return f.is_string() && !f.get<std::string>().empty(); })) {
+          fail(1, "\"expected.invariants\" must be a list of rule names");
+          continue;
+        }
+        for (const auto& f : r) c.invariants.push_back(f.get<std::string>());
+      }
     }
     cases.push_back(std::move(c));
+  }
+}
+
+// The recovery tables (per error class, per tool) over the judged cases' failed calls, the
+// error classes outside the catalog's vocabulary and the injections no run met.
+void recovery_tables(const EvalContext& ctx, EvalReport& report) {
+  report.show_recovery = std::any_of(ctx.cases.begin(), ctx.cases.end(), [](const CaseSpec& c) { return !c.inject.empty(); });
+  if (ctx.catalog)
+    for (const CatalogTool& t : ctx.catalog->tools()) report.show_recovery |= !t.errors.empty();
+  std::map<std::string, RecoveryRow> by_class, by_tool;
+  for (const CaseResult& r : report.cases) {
+    if (r.status != "judged") continue;
+    for (const FailureEvent& f : r.failures) {
+      for (RecoveryRow* row : {&by_class[f.error_class], &by_tool[f.tool]}) {
+        ++row->failures;
+        row->injected += f.injected;
+        if (f.recovered) {
+          ++row->judged;
+          row->recovered += *f.recovered;
+        }
+      }
+    }
+    for (const std::string& u : r.unknown_errors) report.unknown_errors[u].push_back(r.case_id);
+    for (const InjectionResult& in : r.injections)
+      if (!in.observed)
+        report.injections_not_observed.push_back(fmt::format("{}: {} attempt {} ({}): {}", r.case_id, in.tool, in.attempt,
+                                                             in.error_class, fmt::join(in.problems, "; ")));
+  }
+  for (auto& [key, row] : by_class) {
+    row.key = key;
+    report.recovery_by_class.push_back(row);
+  }
+  for (auto& [key, row] : by_tool) {
+    row.key = key;
+    report.recovery_by_tool.push_back(row);
   }
 }
 
@@ -338,6 +427,24 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
       e.latency_series.push_back(*c->latency_ms);
     }
   }
+  for (const CaseResult* c : cases) {
+    if (c->status != "judged") continue;
+    for (const GraderResult& g : c->graders) {
+      GraderDimension& gd = d.graders[g.grader];
+      ++gd.cases;
+      if (!g.error.empty()) ++gd.errors;
+      else if (g.pass) ++(*g.pass ? gd.passed : gd.failed);
+      if (g.score) gd.scores.push_back(*g.score);
+    }
+  }
+  for (auto& [name, gd] : d.graders) {
+    if (gd.passed + gd.failed) gd.pass_share = static_cast<double>(gd.passed) / (gd.passed + gd.failed);
+    if (!gd.scores.empty()) {
+      double s = 0;
+      for (double v : gd.scores) s += v;
+      gd.mean_score = s / static_cast<double>(gd.scores.size());
+    }
+  }
   if (d.selection_n) d.selection = sel / d.selection_n;
   if (d.overall_n) d.overall = overall / d.overall_n;
   d.arguments_n = static_cast<std::uint32_t>(at);
@@ -371,6 +478,17 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
 std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
   const std::string& m = g.metric;
   const Efficiency& e = d.efficiency;
+  if (g.grader) {  // bare: the share of graded cases it passes; mean(…), pNN(…), max(…): its scores
+    auto it = d.graders.find(m);
+    if (it == d.graders.end()) return std::nullopt;
+    if (g.function.empty()) return it->second.pass_share;
+    const std::vector<double>& s = it->second.scores;
+    if (s.empty()) return std::nullopt;
+    if (g.function == "mean") return it->second.mean_score;
+    if (g.function == "max") return *std::max_element(s.begin(), s.end());
+    const std::string& f = g.function;
+    return percentile(s, f == "p50" ? 50 : f == "p90" ? 90 : f == "p95" ? 95 : 99);
+  }
   if (m == "violations") {
     double n = 0;
     for (const auto& [sev, count] : d.violations)
@@ -464,6 +582,7 @@ struct Worker {
       RunOutcome ro;
       ro.order = order;
       ro.case_index = it->second;
+      if (!ctx->suite->graders.empty()) write_normalized_json(t, ro.run_json);
       judge.judge(ctx->cases[it->second], t, meta.is_object() ? meta : json::object(), where, ro.result);
       outcomes.push_back(std::move(ro));
     });
@@ -514,6 +633,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       return false;
     }
     report.catalog_version = cat.catalog->version();
+    ctx.catalog = cat.catalog;
     for (const CatalogTool& t : cat.catalog->tools())
       (t.effect == ToolEffect::write ? ctx.write_tools : ctx.read_tools).insert(t.name);
     ctx.validate_arguments = [c = cat.catalog](std::string_view tool, std::string_view args) -> std::optional<bool> {
@@ -602,6 +722,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
   };
   add_root(st.directory);
   for (const auto& f : st.case_rules_from) add_root(join_path(st.directory, f.text));
+  if (st.fixtures) add_root(join_path(st.directory, st.fixtures->text));
   auto inside = [&](const std::string& path) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
@@ -630,10 +751,65 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       }
     }
   }
+  // Fixtures: read once per file, from the suite's folder or its `fixtures` folder only.
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> fixtures;
+  for (auto& c : ctx.cases) {
+    if (c.fixture_path.empty()) continue;
+    std::string path = join_path(st.directory, c.fixture_path);
+    if (!inside(path)) {
+      errors += fmt::format("{}: error: fixture {} is outside the suite's folder and its fixtures folder\n", c.origin,
+                            nlohmann::json(c.fixture_path).dump());
+      ok = false;
+      continue;
+    }
+    auto& slot = fixtures[path];
+    if (!slot) {
+      std::string text, reason;
+      if (!read_regular_file(path, kMaxSourceBytes, text, reason)) {
+        errors += fmt::format("{}: error: cannot read the fixture {}: {}\n", c.origin, path, reason);
+        ok = false;
+        continue;
+      }
+      json doc = json::parse(text, nullptr, false);
+      if (doc.is_discarded()) {
+        errors += fmt::format("{}: error: the fixture {} is not a JSON document\n", c.origin, path);
+        ok = false;
+        continue;
+      }
+      slot = std::make_shared<const std::string>(doc.dump());
+    }
+    c.fixture = slot;
+  }
+  // Invariants name rules of the suite's or the case's own rules files.
+  for (const auto& c : ctx.cases) {
+    for (const std::string& name : c.invariants) {
+      bool found = false;
+      auto has = [&](std::uint32_t p) {
+        for (const RuleInfo& info : ctx.programs[p]->rules()) found |= info.name == name;
+      };
+      for (std::uint32_t p : ctx.suite_programs) has(p);
+      for (std::uint32_t p : c.programs) has(p);
+      if (!found) {
+        errors += fmt::format("{}: error: expected.invariants names {}, which is no rule of the suite's or the "
+                              "case's rules files\n",
+                              c.origin, nlohmann::json(name).dump());
+        ok = false;
+      }
+    }
+  }
   if (!ok) return false;
-  for (auto& c : ctx.cases)
-    c.stale = st.catalog && !c.catalog_version.empty() && !report.catalog_version.empty() &&
-              c.catalog_version != report.catalog_version;
+  for (auto& c : ctx.cases) {
+    if (st.catalog && !c.catalog_version.empty() && !report.catalog_version.empty() &&
+        c.catalog_version != report.catalog_version)
+      c.stale = fmt::format("catalog_version {} differs from the suite's catalog {}", c.catalog_version,
+                            report.catalog_version);
+    else if (!st.fixtures_version.empty() && !c.fixture_path.empty() && c.fixture_version.empty())
+      c.stale = fmt::format("fixture {} has no fixture_version; the suite's fixtures are {}", c.fixture_path,
+                            st.fixtures_version);
+    else if (!st.fixtures_version.empty() && !c.fixture_version.empty() && c.fixture_version != st.fixtures_version)
+      c.stale = fmt::format("fixture_version {} differs from the suite's fixtures {}", c.fixture_version,
+                            st.fixtures_version);
+  }
 
   // Runs.
   std::vector<std::string> runs = options.runs;
@@ -690,6 +866,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
 
   report.cases.resize(ctx.cases.size());
   std::vector<bool> answered(ctx.cases.size(), false);
+  std::vector<std::string> run_json(ctx.cases.size());
   for (auto& o : outcomes) {
     if (answered[o.case_index]) {
       unmatched.emplace_back(o.order, fmt::format("{} (a second run for case {})", o.result.run, ctx.cases[o.case_index].id));
@@ -697,6 +874,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     }
     answered[o.case_index] = true;
     report.cases[o.case_index] = std::move(o.result);
+    run_json[o.case_index] = std::move(o.run_json);
   }
   std::sort(unmatched.begin(), unmatched.end());
   for (auto& u : unmatched) report.unmatched_runs.push_back(std::move(u.second));
@@ -706,16 +884,16 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     if (!answered[i]) {
       r = CaseResult{};
       r.status = "unmatched";
-    } else if (c.stale) {
+    } else if (!c.stale.empty()) {
       std::string run = r.run;
       r = CaseResult{};
       r.run = run;
       r.status = "stale";
-      r.problems.push_back(fmt::format("catalog_version {} differs from the suite's catalog {}", c.catalog_version,
-                                       report.catalog_version));
+      r.problems.push_back(c.stale);
     }
     r.case_id = c.id;
     r.split = c.split;
+    r.fixture = c.fixture_path;
     r.expected_control = c.control;
     r.fields = c.fields;
     for (const auto& s : st.segments) {
@@ -723,6 +901,11 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       r.segments.emplace_back(s.text, f == c.fields.end() ? "(none)" : f->second);
     }
   }
+  std::string cache = options.grader_cache == "-" ? ""
+                      : options.grader_cache.empty() ? join_path(st.directory, ".trajcheck-cache/graders")
+                                                     : options.grader_cache;
+  run_graders(ctx, run_json, cache, std::max(1u, options.jobs), report);
+  recovery_tables(ctx, report);
   finish_report(st, baseline, report);
   return true;
 }

@@ -13,10 +13,19 @@
 #include "checker/condition_eval.hpp"
 #include "eval/eval.hpp"
 #include "json/canon.hpp"
+#include "trajcheck/catalog.hpp"
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/rules.hpp"
 
 namespace trajcheck::eval {
+
+// A failure the case's environment injects: the `attempt`-th call of `tool` fails with `cls`.
+struct Injection {
+  std::string tool;  // normalized
+  std::uint32_t attempt = 1;
+  std::string cls;
+  std::optional<bool> retryable, uncertain;  // else from the catalog's vocabulary
+};
 
 struct CaseSpec {
   std::string id, origin, split, catalog_version;
@@ -28,8 +37,14 @@ struct CaseSpec {
   std::string control;
   std::string output;  // JSON of expected.output, or empty
   std::vector<std::string> rules;
+  std::vector<std::string> invariants;  // expected.invariants: rule names that must hold
   std::vector<std::uint32_t> programs;  // indices into EvalContext::programs
-  bool stale = false;
+  // "fixture" (relative to the suite), "fixture_version", and the fixture's JSON text once loaded.
+  std::string fixture_path, fixture_version;
+  std::shared_ptr<const std::string> fixture;
+  std::vector<Injection> inject;
+  std::string record;  // the case's JSON object, for graders
+  std::string stale;  // why the case is stale (catalog or fixture version); empty: it is not
 };
 
 // Hook for argument validity against a tool catalog's JSON Schema (issue 5): when set, a
@@ -46,6 +61,7 @@ struct EvalContext {
   std::vector<std::uint32_t> suite_programs;
   std::set<std::string> write_tools;
   std::set<std::string> read_tools;  // catalog `effect: read` (retrieval volume)
+  std::shared_ptr<const Catalog> catalog;  // error vocabularies and operation keys
   ArgumentValidator validate_arguments;  // set when the suite names a catalog
 };
 
@@ -53,7 +69,13 @@ struct RunOutcome {
   std::uint64_t order = 0;
   std::size_t case_index = 0;
   CaseResult result;
+  std::string run_json;  // the run in normalized JSON, when the suite has graders
 };
+
+// Runs the suite's graders on every judged case (`jobs` at a time), with the cache of
+// `cache_dir` (empty: none); fills each case's `graders`.
+void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_json, const std::string& cache_dir,
+                 unsigned jobs, EvalReport& report);
 
 // Judges runs against cases; one per thread (holds checkers and a scorer).
 class CaseJudge {
@@ -63,6 +85,13 @@ class CaseJudge {
              CaseResult& out);
 
  private:
+  struct Call {
+    std::string_view tool;
+    bool failed = false;
+    std::string cls;  // the error class of a failed call
+    std::string_view arguments;
+  };
+  bool judge_injections(const CaseSpec& c, const std::vector<Call>& calls, CaseResult& out);
   void retrieval(const Trajectory& run, const nlohmann::json& meta, CaseResult& out);
   const EvalContext& ctx_;
   std::vector<std::unique_ptr<Checker>> checkers_;  // lazily, per program

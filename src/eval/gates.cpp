@@ -103,6 +103,14 @@ ordered_json metrics_json(const Dimensions& d) {
     }
     g.function.clear();
   }
+  for (const auto& [name, gd] : d.graders) {  // each grader: its pass share and its scores
+    g.metric = name;
+    g.grader = true;
+    for (const char* f : {"", "mean", "p50", "p90", "p95", "p99", "max"}) {
+      g.function = f;
+      put(gate_metric_text(g), metric_value(d, g));
+    }
+  }
   return m;
 }
 
@@ -125,6 +133,7 @@ void finish_report(const suite::Suite& st, const json& baseline, EvalReport& rep
       r.metric = gate_metric_text(g);
       r.critical = g.critical();
       r.percent = g.percent;
+      r.grader_share = g.grader && g.function.empty();
       if (!d) {
         r.status = "no data";
         r.note = fmt::format("no case was judged, so no value of '{}' to gate on", field);

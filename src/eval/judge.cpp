@@ -2,6 +2,7 @@
 // through the metrics library, recovery, outcome and the run's efficiency figures.
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -97,7 +98,115 @@ std::string error_class(std::string_view result) {
   return c;
 }
 
+// The argument naming one operation across attempts: the catalog's `operation_key` of the
+// tool, else the first of these present in the failed attempt's arguments.
+constexpr const char* kOperationKeys[] = {"idempotency_key", "operation_key", "operation_id", "request_id"};
+
+json arguments_of(std::string_view text) {
+  json j = text.empty() ? json::object() : json::parse(text, nullptr, false);
+  return j.is_object() ? j : json::object();
+}
+
 }  // namespace
+
+// Injected failures (docs/eval.md): each is observed when the attempt-th call of its tool failed
+// with its class; an observed one is judged on its recovery — retry only a retryable class,
+// keep the operation key across attempts, never repeat an uncertain write without it, hand
+// off where the case expects it. Also fills the run's failure events and the error classes
+// outside the catalog's vocabulary. False when some injection was not observed (the case is
+// then not judged on recovery).
+bool CaseJudge::judge_injections(const CaseSpec& c, const std::vector<Call>& calls, CaseResult& out) {
+  const Catalog* catalog = ctx_.catalog.get();
+  auto vocabulary = [&](std::string_view tool, const std::string& cls) -> const ToolErrorClass* {
+    const CatalogTool* t = catalog ? catalog->find(tool) : nullptr;
+    if (t == nullptr) return nullptr;
+    for (const ToolErrorClass& e : t->errors)
+      if (e.name == cls) return &e;
+    return nullptr;
+  };
+  std::vector<int> injected_at(calls.size(), -1);  // call -> index of its observed injection
+  bool all_observed = true;
+  for (const Injection& in : c.inject) {
+    InjectionResult r;
+    r.tool = in.tool;
+    r.error_class = in.cls;
+    r.attempt = in.attempt;
+    const ToolErrorClass* v = vocabulary(in.tool, in.cls);
+    r.retryable = in.retryable.value_or(v != nullptr && v->retryable);
+    r.uncertain = in.uncertain.value_or(v != nullptr ? v->uncertain : in.cls == "timeout");
+    std::size_t at = calls.size(), next = calls.size();
+    std::uint32_t n = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].tool != in.tool) continue;
+      ++n;
+      if (n == in.attempt) at = i;
+      else if (n == in.attempt + 1) next = i;
+    }
+    if (at == calls.size()) {
+      r.problems.push_back(n == 0 ? fmt::format("the run never called {}", in.tool)
+                                  : fmt::format("the run called {} {} time{}", in.tool, n, n == 1 ? "" : "s"));
+    } else if (!calls[at].failed) {
+      r.problems.push_back(fmt::format("call {} of {} did not fail", in.attempt, in.tool));
+    } else if (calls[at].cls != in.cls) {
+      r.problems.push_back(fmt::format("call {} of {} failed with {}, not {}", in.attempt, in.tool, calls[at].cls, in.cls));
+    } else {
+      r.observed = true;
+      injected_at[at] = static_cast<int>(out.injections.size());
+    }
+    if (!r.observed) {
+      all_observed = false;
+      out.injections.push_back(std::move(r));
+      continue;
+    }
+    const bool retried = next < calls.size();
+    const bool handed_off = out.control == "handoff";
+    if (retried && !r.retryable)
+      r.problems.push_back(fmt::format("retried {} after {}, which is not retryable", in.tool, in.cls));
+    if (!retried && r.retryable && !handed_off && c.control != "refuse" && c.control != "answer")
+      r.problems.push_back(fmt::format("gave up on {} after {}, which is retryable, without a hand-off", in.tool, in.cls));
+    if (retried) {
+      json before = arguments_of(calls[at].arguments), after = arguments_of(calls[next].arguments);
+      std::string key;
+      const CatalogTool* t = catalog ? catalog->find(in.tool) : nullptr;
+      if (t != nullptr && !t->operation_key.empty()) key = t->operation_key;
+      for (const char* k : kOperationKeys)
+        if (key.empty() && before.contains(k)) key = k;
+      bool stable = !key.empty() && before.contains(key) && after.contains(key) && before[key] == after[key];
+      if (!key.empty() && before.contains(key) && !stable)
+        r.problems.push_back(fmt::format("operation key {} of {} changed across attempts {} and {}", key, in.tool,
+                                         in.attempt, in.attempt + 1));
+      else if (r.uncertain && ctx_.write_tools.count(in.tool) && !stable)
+        r.problems.push_back(fmt::format("possible duplicate side effect: {} repeated after an uncertain {} without "
+                                         "an operation key",
+                                         in.tool, in.cls));
+    }
+    if (c.control == "handoff" && !handed_off)
+      r.problems.push_back(fmt::format("no hand-off after {} of {}", in.cls, in.tool));
+    r.recovered = r.problems.empty();
+    out.injections.push_back(std::move(r));
+  }
+  std::set<std::string> unknown;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (!calls[i].failed) continue;
+    FailureEvent f;
+    f.tool = std::string(calls[i].tool);
+    f.error_class = calls[i].cls;
+    if (injected_at[i] >= 0) {
+      f.injected = true;
+      f.recovered = out.injections[static_cast<std::size_t>(injected_at[i])].recovered;
+    }
+    const CatalogTool* t = catalog ? catalog->find(calls[i].tool) : nullptr;
+    if (t != nullptr && !t->errors.empty() && vocabulary(calls[i].tool, calls[i].cls) == nullptr)
+      unknown.insert(f.tool + ": " + f.error_class);
+    out.failures.push_back(std::move(f));
+  }
+  out.unknown_errors.assign(unknown.begin(), unknown.end());
+  for (const InjectionResult& r : out.injections)
+    if (r.observed)
+      for (const std::string& why : r.problems)
+        if (why.rfind("no hand-off", 0) != 0) out.problems.push_back("recovery: " + why);  // control says that one
+  return all_observed;
+}
 
 std::string classify_control(const suite::Suite& suite, const std::vector<RuleResult>& control_results,
                              const Trajectory& run) {
@@ -132,8 +241,10 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
 
   // Rules: the suite's and the case's own.
   bool recovery_rules_hold = true, order_rules_hold = true, has_order_rules = false;
+  std::vector<std::string> invariants_broken;
   auto check = [&](std::uint32_t p) {
     if (!checkers_[p]) checkers_[p] = std::make_unique<Checker>(ctx_.programs[p]);
+    checkers_[p]->set_fixture(c.fixture ? std::string_view(*c.fixture) : std::string_view());
     checkers_[p]->check(run, results_);
     const auto& infos = ctx_.programs[p]->rules();
     for (const RuleResult& rr : results_) {
@@ -142,6 +253,9 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       bool order = std::find(info.tags.begin(), info.tags.end(), "order") != info.tags.end();
       has_order_rules |= order;
       if (rr.status != VerdictStatus::violated) continue;
+      if (std::find(c.invariants.begin(), c.invariants.end(), info.name) != c.invariants.end() &&
+          std::find(invariants_broken.begin(), invariants_broken.end(), info.name) == invariants_broken.end())
+        invariants_broken.push_back(info.name);
       if (recovery) recovery_rules_hold = false;
       if (order) order_rules_hold = false;
       Violation v;
@@ -164,6 +278,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
 
   // Efficiency figures and failures.
   std::unordered_map<std::string_view, std::size_t> last_failed;  // tool -> class index
+  std::vector<Call> calls;
   std::vector<std::string> classes;
   std::unordered_map<std::string, std::uint32_t> seen_calls;
   std::string_view prev_tool;
@@ -195,10 +310,12 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       out.retried = true;
       last_failed.erase(lf);
     }
+    calls.push_back({tool, s.status == StepStatus::error, {}, run.text(s.arguments)});
     if (s.status == StepStatus::error) {
       out.failed_call = true;
       classes.push_back(error_class(run.text(s.result)));
       last_failed[tool] = classes.size() - 1;
+      calls.back().cls = classes.back();
     }
     // A duplicate repeats a call that succeeded; repeating a failed call is a retry.
     trajcheck::json::CanonArgs a = canon_.add(run.text(s.arguments));
@@ -279,7 +396,16 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   if (out.control == "act" && out.retried) out.control = "retry";
   bool control_ok = c.control.empty() || out.control == c.control || (c.control == "act" && out.control == "retry");
   if (!control_ok) out.problems.push_back(fmt::format("control flow {}, expected {}", out.control, c.control));
-  if (out.failed_call) out.recovery = recovery_rules_hold && control_ok;
+  // A case with an injection its run did not meet is not judged on recovery.
+  const bool all_observed = judge_injections(c, calls, out);
+  bool injections_recovered = true;
+  for (const InjectionResult& r : out.injections) injections_recovered &= r.recovered;
+  if (out.failed_call && all_observed) out.recovery = recovery_rules_hold && control_ok && injections_recovered;
+  for (FailureEvent& f : out.failures) {
+    if (!all_observed) f.recovered.reset();
+    else if (f.injected) f.recovered = *f.recovered && recovery_rules_hold && control_ok;
+    else f.recovered = out.recovery;
+  }
 
   // Outcome: success/reward if the run has it, else expected.output; a failure says why.
   std::string why;
@@ -300,6 +426,8 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   for (const auto& v : out.violations)
     if (v.severity == "critical" || v.severity == "error")
       out.problems.push_back(fmt::format("[{}] {} violated", v.severity, v.rule));
+  // An expected invariant is broken whatever its severity.
+  for (const std::string& name : invariants_broken) out.problems.push_back(fmt::format("invariant {} violated", name));
   // A case passes when nothing is wrong with it (docs/eval.md): every problem above counts.
   out.pass = out.problems.empty();
 }

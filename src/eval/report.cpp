@@ -56,6 +56,13 @@ ordered_json dims_json(const Dimensions& d) {
   j["violations"] = ordered_json::object();
   for (const char* sev : {"critical", "error", "warning", "info"})
     j["violations"][sev] = d.violations.count(sev) ? d.violations.at(sev) : 0;
+  if (!d.graders.empty()) {
+    ordered_json g = ordered_json::object();
+    for (const auto& [name, gd] : d.graders)
+      g[name] = {{"cases", gd.cases},           {"passed", gd.passed},       {"failed", gd.failed},
+                 {"errors", gd.errors},         {"pass_share", opt(gd.pass_share)}, {"mean_score", opt(gd.mean_score)}};
+    j["graders"] = g;
+  }
   j["metrics"] = metrics_json(d);
   return j;
 }
@@ -195,12 +202,53 @@ std::string report_json(const EvalReport& r) {
       for (const auto& v : x.violations)
         vs.push_back({{"rule", v.rule}, {"severity", v.severity}, {"source", v.source}, {"steps", v.steps}});
       k["violations"] = vs;
+      if (!x.injections.empty()) {
+        ordered_json in = ordered_json::array();
+        for (const InjectionResult& i : x.injections)
+          in.push_back({{"tool", i.tool}, {"attempt", i.attempt}, {"error_class", i.error_class},
+                        {"retryable", i.retryable}, {"uncertain", i.uncertain}, {"observed", i.observed},
+                        {"recovered", i.observed ? ordered_json(i.recovered) : ordered_json(nullptr)},
+                        {"problems", i.problems}});
+        k["injections"] = in;
+      }
+      if (!x.unknown_errors.empty()) k["unknown_errors"] = x.unknown_errors;
+      if (!x.graders.empty()) {
+        ordered_json gs = ordered_json::array();
+        for (const GraderResult& g : x.graders) {
+          ordered_json e;
+          e["grader"] = g.grader;
+          e["score"] = opt(g.score);
+          e["pass"] = g.pass ? ordered_json(*g.pass) : ordered_json(nullptr);
+          e["reason"] = g.reason;
+          if (!g.error.empty()) e["error"] = g.error;
+          e["cached"] = g.cached;
+          gs.push_back(std::move(e));
+        }
+        k["graders"] = gs;
+      }
     }
+    if (!x.fixture.empty()) k["fixture"] = x.fixture;
     k["problems"] = x.problems;
     cases.push_back(std::move(k));
   }
   j["cases"] = cases;
   j["unmatched_runs"] = r.unmatched_runs;
+  if (r.show_recovery) {
+    auto rows = [](const std::vector<RecoveryRow>& rs, const char* key) {
+      ordered_json a = ordered_json::array();
+      for (const RecoveryRow& row : rs)
+        a.push_back({{key, row.key}, {"failures", row.failures}, {"injected", row.injected}, {"judged", row.judged},
+                     {"recovered", row.recovered}, {"recovery", opt(row.share())}});
+      return a;
+    };
+    ordered_json rec;
+    rec["by_class"] = rows(r.recovery_by_class, "error_class");
+    rec["by_tool"] = rows(r.recovery_by_tool, "tool");
+    rec["unknown_errors"] = ordered_json::array();
+    for (const auto& [k, cs] : r.unknown_errors) rec["unknown_errors"].push_back({{"error", k}, {"cases", cs}});
+    rec["injections_not_observed"] = r.injections_not_observed;
+    j["recovery"] = rec;
+  }
   return j.dump(1) + "\n";
 }
 
@@ -212,7 +260,7 @@ std::string report_text(const EvalReport& r) {
   if (std::string why = nothing_judged(r); !why.empty()) o += "FAIL: " + why + "\n";
   o += "\ngates (critical first):\n";
   for (const auto& g : r.gates) {
-    bool ratio = ratio_metric(g.metric);
+    bool ratio = ratio_metric(g.metric) || g.grader_share;
     o += fmt::format("  {:<7} {}{}{}  value {}  threshold {}{}\n",
                      g.status == "pass" ? "pass" : g.status == "fail" ? "FAIL" : "no data", g.critical ? "[critical] " : "",
                      g.text, g.segment.empty() ? "" : "  [" + g.segment + "]", fmt_value(g.value, ratio),
@@ -257,6 +305,8 @@ std::string report_text(const EvalReport& r) {
     for (const auto& [k, v] : e.retries_by_class) o += fmt::format(" {}={}", k, v);
     o += "\n";
   }
+  for (const Table& t : recovery_tables(r)) o += table_text(t);
+  for (const Table& t : grader_tables(r)) o += table_text(t);
   o += "\ncases:\n";
   for (const auto& x : r.cases) {
     if (x.status != "judged") {
@@ -294,7 +344,7 @@ std::string report_markdown(const EvalReport& r) {
                    c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size());
   o += "### Gates (critical first)\n\n| | gate | segment | value | threshold |\n|---|---|---|---|---|\n";
   for (const auto& g : r.gates) {
-    bool ratio = ratio_metric(g.metric);
+    bool ratio = ratio_metric(g.metric) || g.grader_share;
     o += fmt::format("| {} | {}`{}` | {} | {} | {} |\n",
                      g.status == "pass" ? "✅" : g.status == "fail" ? "❌" : "➖", g.critical ? "**critical** " : "",
                      g.text, g.segment.empty() ? "overall" : g.segment, fmt_value(g.value, ratio),
@@ -321,6 +371,8 @@ std::string report_markdown(const EvalReport& r) {
     for (const auto& s : r.splits) rows.emplace_back(s.value, &s.dims);
     table("Per split", rows);
   }
+  for (const Table& t : recovery_tables(r)) o += table_markdown(t);
+  for (const Table& t : grader_tables(r)) o += table_markdown(t);
   std::string failing;
   for (const auto& x : r.cases) {
     if (x.status == "judged" && x.pass) continue;
@@ -357,7 +409,7 @@ std::string report_junit(const EvalReport& r) {
   for (const auto& g : r.gates) {
     std::string name = g.text + (g.segment.empty() ? "" : " [" + g.segment + "]");
     gates_xml += fmt::format("    <testcase classname=\"{}.gates\" name=\"{}\"", xml_escaped(r.suite_name), xml_escaped(name));
-    bool ratio = ratio_metric(g.metric);
+    bool ratio = ratio_metric(g.metric) || g.grader_share;
     if (g.status == "fail") {
       ++gate_failures;
       gates_xml += fmt::format("><failure message=\"value {} against threshold {}{}\"/></testcase>\n",
@@ -370,6 +422,43 @@ std::string report_junit(const EvalReport& r) {
       gates_xml += "/>\n";
     }
   }
+  std::string recovery_xml;
+  std::size_t recovery_tests = 0, recovery_failures = 0;
+  for (const auto& [rows, what] : {std::pair{&r.recovery_by_class, "error class"}, std::pair{&r.recovery_by_tool, "tool"}}) {
+    if (!r.show_recovery) break;
+    for (const RecoveryRow& row : *rows) {
+      ++recovery_tests;
+      recovery_xml += fmt::format("    <testcase classname=\"{}.recovery\" name=\"{} {}\"", xml_escaped(r.suite_name), what,
+                                  xml_escaped(row.key));
+      if (row.recovered < row.judged) {
+        ++recovery_failures;
+        recovery_xml += fmt::format("><failure message=\"{} of {} failures recovered ({} injected)\"/></testcase>\n",
+                                    row.recovered, row.judged, row.injected);
+      } else if (row.judged == 0) {
+        recovery_xml += "><skipped message=\"not judged on recovery\"/></testcase>\n";
+      } else {
+        recovery_xml += "/>\n";
+      }
+    }
+  }
+  std::string graders_xml;
+  std::size_t grader_tests = 0, grader_failures = 0, grader_errors = 0;
+  for (const auto& x : r.cases) {
+    for (const GraderResult& g : x.graders) {
+      ++grader_tests;
+      graders_xml += fmt::format("    <testcase classname=\"{}.graders.{}\" name=\"{}\"", xml_escaped(r.suite_name),
+                                 xml_escaped(g.grader), xml_escaped(x.case_id));
+      if (!g.error.empty()) {
+        ++grader_errors;
+        graders_xml += fmt::format("><error message=\"{}\"/></testcase>\n", xml_escaped(g.error));
+      } else if (g.pass && !*g.pass) {
+        ++grader_failures;
+        graders_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escaped(g.reason));
+      } else {
+        graders_xml += "/>\n";
+      }
+    }
+  }
   std::size_t case_tests = c.cases;
   if (std::string why = nothing_judged(r); !why.empty()) {  // a failure of its own, so CI sees it
     ++case_tests;
@@ -378,15 +467,132 @@ std::string report_junit(const EvalReport& r) {
                              xml_escaped(r.suite_name), xml_escaped(why));
   }
   std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o += fmt::format("<testsuites name=\"trajcheck eval\" tests=\"{}\" failures=\"{}\">\n", case_tests + r.gates.size(),
-                   case_failures + gate_failures);
+  o += fmt::format("<testsuites name=\"trajcheck eval\" tests=\"{}\" failures=\"{}\">\n",
+                   case_tests + r.gates.size() + recovery_tests + grader_tests,
+                   case_failures + gate_failures + recovery_failures + grader_failures);
   o += fmt::format("  <testsuite name=\"{}.gates\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
                    xml_escaped(r.suite_name), r.gates.size(), gate_failures, gates_xml);
   o += fmt::format("  <testsuite name=\"{}.cases\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
                    xml_escaped(r.suite_name), case_tests, case_failures, cases_xml);
+  if (!r.graders.empty())
+    o += fmt::format("  <testsuite name=\"{}.graders\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}  </testsuite>\n",
+                     xml_escaped(r.suite_name), grader_tests, grader_failures, grader_errors, graders_xml);
+  if (r.show_recovery)
+    o += fmt::format("  <testsuite name=\"{}.recovery\" tests=\"{}\" failures=\"{}\">\n{}  </testsuite>\n",
+                     xml_escaped(r.suite_name), recovery_tests, recovery_failures, recovery_xml);
   o += "</testsuites>\n";
   (void)skipped;
   return o;
+}
+
+}  // namespace trajcheck::eval
+
+namespace trajcheck::eval {
+
+std::vector<Table> recovery_tables(const EvalReport& r) {
+  std::vector<Table> out;
+  if (!r.show_recovery) return out;
+  auto rows = [&](const char* id, const char* title, const char* key, const std::vector<RecoveryRow>& rs) {
+    Table t{id, title, {key, "failures", "injected", "judged", "recovered", "recovery"}, {}};
+    for (const RecoveryRow& row : rs)
+      t.rows.push_back({row.key, std::to_string(row.failures), std::to_string(row.injected), std::to_string(row.judged),
+                        std::to_string(row.recovered), fmt_value(row.share(), true)});
+    out.push_back(std::move(t));
+  };
+  rows("recovery-by-class", "recovery per error class", "error class", r.recovery_by_class);
+  rows("recovery-by-tool", "recovery per tool", "tool", r.recovery_by_tool);
+  if (!r.unknown_errors.empty()) {
+    Table t{"unknown-errors", "error classes outside the catalog's vocabulary", {"tool: class", "cases"}, {}};
+    for (const auto& [k, cases] : r.unknown_errors) t.rows.push_back({k, fmt::format("{}", fmt::join(cases, ", "))});
+    out.push_back(std::move(t));
+  }
+  if (!r.injections_not_observed.empty()) {
+    Table t{"injections-not-observed", "injections not observed (not judged on recovery)", {"case: injection: what the run did"}, {}};
+    for (const auto& s : r.injections_not_observed) t.rows.push_back({s});
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<Table> grader_tables(const EvalReport& r) {
+  std::vector<Table> out;
+  if (r.graders.empty()) return out;
+  Table t{"graders", "graders (each its own dimension)", {"group", "grader", "cases", "pass", "fail", "no answer", "pass share", "mean score"}, {}};
+  auto rows = [&](const std::string& group, const Dimensions& d) {
+    for (const std::string& name : r.graders) {
+      auto it = d.graders.find(name);
+      if (it == d.graders.end()) continue;
+      const GraderDimension& g = it->second;
+      t.rows.push_back({group, name, std::to_string(g.cases), std::to_string(g.passed), std::to_string(g.failed),
+                        std::to_string(g.errors), fmt_value(g.pass_share, true), fmt_value(g.mean_score, false)});
+    }
+  };
+  rows("overall", r.overall);
+  for (const auto& s : r.splits) rows("split=" + s.value, s.dims);
+  out.push_back(std::move(t));
+  Table problems{"grader-problems", "grader failures (no answer for these cases)", {"case", "grader", "what happened"}, {}};
+  for (const auto& c : r.cases)
+    for (const GraderResult& g : c.graders)
+      if (!g.error.empty()) problems.rows.push_back({c.case_id, g.grader, g.error});
+  if (!problems.rows.empty()) out.push_back(std::move(problems));
+  return out;
+}
+
+std::string table_text(const Table& t) {
+  std::vector<std::size_t> w(t.head.size(), 0);
+  for (std::size_t i = 0; i < t.head.size(); ++i) w[i] = t.head[i].size();
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], row[i].size());
+  // Numbers (counts, shares, "n/a") right-aligned, text left-aligned.
+  std::vector<bool> numeric(t.head.size(), !t.rows.empty());
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size() && i < numeric.size(); ++i)
+      numeric[i] = numeric[i] && (row[i] == "n/a" || (!row[i].empty() && row[i].find_first_not_of("0123456789.%-") ==
+                                                                              std::string::npos));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string o = " ";
+    for (std::size_t i = 0; i < cells.size() && i < w.size(); ++i)
+      o += numeric[i] ? fmt::format(" {:>{}}", cells[i], w[i]) : fmt::format(" {:<{}}", cells[i], w[i]);
+    while (!o.empty() && o.back() == ' ') o.pop_back();
+    return o + "\n";
+  };
+  std::string o = "\n" + t.title + ":\n" + line(t.head);
+  for (const auto& row : t.rows) o += line(row);
+  return o;
+}
+
+std::string table_markdown(const Table& t) {
+  auto cell = [](std::string s) {
+    for (std::size_t p = s.find('|'); p != std::string::npos; p = s.find('|', p + 2)) s.replace(p, 1, "\\|");
+    return s;
+  };
+  std::string title = t.title;
+  if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  std::string o = "\n### " + title + "\n\n|";
+  for (const auto& h : t.head) o += " " + cell(h) + " |";
+  o += "\n|";
+  for (std::size_t i = 0; i < t.head.size(); ++i) o += "---|";
+  o += "\n";
+  for (const auto& row : t.rows) {
+    o += "|";
+    for (const auto& c : row) o += " " + cell(c) + " |";
+    o += "\n";
+  }
+  return o;
+}
+
+std::string table_html(const Table& t) {
+  std::string title = t.title;
+  if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  std::string o = fmt::format("<h2>{}</h2>\n<table id=\"{}\"><tr>", html_escape(title), t.id);
+  for (const auto& h : t.head) o += "<th>" + html_escape(h) + "</th>";
+  o += "</tr>\n";
+  for (const auto& row : t.rows) {
+    o += "<tr>";
+    for (std::size_t i = 0; i < row.size(); ++i) o += (i ? "<td class=num>" : "<td>") + html_escape(row[i]) + "</td>";
+    o += "</tr>\n";
+  }
+  return o + "</table>\n";
 }
 
 }  // namespace trajcheck::eval

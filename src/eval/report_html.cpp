@@ -230,7 +230,7 @@ std::string report_html(const EvalReport& r) {
   b += "<h2>Gates <span class=muted>(critical first)</span></h2>\n<table id=\"gates\"><tr><th>status</th><th>gate</th>"
        "<th>segment</th><th>value</th><th>threshold</th></tr>\n";
   for (const auto& g : r.gates) {
-    bool ratio = ratio_metric(g.metric);
+    bool ratio = ratio_metric(g.metric) || g.grader_share;
     b += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}<code>{}</code></td><td>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td></tr>\n",
                      g.status == "pass" ? "pass" : g.status == "fail" ? "fail" : "nodata",
@@ -259,6 +259,8 @@ std::string report_html(const EvalReport& r) {
                    fmt_value(e.cost_per_success, false), fmt_value(e.latency_per_success, false), e.retries,
                    e.loop_depth, fmt_value(e.write_share, true), fmt_value(e.read_volume_per_success, false),
                    fmt_value(e.unused_read_share, true));
+  for (const Table& t : recovery_tables(r)) b += table_html(t);
+  for (const Table& t : grader_tables(r)) b += table_html(t);
   b += "<h2>Cases</h2>\n<table id=\"cases\"><tr><th>status</th><th>case</th><th>split</th><th>control</th><th>expected</th>"
        "<th>selection</th><th>calls</th><th>why</th></tr>\n";
   for (const auto& x : r.cases) {

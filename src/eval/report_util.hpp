@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "eval/eval.hpp"
 #include "util/warnings_note.hpp"
@@ -25,6 +26,22 @@ std::string fmt_value(const std::optional<double>& v, bool ratio);
 bool ratio_metric(std::string_view metric);
 // HTML text and attribute values (util/xml_escape.hpp in its HTML flavour).
 inline std::string html_escape(std::string_view s) { return xml_escaped(s, /*html=*/true); }
+
+// A titled table of text cells, rendered alike by the text, markdown and html reports.
+struct Table {
+  std::string id, title;  // id: the html element's, `recovery-by-class`
+  std::vector<std::string> head;
+  std::vector<std::vector<std::string>> rows;
+};
+// The recovery tables (per error class, per tool), the error classes outside the catalog's
+// vocabulary and the injections no run met; none when the report does not show recovery.
+std::vector<Table> recovery_tables(const EvalReport& r);
+// One row per grader overall and per split (each grader its own dimension), and the cases a
+// grader gave no answer for; none without graders.
+std::vector<Table> grader_tables(const EvalReport& r);
+std::string table_text(const Table& t);
+std::string table_markdown(const Table& t);
+std::string table_html(const Table& t);
 
 }  // namespace trajcheck::eval
 

@@ -35,12 +35,20 @@ struct Gate {
   std::string text;                // the canonical text, for reports
   SourceRange range;
   bool critical() const { return metric == "violations" && severity == "critical"; }
+  bool grader = false;             // the metric is a grader of the suite
 };
 
 struct Control {
   std::string name;                 // handoff, clarify, refuse
   std::string pattern_text;         // as written
   SourceRange range;
+};
+
+// `grader NAME command "…" timeout 30s`: an external command run per judged case.
+struct Grader {
+  std::string name, command;
+  double timeout_seconds = 30;
+  SourceRange range;  // the name
 };
 
 struct Suite {
@@ -50,12 +58,18 @@ struct Suite {
   // `case rules from "DIR", …`: folders besides the suite's own that a case's `rules` may name.
   std::vector<Located> case_rules_from;
   std::optional<Located> catalog, baseline;
+  // `fixtures "DIR" version "V"`: the folder of the cases' environment fixtures (besides the
+  // suite's own folder, where a case's "fixture" may lie) and their version (a case whose
+  // "fixture_version" differs is stale). Version empty: not declared.
+  std::optional<Located> fixtures;
+  std::string fixtures_version;
   std::vector<Located> segments;
   std::vector<Control> controls;    // in file order
   // The control patterns compiled as one program: rule i is `forbid <pattern of controls[i]>`,
   // so its witnesses are exactly the steps the pattern matches. Null when no controls.
   std::shared_ptr<const Program> control_program;
   std::vector<Gate> gates;
+  std::vector<Grader> graders;      // in file order; gates may name them as metrics
   // score's --min-order-length (`order min length N`) and --weights (`overall weights S, O`).
   std::uint32_t order_min_length = 0;
   double selection_weight = 0.6, order_weight = 0.4;

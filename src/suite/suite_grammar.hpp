@@ -37,6 +37,11 @@ TRAJCHECK_SUITE_KEYWORD(weights, "weights");
 TRAJCHECK_SUITE_KEYWORD(if, "if");
 TRAJCHECK_SUITE_KEYWORD(data, "data");
 TRAJCHECK_SUITE_KEYWORD(from, "from");
+TRAJCHECK_SUITE_KEYWORD(fixtures, "fixtures");
+TRAJCHECK_SUITE_KEYWORD(version, "version");
+TRAJCHECK_SUITE_KEYWORD(grader, "grader");
+TRAJCHECK_SUITE_KEYWORD(command, "command");
+TRAJCHECK_SUITE_KEYWORD(timeout, "timeout");
 #undef TRAJCHECK_SUITE_KEYWORD
 
 using lg::ws;
@@ -53,6 +58,20 @@ struct decl_baseline : seq<kw_baseline, ws, must<lg::string_lit>> {};
 // `case rules from "DIR", …`: folders outside the suite's own that cases' `rules` may name.
 struct rules_dirs : string_list {};
 struct decl_case_rules : seq<lg::kw_case, ws, must<kw_rules>, ws, must<kw_from>, ws, must<rules_dirs>> {};
+
+// `fixtures "DIR" [version "V"]`: where the cases' environment fixtures live, and their version.
+struct fixtures_dir : lg::string_lit {};
+struct fixtures_version : lg::string_lit {};
+struct decl_fixtures : seq<kw_fixtures, ws, must<fixtures_dir>, opt<ws, kw_version, ws, must<fixtures_version>>> {};
+
+// `grader NAME command "…" [timeout 30s]`: an external command that grades each judged case.
+struct grader_name : lg::identifier {};
+struct grader_command : lg::string_lit {};
+struct timeout_value : seq<pegtl::plus<pegtl::digit>, opt<one<'.'>, pegtl::plus<pegtl::digit>>> {};
+struct timeout_unit : sor<string<'m', 's'>, one<'s'>> {};
+struct grader_timeout : seq<kw_timeout, ws, must<timeout_value>, must<timeout_unit>> {};
+struct decl_grader : seq<kw_grader, ws, must<grader_name>, ws, must<kw_command>, ws, must<grader_command>,
+                         opt<ws, grader_timeout>> {};
 
 struct segment_field : lg::identifier {};
 struct segment_list : seq<segment_field, star<ws, one<','>, ws, must<segment_field>>> {};
@@ -99,7 +118,7 @@ struct weight_comma : one<','> {};
 struct decl_weights : seq<kw_overall, ws, must<kw_weights>, ws, must<weight>, ws, must<weight_comma>, ws,
                           must<weight>> {};
 
-struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline, decl_case_rules,
+struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline, decl_case_rules, decl_fixtures, decl_grader,
                        decl_segment, decl_control, decl_gate, decl_order, decl_weights> {};
 struct statement_start : line_body {};
 struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
@@ -107,12 +126,19 @@ struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
 template <typename Rule> inline constexpr const char* error_message = lg::error_message<Rule>;
 #define TRAJCHECK_SUITE_MESSAGE(rule, text) \
   template <> inline constexpr const char* error_message<rule> = text
-TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, case rules from, segment by, control, gate, order min length or overall weights");
+TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, case rules from, fixtures, grader, segment by, control, gate, order min length or overall weights");
 TRAJCHECK_SUITE_MESSAGE(kw_rules, "expected 'rules from \"DIR\"' after 'case'");
 TRAJCHECK_SUITE_MESSAGE(kw_from, "expected 'from \"DIR\"' after 'case rules'");
 TRAJCHECK_SUITE_MESSAGE(rules_dirs, "expected the quoted folders cases' rules files may come from");
 TRAJCHECK_SUITE_MESSAGE(path_string, "expected a quoted file name or glob after ','");
 TRAJCHECK_SUITE_MESSAGE(string_list, "expected a quoted file name or glob");
+TRAJCHECK_SUITE_MESSAGE(fixtures_dir, "expected the quoted folder of the cases' fixtures, like: fixtures \"fixtures/\" version \"v3\"");
+TRAJCHECK_SUITE_MESSAGE(fixtures_version, "expected the fixtures' version, a quoted string, after 'version'");
+TRAJCHECK_SUITE_MESSAGE(grader_name, "expected the grader's name, like: grader helpfulness command \"python3 graders/helpful.py\" timeout 30s");
+TRAJCHECK_SUITE_MESSAGE(kw_command, "expected 'command \"…\"' after the grader's name");
+TRAJCHECK_SUITE_MESSAGE(grader_command, "expected the grader's command, a quoted string");
+TRAJCHECK_SUITE_MESSAGE(timeout_value, "expected a duration after 'timeout', like 30s or 500ms");
+TRAJCHECK_SUITE_MESSAGE(timeout_unit, "expected a unit after the timeout: s or ms");
 TRAJCHECK_SUITE_MESSAGE(segment_field, "expected a case field name");
 TRAJCHECK_SUITE_MESSAGE(segment_list, "expected the case fields to segment by, like: segment by task_type, severity");
 TRAJCHECK_SUITE_MESSAGE(lg::kw_by, "expected 'by' after 'segment'");

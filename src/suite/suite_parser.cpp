@@ -72,7 +72,8 @@ template <typename Rule>
 using Selector = pegtl::parse_tree::selector<
     Rule, pegtl::parse_tree::store_content::on<
               g::decl_suite, g::decl_cases, g::decl_runs, g::decl_rules, g::decl_catalog,
-              g::decl_baseline, g::decl_case_rules, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
+              g::decl_baseline, g::decl_case_rules, g::decl_fixtures, g::fixtures_dir, g::fixtures_version,
+              g::decl_grader, g::grader_name, g::grader_command, g::timeout_value, g::timeout_unit, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
               g::segment_field, g::control_name, g::control_pattern, g::metric_call, g::metric_ref, g::metric_arg,
               g::metric_name, g::metric_severity, g::gate_op, g::gate_number, g::percent,
               g::baseline_op, g::gate_baseline, g::gate_value, g::per_field, g::gate_if_data, g::decl_order,
@@ -151,6 +152,38 @@ class LineParser {
       strings(suite_.rules, n);
     } else if (n.is_type<g::decl_case_rules>()) {
       strings(suite_.case_rules_from, n);
+    } else if (n.is_type<g::decl_fixtures>()) {
+      const bool first = !suite_.fixtures;
+      once(suite_.fixtures, n, "fixtures");
+      if (first && n.children.size() > 1) suite_.fixtures_version = decode_string(n.children[1]->string_view());
+    } else if (n.is_type<g::decl_grader>()) {
+      Grader gr;
+      gr.name = n.children.at(0)->string();
+      gr.range = range(*n.children[0]);
+      gr.command = decode_string(n.children.at(1)->string_view());
+      if (n.children.size() > 3) {
+        std::string_view t = n.children[2]->string_view();
+        double v = 0;
+        std::from_chars(t.data(), t.data() + t.size(), v);
+        gr.timeout_seconds = n.children[3]->string_view() == "ms" ? v / 1000.0 : v;
+        if (gr.timeout_seconds <= 0 || gr.timeout_seconds > 3600) {
+          diags_.push_back(error("S014", range(*n.children[2]), "a grader's timeout is above 0 and at most 3600s"));
+          return;
+        }
+      }
+      if (is_gate_metric(gr.name)) {
+        diags_.push_back(error("S014", gr.range, fmt::format("grader '{}' has the name of a gate metric; name it otherwise", gr.name)));
+        return;
+      }
+      for (const auto& o : suite_.graders) {
+        if (o.name == gr.name) {
+          auto d = error("S002", gr.range, fmt::format("grader '{}' is declared twice", gr.name));
+          d.notes.push_back({o.range, "first declared here"});
+          diags_.push_back(std::move(d));
+          return;
+        }
+      }
+      suite_.graders.push_back(std::move(gr));
     } else if (n.is_type<g::decl_catalog>() || n.is_type<g::decl_baseline>()) {
       // The string literal is not a stored node here: take it from the text.
       std::string_view s = n.string_view();
@@ -269,14 +302,15 @@ class LineParser {
         return;
       }
     }
-    if (!is_gate_metric(gt.metric)) {
-      diags_.push_back(error("S005", metric_range,
-                             fmt::format("unknown gate metric '{}' (docs/eval.md lists them: selection, arguments, "
-                                         "order, recovery, outcome, violations, duplicates_per_100, calls_per_success, …)",
-                                         ref->children.at(0)->string())));
+    if (!is_gate_metric(gt.metric) && gt.severity.empty()) {
+      // Maybe a grader, declared anywhere in the suite: decided once every line is read.
+      gt.grader = true;
+      grader_gates_.emplace_back(suite_.gates.size(), metric_range);
+    } else if (!is_gate_metric(gt.metric)) {
+      diags_.push_back(unknown_metric(metric_range, gt.metric));
       return;
     }
-    if (!gt.function.empty() && !one_of(gt.metric, kSeriesMetrics)) {
+    if (!gt.function.empty() && !gt.grader && !one_of(gt.metric, kSeriesMetrics)) {
       diags_.push_back(error("S007", metric_range,
                              fmt::format("{}(…) needs a per-case series such as calls_per_success; '{}' is one number",
                                          gt.function, gt.metric)));
@@ -315,6 +349,14 @@ class LineParser {
 
  public:
   std::vector<SourceRange> baseline_gates_;
+  std::vector<std::pair<std::size_t, SourceRange>> grader_gates_;  // gates whose metric may be a grader
+
+  static Diagnostic unknown_metric(SourceRange r, const std::string& name) {
+    return error("S005", r,
+                 fmt::format("unknown gate metric '{}' (docs/eval.md lists them: selection, arguments, "
+                             "order, recovery, outcome, violations, duplicates_per_100, calls_per_success, …)",
+                             name));
+  }
 
  private:
   const Source& src_;
@@ -358,6 +400,14 @@ SuiteResult parse_suite(Source source) {
       continue;
     }
     parser.parse_line(b, e);
+  }
+  // Gates on graders: the metric must be a grader the suite declares.
+  for (auto it = parser.grader_gates_.rbegin(); it != parser.grader_gates_.rend(); ++it) {
+    const std::string& name = suite.gates[it->first].metric;
+    bool declared = std::any_of(suite.graders.begin(), suite.graders.end(), [&](const Grader& g) { return g.name == name; });
+    if (declared) continue;
+    diags.push_back(LineParser::unknown_metric(it->second, name));
+    suite.gates.erase(suite.gates.begin() + static_cast<std::ptrdiff_t>(it->first));
   }
   for (SourceRange r : parser.baseline_gates_)
     diags.push_back(error("S009", r, "this gate compares with 'baseline' but the suite declares no baseline \"FILE\""));

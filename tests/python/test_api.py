@@ -82,6 +82,31 @@ def test_eval_suite_equals_eval_json():
         trajcheck.eval_suite(str(SOURCE / "examples" / "eval" / "missing.suite"))
 
 
+def test_eval_suite_datasets_has_recovery_tables_and_grader_dimensions(tmp_path):
+    """Fixtures, injected failures, synthetic cases and a grader reach the Python report."""
+    suite = SOURCE / "examples" / "datasets" / "datasets.suite"
+    report = trajcheck.eval_suite(str(suite), grader_cache="-")
+    _, out, _ = __import__("conftest").run_cli("eval", suite, "--format", "json", "--grader-cache", "-")
+    assert report == json.loads(out)
+    by_class = {row["error_class"]: row for row in report["recovery"]["by_class"]}
+    assert by_class["timeout"]["injected"] == by_class["timeout"]["failures"] > by_class["timeout"]["recovered"]
+    assert report["recovery"]["injections_not_observed"][0].startswith("lookup-105: order_get attempt 1")
+    assert report["recovery"]["unknown_errors"] == [{"error": "order_get: upstream_502", "cases": ["lookup-105"]}]
+    helpfulness = report["overall"]["graders"]["helpfulness"]
+    assert helpfulness["errors"] == 0 and helpfulness["pass_share"] == 1.0
+    splits = {row["value"]: row for row in report["splits"]}
+    assert splits["synthetic"]["recovery"] < splits["designed"]["recovery"]
+    cases = {c["case_id"]: c for c in report["cases"]}
+    assert cases["old-104"]["status"] == "stale"
+    assert cases["refund-101"]["fixture"] == "fixtures/refund-101.json"
+    assert cases["refund-101"]["graders"][0]["grader"] == "helpfulness"
+    # The cache: a second run answers from it.
+    first = trajcheck.eval_suite(str(suite), grader_cache=str(tmp_path))
+    second = trajcheck.eval_suite(str(suite), grader_cache=str(tmp_path))
+    assert not first["cases"][0]["graders"][0]["cached"]
+    assert second["cases"][0]["graders"][0]["cached"]
+
+
 def test_eval_suite_that_judged_nothing_fails(tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")

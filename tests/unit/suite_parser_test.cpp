@@ -179,3 +179,47 @@ TEST_CASE("order min length and overall weights: score's settings, once each") {
   CHECK(defaults.suite.order_min_length == 0);
   CHECK(defaults.suite.selection_weight == 0.6);
 }
+
+TEST_CASE("fixtures and graders parse into their parts") {
+  auto r = parse(
+      "cases \"c.jsonl\"\n"
+      "fixtures \"fixtures/\" version \"v3\"\n"
+      "gate helpfulness >= 80%\n"           // a grader declared further down
+      "gate p95(helpfulness) >= 0.5\n"
+      "grader helpfulness command \"python3 graders/helpful.py\" timeout 30s\n"
+      "grader quick command \"true\" timeout 250ms\n"
+      "grader plain command \"x\"\n");
+  INFO(codes(r));
+  REQUIRE(r.ok());
+  REQUIRE(r.suite.fixtures);
+  CHECK(r.suite.fixtures->text == "fixtures/");
+  CHECK(r.suite.fixtures_version == "v3");
+  REQUIRE(r.suite.graders.size() == 3);
+  CHECK(r.suite.graders[0].name == "helpfulness");
+  CHECK(r.suite.graders[0].command == "python3 graders/helpful.py");
+  CHECK(r.suite.graders[0].timeout_seconds == 30);
+  CHECK(r.suite.graders[1].timeout_seconds == doctest::Approx(0.25));
+  CHECK(r.suite.graders[2].timeout_seconds == 30);
+  REQUIRE(r.suite.gates.size() == 2);
+  CHECK(r.suite.gates[0].grader);
+  CHECK(r.suite.gates[1].function == "p95");
+  auto unversioned = parse("cases \"c.jsonl\"\nfixtures \"f/\"\n");
+  REQUIRE(unversioned.ok());
+  CHECK(unversioned.suite.fixtures_version.empty());
+}
+
+TEST_CASE("fixtures and grader mistakes are located diagnostics") {
+  auto r = parse(
+      "cases \"c.jsonl\"\n"
+      "fixtures \"a/\" version \"v1\"\n"
+      "fixtures \"b/\"\n"
+      "fixtures version \"v1\"\n"
+      "grader g command \"x\" timeout 0s\n"
+      "grader g2 command \"x\" timeout 30\n"
+      "grader selection command \"x\"\n"
+      "grader h command \"x\"\n"
+      "grader h command \"y\"\n"
+      "grader k \"x\"\n"
+      "gate nothing >= 1\n");
+  CHECK(codes(r) == "S002@3:1 S001@4:10 S014@5:30 S001@6:33 S014@7:8 S002@9:8 S001@10:10 S005@11:6 ");
+}

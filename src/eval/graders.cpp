@@ -1,0 +1,159 @@
+// External graders: a command per judged case, JSON on its standard input, one
+// {"score", "pass", "reason"} object on its standard output; answers cached on disk by
+// (grader, case, run digest). A grader that fails, times out or answers nonsense is reported
+// on the case and the run goes on.
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include "eval/eval_internal.hpp"
+#include "util/read_file.hpp"
+#include "util/subprocess.hpp"
+
+namespace trajcheck::eval {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+  std::string hex;
+  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", md[i]);
+  return hex;
+}
+
+// The answer's last non-blank line must be a JSON object with a numeric `score` and/or a
+// boolean `pass` (`reason` a string, optional); anything else is invalid output.
+bool parse_answer(const std::string& out, GraderResult& r) {
+  std::size_t end = out.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) {
+    r.error = "wrote nothing on standard output";
+    return false;
+  }
+  std::size_t begin = out.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  json j = json::parse(out.substr(begin, end + 1 - begin), nullptr, false);
+  auto shown = [&] {
+    std::string s = out.substr(begin, end + 1 - begin);
+    return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+  };
+  if (!j.is_object()) {
+    r.error = fmt::format("invalid output: expected a JSON object {{\"score\", \"pass\", \"reason\"}}, got {}",
+                          json(shown()).dump());
+    return false;
+  }
+  if ((j.contains("score") && !j["score"].is_number()) || (j.contains("pass") && !j["pass"].is_boolean()) ||
+      (j.contains("reason") && !j["reason"].is_string()) || (!j.contains("score") && !j.contains("pass"))) {
+    r.error = fmt::format("invalid output: needs a numeric \"score\" or a boolean \"pass\" (and a string \"reason\"), got {}",
+                          json(shown()).dump());
+    return false;
+  }
+  if (j.contains("score")) r.score = j["score"].get<double>();
+  if (j.contains("pass")) r.pass = j["pass"].get<bool>();
+  if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
+  return true;
+}
+
+ordered_json answer_json(const GraderResult& r) {
+  ordered_json j = ordered_json::object();
+  if (r.score) j["score"] = *r.score;
+  if (r.pass) j["pass"] = *r.pass;
+  j["reason"] = r.reason;
+  return j;
+}
+
+struct Job {
+  std::size_t case_index, grader;
+  std::string input, key;
+};
+
+}  // namespace
+
+void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_json, const std::string& cache_dir,
+                 unsigned jobs, EvalReport& report) {
+  const auto& graders = ctx.suite->graders;
+  for (const auto& g : graders) report.graders.push_back(g.name);
+  if (graders.empty()) return;
+  std::vector<Job> work;
+  for (std::size_t i = 0; i < report.cases.size(); ++i) {
+    CaseResult& r = report.cases[i];
+    if (r.status != "judged") continue;
+    const CaseSpec& c = ctx.cases[i];
+    r.graders.resize(graders.size());
+    const std::string run_digest = sha256_hex(run_json[i]);
+    for (std::size_t g = 0; g < graders.size(); ++g) {
+      r.graders[g].grader = graders[g].name;
+      std::string input = "{\"grader\":" + json(graders[g].name).dump() + ",\"case\":" + c.record +
+                          ",\"run\":" + (run_json[i].empty() ? "null" : run_json[i]) +
+                          ",\"fixture\":" + (c.fixture ? *c.fixture : std::string("null")) + "}\n";
+      // (grader, case, run digest): the grader's name and command, the case as written, the run.
+      std::string key = sha256_hex(graders[g].name + '\0' + graders[g].command + '\0' + c.id + '\0' +
+                                   sha256_hex(c.record) + '\0' + run_digest);
+      work.push_back({i, g, std::move(input), std::move(key)});
+    }
+  }
+  if (!cache_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(cache_dir, ec);
+  }
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < work.size();) {
+      const Job& job = work[k];
+      const suite::Grader& g = graders[job.grader];
+      GraderResult& out = report.cases[job.case_index].graders[job.grader];
+      const std::string cached = cache_dir.empty() ? "" : (fs::path(cache_dir) / (job.key + ".json")).string();
+      std::string text, why;
+      if (!cached.empty() && read_regular_file(cached, 1 << 20, text, why) && parse_answer(text, out)) {
+        out.cached = true;
+        continue;
+      }
+      out = GraderResult{};
+      out.grader = g.name;
+      auto ms = static_cast<std::uint64_t>(g.timeout_seconds * 1000.0 + 0.5);
+      detail::CommandResult cr = detail::run_command(g.command, ctx.suite->directory, job.input, ms);
+      std::string err_tail = cr.err;
+      while (!err_tail.empty() && (err_tail.back() == '\n' || err_tail.back() == '\r')) err_tail.pop_back();
+      if (auto nl = err_tail.rfind('\n'); nl != std::string::npos) err_tail = err_tail.substr(nl + 1);
+      if (err_tail.size() > 120) err_tail = err_tail.substr(err_tail.size() - 120);
+      std::string stderr_note = err_tail.empty() ? "" : fmt::format(" ({})", err_tail);
+      if (!cr.started) out.error = "could not start: " + cr.error;
+      else if (cr.timed_out) out.error = ms < 1000 ? fmt::format("timed out after {}ms", ms) : fmt::format("timed out after {:g}s", ms / 1000.0);
+      else if (cr.signal != 0) out.error = fmt::format("killed by signal {}{}", cr.signal, stderr_note);
+      else if (cr.exit_code != 0) out.error = fmt::format("exited with status {}{}", cr.exit_code, stderr_note);
+      else if (cr.truncated) out.error = "invalid output: more than 1 MiB on standard output";
+      else if (parse_answer(cr.out, out) && !cached.empty()) {
+        // Written whole under a temporary name, then renamed: a reader never sees half an answer.
+        std::string tmp = cached + fmt::format(".{}.tmp", k);
+        {
+          std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+          f << answer_json(out).dump() << "\n";
+        }
+        std::error_code ec;
+        fs::rename(tmp, cached, ec);
+        if (ec) fs::remove(tmp, ec);
+      }
+      if (!out.error.empty()) {
+        out.score.reset();
+        out.pass.reset();
+      }
+    }
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(work.size())));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace trajcheck::eval
