@@ -2,9 +2,10 @@
 # One script behind the README's two commands (run as root on Debian 12, idempotent):
 #   bash scripts/setup.sh examples   install what is missing, build (Release), install the Python
 #                                    package for Debian's python3, run the examples
-#   bash scripts/setup.sh test       the same, then run the whole test suite (Release, the Python
-#                                    tests, the embedding example against an installed copy, then
-#                                    the C++ tests again built with ASan+UBSan)
+#   bash scripts/setup.sh test       the same, then run the whole test suite (Release: the golden,
+#                                    command-line, Python, Dask and editor tests and the full soak;
+#                                    the embedding example against an installed copy; then every
+#                                    C++ test built with ASan+UBSan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,7 +42,8 @@ build() {  # build DIR [cmake args…]
 # The Python package is built for Debian's own interpreter (another python3 may come first on
 # PATH) and installed into its site directory under /usr/local, which that interpreter reads.
 python=/usr/bin/python3
-release=(-DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_PYTHON=ON -DPython3_EXECUTABLE=$python)
+release=(-DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_NATIVE=ON -DTRAJCHECK_PYTHON=ON -DPython3_EXECUTABLE=$python
+         -DTRAJCHECK_PCH=ON)
 install_python() {
   cmake --install build --component python >/dev/null
   (cd / && "$python" -c "import trajcheck") || { echo "setup: the installed trajcheck package does not import" >&2; exit 1; }
@@ -64,7 +66,11 @@ case "$mode" in
     if ! (cd tests/mcp && npm ci --ignore-scripts --no-audit --no-fund); then
       echo "setup: npm ci failed in tests/mcp: the guard conversation test will be skipped" >&2
     fi
-    build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON
+    # The Release tree: the product (command line, library, Python package) and every test of
+    # it — golden files, the command line, Python, Dask, the editor, the examples — but of the
+    # C++ unit tests only the full-size soak; all of them run in the sanitizer tree below
+    # (compiling every doctest file at -O3 too would double the build: docs/ci.md).
+    build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_UNIT_TESTS=checker_parametric
     install_python
     ctest --test-dir build --output-on-failure -j "$jobs"
     bash scripts/run-examples.sh build/trajcheck >/dev/null
@@ -82,7 +88,8 @@ case "$mode" in
     # sanitizers' stack traces) instead of RelWithDebInfo's -O2 -g roughly halve its compile
     # time (docs/ci.md); the instrumentation and the tests are the same.
     build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-      -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_SANITIZE=ON -DTRAJCHECK_PYTHON=OFF
+      -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_UNIT_TESTS=all -DTRAJCHECK_SANITIZE=ON -DTRAJCHECK_PYTHON=OFF \
+      -DTRAJCHECK_PCH=ON
     # (The extension's tests run no C++ code: once, above, is enough.)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j "$jobs" -E '^vscode\.'
