@@ -7,6 +7,7 @@
 #include <new>
 
 #include "compiler/program.hpp"
+#include "trajcheck/monitor.hpp"
 #include "reference/builders.hpp"
 
 // Counting allocations replaces the global operator new/delete, which AddressSanitizer also
@@ -146,4 +147,54 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   CHECK(large_allocs == small_allocs);
   CHECK(large_allocs < 100);  // the result entries only (25 violated bindings: steps, binding)
 }
+
+// Guard mode: once a Monitor has run a trace as long as the next one, check_call + observe
+// allocate nothing per step (the steps' texts go to the trace's arena, whose capacity is
+// kept across reset()).
+TEST_CASE("no per-step allocation in the monitor once warm") {
+  CompileResult r = compile(Source("guard.rules", R"(rule approve: approval precedes refund_order
+rule no_delete: forbid delete_*
+rule few_lookups: order_get at most 1000000
+rule per_order: order_get where arguments.order_id == $o precedes refund_order where arguments.order_id == $o
+rule per_order_limit: refund_order where arguments.order_id == $o at most 1000000
+rule big: forbid refund_order where arguments.amount > 1000
+rule retry: retries of order_get at most 1000000
+rule row: order_get at most 1000000 in a row
+rule after_login: after login: forbid drop_table
+rule notify: refund_order followed by notify
+)"));
+  REQUIRE(r.ok());
+  Monitor mon(r.program, R"({"user":"u1"})");
+  std::vector<Violation> v;
+  static const char* kArgs[] = {R"({"order_id":"o0","amount":5})", R"({"order_id":"o1","amount":5})",
+                                R"({"order_id":"o2","amount":5})", R"({"order_id":"o3","amount":5})"};
+  auto run = [&](int n) {
+    mon.reset(R"({"user":"u1"})");
+    mon.observe(MonitorStep::call("login", "{}", "{}"), v);
+    MonitorStep approval;
+    approval.type = StepType::approval;
+    mon.observe(approval, v);
+    for (int i = 0; i < n; ++i) {
+      const char* args = kArgs[i % 4];
+      mon.check_call("order_get", args, v);
+      mon.observe(MonitorStep::call("order_get", args, R"({"status":"ok"})", i % 5 == 0), v);
+      mon.check_call("refund_order", args, v);
+      mon.observe(MonitorStep::call("refund_order", args, R"({"status":"ok"})"), v);
+      mon.observe(MonitorStep::call("notify", "{}", "{}"), v);
+    }
+  };
+  run(4000);  // warm: every buffer at the size of the longest trace
+  long before = g_allocs.load();
+  run(40);
+  long small_allocs = g_allocs.load() - before;
+  before = g_allocs.load();
+  run(4000);
+  long large_allocs = g_allocs.load() - before;
+  CHECK(large_allocs == small_allocs);
+  CHECK(large_allocs < 50);
+  std::vector<RuleResult> results;
+  mon.finish(results);
+  for (const RuleResult& res : results) CHECK(res.status != VerdictStatus::violated);  // a quiet trace
+}
+
 #endif  // !__SANITIZE_ADDRESS__
