@@ -214,7 +214,7 @@ bool read_response_object(ParseCtx& c, od::object record) {
       if (type == od::json_type::array) return items(v, "output");
       // Bedrock Converse: {"output": {"message": {...}}}
       od::object o;
-      if (auto e = v.get_object().get(o)) return c.fail(location_of(v), "\"output\" must be an array of items or {\"message\": …}");
+      if (v.get_object().get(o)) return c.fail(location_of(v), "\"output\" must be an array of items or {\"message\": …}");
       bool found = false;
       bool fine = for_fields(c, o, [&](std::string_view k, od::value mv) {
         if (k == "message" && !found) return (found = true) && read_chat_element(c, mv, index++);
