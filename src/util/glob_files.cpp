@@ -38,10 +38,8 @@ std::string not_regular(const std::string& p) {
 // Files matching a glob (`*`/`?` within one path component), sorted.
 std::vector<std::string> glob_files(const std::string& pattern, std::vector<std::string>* skipped) {
   auto skip = [&](const std::string& p) {
-    if (!skipped) return false;
-    std::string what = not_regular(p);
-    if (!what.empty()) skipped->push_back(p + " is " + what);
-    return !what.empty();
+    if (!skipped) return;
+    if (std::string what = not_regular(p); !what.empty()) skipped->push_back(p + " is " + what);
   };
   const std::size_t skipped_before = skipped ? skipped->size() : 0;
   std::vector<std::string> out;
