@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "eval/compare.hpp"
+#include "trajcheck/eval.hpp"
 
 namespace {
 const char* kReport =

@@ -13,7 +13,14 @@
 // Counting allocations replaces the global operator new/delete, which AddressSanitizer also
 // replaces (its mismatch checks then fire on library-internal allocations): under ASan this
 // test is left out; the Release run of the same suite keeps it.
-#if !defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)  // GCC
+#define TRAJCHECK_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang
+#define TRAJCHECK_TEST_ASAN 1
+#endif
+#endif
+#if !defined(TRAJCHECK_TEST_ASAN)
 
 namespace {
 std::atomic<long> g_allocs{0};

@@ -139,7 +139,8 @@ MonitorStats run_monitor(Gen& g, int modules, std::uint64_t max_bindings = 10000
           if (all != std::set<std::uint32_t>(r.steps.begin(), r.steps.end()))
             failure = "witnesses reported and pending differ from the end's: rule " + std::to_string(r.rule);
         }
-        for (const auto& [key, w] : reported) {
+        for (const auto& entry : reported) {
+          const auto& key = entry.first;
           const bool found = std::any_of(want.begin(), want.end(), [&](const RuleResult& r) {
             return key_of(r.rule, r.binding) == key && r.status == VerdictStatus::violated;
           });

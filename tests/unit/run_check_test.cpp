@@ -106,7 +106,9 @@ void expect_folder(const std::string& name, const std::vector<std::string>& rule
                                                       {CheckFormat::junit, "expected.junit.xml"},
                                                       {CheckFormat::markdown, "expected.md"}};
   const int expected_exit = std::stoi(slurp("expected_exit"));
-  for (const auto& [format, file] : runs) {
+  for (const auto& run : runs) {
+    const CheckFormat format = run.first;  // not a structured binding: CAPTURE's lambda cannot
+    const char* const file = run.second;   // capture one before clang 16
     if (::access(file, R_OK) != 0) continue;
     CAPTURE(name);
     CAPTURE(file);
