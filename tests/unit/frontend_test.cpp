@@ -2,7 +2,6 @@
 // variables, balanced or-chains, parse_path_expression, and hostile inputs.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <map>
 #include <string>
 
@@ -310,17 +309,17 @@ TEST_CASE("hostile: 100 000 nested parentheses give a diagnostic, not a crash") 
   for (const auto& d : r.diagnostics) CHECK(d.code == "E010");
 }
 
-TEST_CASE("hostile: a 50 MB file is refused cleanly and quickly") {
+// Refused before it is parsed: one diagnostic, none from the 2.6 million statements in it.
+TEST_CASE("hostile: a 50 MB file is refused cleanly") {
   std::string line = "order_get at most 1\n";
   std::string text;
   text.reserve(50u << 20);
   while (text.size() < (50u << 20)) text += line;
-  auto t0 = std::chrono::steady_clock::now();
   auto r = compile(text);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(r.diagnostics.size() == 1);
   CHECK(r.diagnostics[0].code == "E011");
-  CHECK(ms < 2000);
+  CHECK(r.module.rules.empty());
+  CHECK(r.ast_dump.empty());
 }
 
 TEST_CASE("hostile: a large file below the limit is handled") {
