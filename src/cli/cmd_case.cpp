@@ -91,7 +91,7 @@ int run_new(const CaseSettings& s) {
   return kPass;
 }
 
-const bool registered = register_command({"case", 32, [](CLI::App& app) -> std::function<int()> {
+const bool case_registered = register_command({"case", 32, [](CLI::App& app) -> std::function<int()> {
   auto s = std::make_shared<CaseSettings>();
   auto* sub = app.add_subcommand("case", "manage evaluation cases");
   sub->require_subcommand(1);

@@ -123,7 +123,7 @@ int run_check(const CheckArgs& a) {
   return exit_status(stats);
 }
 
-const bool registered = register_command({"check", 10, [](CLI::App& app) {
+const bool check_registered = register_command({"check", 10, [](CLI::App& app) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* sub = app.add_subcommand("check", "check traces against rules files");
   sub->add_option("-r,--rules", args->rules_files, "rules file (repeatable)")

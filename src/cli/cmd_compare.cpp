@@ -48,7 +48,7 @@ int run(const CompareSettings& s) {
   return kPass;
 }
 
-const bool registered = register_command({"compare", 31, [](CLI::App& app) -> std::function<int()> {
+const bool compare_registered = register_command({"compare", 31, [](CLI::App& app) -> std::function<int()> {
   auto s = std::make_shared<CompareSettings>();
   auto* sub = app.add_subcommand("compare", "compare two eval reports (json): deltas with paired-bootstrap CIs");
   sub->add_option("a", s->a, "the earlier report (eval --format json)")->required();

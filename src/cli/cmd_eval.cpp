@@ -72,7 +72,7 @@ int run(const EvalSettings& s) {
   return report.passed() ? kPass : kFail;
 }
 
-const bool registered = register_command({"eval", 30, [](CLI::App& app) -> std::function<int()> {
+const bool eval_registered = register_command({"eval", 30, [](CLI::App& app) -> std::function<int()> {
   auto s = std::make_shared<EvalSettings>();
   auto* sub = app.add_subcommand("eval", "run an evaluation suite: cases, rules, metrics, segments, gates");
   sub->add_option("suite", s->suite, "the .suite file")->required();

@@ -49,7 +49,7 @@ int run_explain(const ExplainArgs& a) {
   return bad ? kBadInput : kPass;
 }
 
-const bool registered = register_command({"explain", 70, [](CLI::App& app) {
+const bool explain_registered = register_command({"explain", 70, [](CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* sub = app.add_subcommand("explain", "show a compilation stage of rules files");
   sub->add_option("-r,--rules,rules", args->rules, "rules file (repeatable)")

@@ -95,7 +95,7 @@ int run_fmt(const FmtArgs& a) {
   return kPass;
 }
 
-const bool registered = register_command({"fmt", 50, [](CLI::App& app) {
+const bool fmt_registered = register_command({"fmt", 50, [](CLI::App& app) {
   auto args = std::make_shared<FmtArgs>();
   CLI::App* sub = app.add_subcommand("fmt", "print (or --write) the canonical form of rules files");
   sub->add_option("rules", args->files, "rules files")->required();

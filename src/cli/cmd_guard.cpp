@@ -40,7 +40,7 @@ int run_guard_command(const GuardArgs& a) {
   return run_guard(compiled.rules, o, a.command, stdin, stdout, stderr);
 }
 
-const bool registered = register_command({"guard", 45, [](CLI::App& app) {
+const bool guard_registered = register_command({"guard", 45, [](CLI::App& app) {
   auto args = std::make_shared<GuardArgs>();
   CLI::App* sub = app.add_subcommand("guard", "run an MCP server (stdio) behind the rules: deny the calls they forbid");
   sub->add_option("-r,--rules", args->rules_files, "rules file (repeatable)")->required();

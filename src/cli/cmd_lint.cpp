@@ -51,7 +51,7 @@ int run_lint(const LintArgs& a) {
   return bad_files > 0 ? kBadInput : kPass;
 }
 
-const bool registered = register_command({"lint", 40, [](CLI::App& app) {
+const bool lint_registered = register_command({"lint", 40, [](CLI::App& app) {
   auto args = std::make_shared<LintArgs>();
   CLI::App* sub = app.add_subcommand("lint", "compile rules files and print their diagnostics");
   sub->add_option("rules", args->files, "rules files")->required();

@@ -13,7 +13,7 @@ struct LspArgs {
   bool quiet = false;
 };
 
-const bool registered = register_command({"lsp", 90, [](CLI::App& app) {
+const bool lsp_registered = register_command({"lsp", 90, [](CLI::App& app) {
   auto args = std::make_shared<LspArgs>();
   CLI::App* sub = app.add_subcommand("lsp", "run the language server for .rules and .suite files (stdio)");
   sub->add_flag("--stdio", args->stdio, "talk LSP on standard input and output (the default and only transport)");

@@ -33,7 +33,7 @@ int run_normalize(const TraceInputOptions& opts) {
   return total.rejected > 0 ? kBadInput : kPass;
 }
 
-const bool registered = register_command({"normalize", 60, [](CLI::App& app) {
+const bool normalize_registered = register_command({"normalize", 60, [](CLI::App& app) {
   auto opts = std::make_shared<TraceInputOptions>();
   CLI::App* sub = app.add_subcommand("normalize", "print the normalized trajectories as JSONL");
   add_trace_input_options(sub, *opts);

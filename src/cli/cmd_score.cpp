@@ -55,7 +55,7 @@ int run_score(ScoreSettings& s) {
   return exit_status(summary, run.thresholds);
 }
 
-const bool registered = register_command({"score", 20, [](CLI::App& app) -> std::function<int()> {
+const bool score_registered = register_command({"score", 20, [](CLI::App& app) -> std::function<int()> {
   auto s = std::make_shared<ScoreSettings>();
   CLI::App* sub = app.add_subcommand("score", "score actual trajectories against expected ones (records carry both)");
   add_trace_input_options(sub, s->input);

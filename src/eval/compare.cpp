@@ -21,8 +21,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* kDims[] = {"selection", "arguments", "order", "recovery", "outcome"};
-
 struct Part {
   double num = 0, den = 0;
   bool present = false;
@@ -162,7 +160,7 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
     std::vector<std::pair<const json*, const json*>> members;
     for (const auto& p : pairs)
       if (field.empty() || group_of(*p.first, field) == value) members.push_back(p);
-    for (const char* dim : kDims) {
+    for (const char* dim : kDimensions) {
       CompareRow row;
       row.dimension = dim;
       row.group = field.empty() ? "overall" : field + "=" + value;
@@ -250,10 +248,10 @@ std::string compare_json(const CompareReport& r) {
   j["paired_cases"] = r.paired_cases;
   j["bootstrap"] = {{"seed", r.options.seed}, {"resamples", r.options.resamples}, {"confidence", r.options.confidence}};
   ordered_json rows = ordered_json::array();
-  auto opt = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
   for (const auto& row : r.rows)
-    rows.push_back({{"group", row.group}, {"dimension", row.dimension}, {"a", opt(row.a)}, {"b", opt(row.b)},
-                    {"delta", opt(row.delta)}, {"ci_low", opt(row.lo)}, {"ci_high", opt(row.hi)}, {"paired", row.paired}});
+    rows.push_back({{"group", row.group}, {"dimension", row.dimension}, {"a", number_or_null(row.a)},
+                    {"b", number_or_null(row.b)}, {"delta", number_or_null(row.delta)},
+                    {"ci_low", number_or_null(row.lo)}, {"ci_high", number_or_null(row.hi)}, {"paired", row.paired}});
   j["rows"] = rows;
   j["pass_to_fail"] = r.pass_to_fail;
   j["fail_to_pass"] = r.fail_to_pass;

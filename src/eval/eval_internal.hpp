@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,14 @@
 #include "trajcheck/rules.hpp"
 
 namespace trajcheck::eval {
+
+// The scoring dimensions of a case, in report order.
+inline constexpr const char* kDimensions[] = {"selection", "arguments", "order", "recovery", "outcome"};
+
+// A report's optional number: the number, or null.
+inline nlohmann::ordered_json number_or_null(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
 
 // A failure the case's environment injects: the `attempt`-th call of `tool` fails with `cls`.
 struct Injection {

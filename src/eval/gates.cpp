@@ -18,8 +18,6 @@ constexpr const char* kSeries[] = {"calls_per_success", "cost_per_success", "tok
                                    "latency_per_success", "retries_per_success", "loop_depth",
                                    "read_volume_per_success"};
 
-ordered_json opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
-
 std::vector<GroupRow> group_by(const std::vector<CaseResult>& cases, const std::string& field,
                                const std::vector<std::string>& first) {
   std::vector<std::string> values = first;
@@ -78,7 +76,7 @@ std::optional<double> baseline_value(const json& baseline, const std::string& me
 
 ordered_json metrics_json(const Dimensions& d) {
   ordered_json m;
-  auto put = [&](const std::string& name, std::optional<double> v) { m[name] = opt(v); };
+  auto put = [&](const std::string& name, std::optional<double> v) { m[name] = number_or_null(v); };
   suite::Gate g;
   for (const char* name : {"selection", "arguments", "order", "recovery", "outcome", "overall"}) {
     g.metric = name;

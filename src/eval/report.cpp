@@ -14,42 +14,40 @@ using nlohmann::ordered_json;
 
 namespace {
 
-ordered_json opt(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
-
 ordered_json dims_json(const Dimensions& d) {
   ordered_json j;
   j["cases"] = d.cases;
-  j["selection"] = opt(d.selection);
+  j["selection"] = number_or_null(d.selection);
   j["selection_cases"] = d.selection_n;
-  j["arguments"] = opt(d.arguments);
+  j["arguments"] = number_or_null(d.arguments);
   j["arguments_calls"] = d.arguments_n;
-  j["order"] = opt(d.order);
+  j["order"] = number_or_null(d.order);
   j["order_cases"] = d.order_n;
-  j["recovery"] = opt(d.recovery);
+  j["recovery"] = number_or_null(d.recovery);
   j["recovery_cases"] = d.recovery_n;
-  j["outcome"] = opt(d.outcome);
+  j["outcome"] = number_or_null(d.outcome);
   j["outcome_cases"] = d.outcome_n;
-  j["overall"] = opt(d.overall);
+  j["overall"] = number_or_null(d.overall);
   const Efficiency& e = d.efficiency;
   ordered_json ej;
   ej["cases"] = e.cases;
   ej["calls"] = e.calls;
-  ej["calls_per_success"] = opt(e.calls_per_success);
+  ej["calls_per_success"] = number_or_null(e.calls_per_success);
   ej["duplicates"] = e.duplicates;
-  ej["duplicates_per_100"] = opt(e.duplicates_per_100);
-  ej["duplicates_per_100_calls"] = opt(e.duplicates_per_100_calls);
-  ej["tokens_per_success"] = opt(e.tokens_per_success);
-  ej["cost_per_success"] = opt(e.cost_per_success);
-  ej["latency_per_success"] = opt(e.latency_per_success);
+  ej["duplicates_per_100"] = number_or_null(e.duplicates_per_100);
+  ej["duplicates_per_100_calls"] = number_or_null(e.duplicates_per_100_calls);
+  ej["tokens_per_success"] = number_or_null(e.tokens_per_success);
+  ej["cost_per_success"] = number_or_null(e.cost_per_success);
+  ej["latency_per_success"] = number_or_null(e.latency_per_success);
   ej["retries"] = e.retries;
   ej["retries_by_class"] = ordered_json::object();
   for (const auto& [k, v] : e.retries_by_class) ej["retries_by_class"][k] = v;
   ej["loop_depth"] = e.loop_depth;
   ej["write_calls"] = e.write_calls;
-  ej["write_share"] = opt(e.write_share);
+  ej["write_share"] = number_or_null(e.write_share);
   ej["read_calls"] = e.read_calls;
-  ej["read_volume_per_success"] = opt(e.read_volume_per_success);
-  ej["unused_read_share"] = opt(e.unused_read_share);
+  ej["read_volume_per_success"] = number_or_null(e.read_volume_per_success);
+  ej["unused_read_share"] = number_or_null(e.unused_read_share);
   ej["calls_histogram"] = ordered_json::object();
   for (const auto& [k, v] : calls_histogram(e)) ej["calls_histogram"][std::to_string(k)] = v;
   j["efficiency"] = ej;
@@ -60,7 +58,7 @@ ordered_json dims_json(const Dimensions& d) {
     ordered_json g = ordered_json::object();
     for (const auto& [name, gd] : d.graders)
       g[name] = {{"cases", gd.cases},           {"passed", gd.passed},       {"failed", gd.failed},
-                 {"errors", gd.errors},         {"pass_share", opt(gd.pass_share)}, {"mean_score", opt(gd.mean_score)}};
+                 {"errors", gd.errors},         {"pass_share", number_or_null(gd.pass_share)}, {"mean_score", number_or_null(gd.mean_score)}};
     j["graders"] = g;
   }
   j["metrics"] = metrics_json(d);
@@ -152,8 +150,8 @@ std::string report_json(const EvalReport& r) {
     x["gate"] = g.text;
     x["metric"] = g.metric;
     x["segment"] = g.segment.empty() ? ordered_json(nullptr) : ordered_json(g.segment);
-    x["value"] = opt(g.value);
-    x["threshold"] = opt(g.threshold);
+    x["value"] = number_or_null(g.value);
+    x["threshold"] = number_or_null(g.threshold);
     x["status"] = g.status;
     x["critical"] = g.critical;
     if (!g.note.empty()) x["note"] = g.note;
@@ -178,11 +176,11 @@ std::string report_json(const EvalReport& r) {
       k["pass"] = x.pass;
       k["control"] = x.control;
       k["expected_control"] = x.expected_control.empty() ? ordered_json(nullptr) : ordered_json(x.expected_control);
-      k["selection"] = opt(x.selection);
+      k["selection"] = number_or_null(x.selection);
       k["arguments_matched"] = x.arguments_matched;
       k["arguments_calls"] = x.arguments_total;
-      k["order"] = opt(x.order);
-      k["overall"] = opt(x.overall);
+      k["order"] = number_or_null(x.order);
+      k["overall"] = number_or_null(x.overall);
       k["failed_call"] = x.failed_call;
       k["recovery"] = x.recovery ? ordered_json(*x.recovery) : ordered_json(nullptr);
       k["outcome"] = x.outcome ? ordered_json(*x.outcome) : ordered_json(nullptr);
@@ -195,9 +193,9 @@ std::string report_json(const EvalReport& r) {
         k["read_volume"] = *x.read_volume;
         k["unused_reads"] = x.unused_reads;
       }
-      k["tokens"] = opt(x.tokens);
-      k["cost"] = opt(x.cost);
-      k["latency_ms"] = opt(x.latency_ms);
+      k["tokens"] = number_or_null(x.tokens);
+      k["cost"] = number_or_null(x.cost);
+      k["latency_ms"] = number_or_null(x.latency_ms);
       ordered_json vs = ordered_json::array();
       for (const auto& v : x.violations)
         vs.push_back({{"rule", v.rule}, {"severity", v.severity}, {"source", v.source}, {"steps", v.steps}});
@@ -217,7 +215,7 @@ std::string report_json(const EvalReport& r) {
         for (const GraderResult& g : x.graders) {
           ordered_json e;
           e["grader"] = g.grader;
-          e["score"] = opt(g.score);
+          e["score"] = number_or_null(g.score);
           e["pass"] = g.pass ? ordered_json(*g.pass) : ordered_json(nullptr);
           e["reason"] = g.reason;
           if (!g.error.empty()) e["error"] = g.error;
@@ -238,7 +236,7 @@ std::string report_json(const EvalReport& r) {
       ordered_json a = ordered_json::array();
       for (const RecoveryRow& row : rs)
         a.push_back({{key, row.key}, {"failures", row.failures}, {"injected", row.injected}, {"judged", row.judged},
-                     {"recovered", row.recovered}, {"recovery", opt(row.share())}});
+                     {"recovered", row.recovered}, {"recovery", number_or_null(row.share())}});
       return a;
     };
     ordered_json rec;

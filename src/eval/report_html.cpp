@@ -13,8 +13,6 @@ namespace trajcheck::eval {
 
 namespace {
 
-constexpr const char* kDims[] = {"selection", "arguments", "order", "recovery", "outcome"};
-
 std::optional<double> dim(const Dimensions& d, std::string_view name) {
   if (name == "selection") return d.selection;
   if (name == "arguments") return d.arguments;
@@ -46,7 +44,7 @@ std::string svg_dimension_bars(const EvalReport& r) {
                      x, top - 4, top + row_h * 5, top + row_h * 5 + 14, t * 25);
   }
   int i = 0;
-  for (const char* name : kDims) {
+  for (const char* name : kDimensions) {
     int y = top + i++ * row_h;
     auto v = dim(r.overall, name);
     const GateResult* gate = nullptr;
@@ -84,7 +82,7 @@ std::string svg_heatmap(const EvalReport& r) {
       left + cw * 5 + 10, h);
   s += "<text x=\"0\" y=\"18\" class=\"t\">Segments &#215; dimensions</text>\n";
   int c = 0;
-  for (const char* name : kDims)
+  for (const char* name : kDimensions)
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"ax\" text-anchor=\"middle\">{}</text>\n", left + cw * c++ + cw / 2,
                      top - 8, name);
   int i = 0;
@@ -93,7 +91,7 @@ std::string svg_heatmap(const EvalReport& r) {
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\" text-anchor=\"end\">{} ({})</text>\n", left - 8, y + 17,
                      html_escape(label), d->cases);
     c = 0;
-    for (const char* name : kDims) {
+    for (const char* name : kDimensions) {
       auto v = dim(*d, name);
       int x = left + cw * c++;
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" class=\"cell\"><title>{} {}: {}</title></rect>\n",
