@@ -769,13 +769,27 @@ struct Checker::Impl {
   }
 
   void add_violation(std::uint32_t r, const std::string* key) {
-    Violation& v = report->emplace_back();
+    if (spare.empty()) spare.emplace_back();
+    Violation& v = report->emplace_back(std::move(spare.back()));
+    spare.pop_back();
     v.rule = r;
-    if (key != nullptr) v.binding.emplace_back(program->specs[r].variable, detail::binding_json(*key));
+    v.binding.resize(key != nullptr ? 1 : 0);
+    if (key != nullptr) {
+      v.binding[0].first.assign(program->specs[r].variable);
+      detail::binding_json(*key, v.binding[0].second);
+    }
     std::sort(newly.begin(), newly.end());
     newly.erase(std::unique(newly.begin(), newly.end()), newly.end());
-    v.steps = newly;
+    v.steps.assign(newly.begin(), newly.end());
   }
+  // Monitor::observe / check empty `out` before reporting into it: its elements are kept
+  // aside (`spare`) and reused by add_violation, storage and all, so a caller that passes the
+  // same vector each step allocates nothing once warm, violations included.
+  void clear_report(std::vector<Violation>& out) {
+    for (Violation& v : out) spare.push_back(std::move(v));
+    out.clear();
+  }
+  std::vector<Violation> spare;
 
   // What step(rs) would make final (as step_reporting sees it), appended to `out`; the
   // rule's state is left as it is (a closed segment's monitors may be begun: see
@@ -1036,7 +1050,7 @@ struct Monitor::Impl {
 
   template <class... A>
   void observe(std::vector<Violation>& out, const A&... step) {
-    out.clear();
+    checker.clear_report(out);
     if (finished) return;
     append(step...);
     checker.report = &out;
@@ -1046,7 +1060,7 @@ struct Monitor::Impl {
 
   template <class... A>
   void check(std::vector<Violation>& out, const A&... step) {
-    out.clear();
+    checker.clear_report(out);
     if (finished) return;
     const std::size_t arena = trace.arena_size();
     append(step...);

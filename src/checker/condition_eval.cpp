@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 #include <re2/re2.h>
-#include <iterator>
 
 #include "trajcheck/catalog.hpp"
 
@@ -94,11 +93,17 @@ bool contains_value(const Value& x, const Value& y) {
   return false;
 }
 
+void append_number(std::string& out, double x) {
+  char buf[64];  // the longest shortest double, "-2.2250738585072014e-308", is 24 characters
+  const char* end = fmt::format_to(buf, "{}", x);
+  out.append(buf, static_cast<std::size_t>(end - buf));
+}
+
 void value_key(const Value& v, std::string& out) {
   out.clear();
   switch (v.kind) {
     case Value::Kind::string: out += 's'; out += v.string; break;
-    case Value::Kind::number: fmt::format_to(std::back_inserter(out), "n{}", v.number); break;
+    case Value::Kind::number: out += 'n'; append_number(out, v.number); break;
     case Value::Kind::boolean: out += v.boolean ? "b1" : "b0"; break;
     default: break;
   }
@@ -319,7 +324,11 @@ bool StepDocs::seen(const Value& v) {
 const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
   if (!d.parsed) {
     d.parsed = true;
+    if (d.held && d.size == text.size() && std::memcmp(d.buffer.data(), text.data(), text.size()) == 0)
+      return d.ok ? &d.element : nullptr;
     d.ok = false;
+    d.held = !text.empty();
+    d.size = text.size();
     if (!text.empty()) {
       // resize only grows the buffer: no allocation once it has reached the largest field.
       if (d.buffer.size() < text.size() + simdjson::SIMDJSON_PADDING)

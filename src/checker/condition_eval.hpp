@@ -41,6 +41,9 @@ bool scalar_equal(const Value& x, const Value& y);
 // scalar_equal values; empty for absent, null, object and array. Keys the bindings of
 // parametric rules and seen()'s index of earlier values.
 void value_key(const Value& v, std::string& out);
+// Appends `x` as fmt's "{}" writes it (the shortest text that reads back as `x`), straight
+// into `out`: keys are built on every step, and a formatting buffer costs more than the digits.
+void append_number(std::string& out, double x);
 // `x op y` with the §4a rules: absent, null, object, array → false; `!=` across kinds → true.
 bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.
@@ -139,6 +142,10 @@ class StepDocs {
     std::string buffer;  // padded copy: simdjson reads SIMDJSON_PADDING bytes past the end
     simdjson::dom::element element;
     bool parsed = false, ok = false;
+    // The text in `buffer` was parsed last (`size` bytes): the same text again (guard mode
+    // asks about a call, then observes it) reuses the parse.
+    bool held = false;
+    std::size_t size = 0;
   };
   const simdjson::dom::element* load(Doc& d, std::string_view text);
   const Trajectory* trace_ = nullptr;

@@ -3,7 +3,6 @@
 #include "checker/monitor.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -762,9 +761,17 @@ VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) co
   return vacuous ? VerdictStatus::vacuous : VerdictStatus::satisfied;
 }
 
+namespace {
+void append_size(std::string& out, std::uint64_t n) {
+  const fmt::format_int digits(n);
+  out.append(digits.data(), digits.size());
+}
+}  // namespace
+
 void StatementMonitor::canonical_arguments(StepEval& ev) {
   scratch_.clear();
-  fmt::format_to(std::back_inserter(scratch_), "{}|", ev.tool());
+  append_size(scratch_, ev.tool());
+  scratch_ += '|';
   const Step& step = ev.step();
   if (step.arguments.empty()) {
     scratch_ += "{}";  // absent arguments equal {}
@@ -794,7 +801,8 @@ void StatementMonitor::canonical_value(simdjson::dom::element el) {
       for (std::size_t i = begin; i < end; ++i) {
         // members_ may grow (and move) in the recursive call: copy this entry first.
         auto [key, value] = members_[i];
-        fmt::format_to(std::back_inserter(scratch_), "{}:", key.size());
+        append_size(scratch_, key.size());
+        scratch_ += ':';
         scratch_ += key;
         canonical_value(value);
       }
@@ -812,14 +820,18 @@ void StatementMonitor::canonical_value(simdjson::dom::element el) {
       break;
     case simdjson::dom::element_type::STRING: {
       std::string_view sv(el);
-      fmt::format_to(std::back_inserter(scratch_), "s{}:", sv.size());
+      scratch_ += 's';
+      append_size(scratch_, sv.size());
+      scratch_ += ':';
       scratch_ += sv;
       break;
     }
     case simdjson::dom::element_type::INT64:
     case simdjson::dom::element_type::UINT64:
     case simdjson::dom::element_type::DOUBLE:
-      fmt::format_to(std::back_inserter(scratch_), "n{};", value_of(el).number);
+      scratch_ += 'n';
+      append_number(scratch_, value_of(el).number);
+      scratch_ += ';';
       break;
     case simdjson::dom::element_type::BOOL: scratch_ += bool(el) ? "T" : "F"; break;
     case simdjson::dom::element_type::NULL_VALUE: scratch_ += "N"; break;

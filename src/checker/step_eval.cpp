@@ -24,13 +24,21 @@ StepEval::StepEval(const ProgramImpl& program)
   slot_capacity_ = static_cast<std::uint32_t>(std::clamp<std::size_t>((std::size_t(32) << 20) / n, 64, 4096));
 }
 
-std::string binding_json(std::string_view key) {
-  if (key.empty()) return "null";
+void binding_json(std::string_view key, std::string& out) {
+  out.clear();
+  if (key.empty()) {
+    out = "null";
+    return;
+  }
   std::string_view rest = key.substr(1);
-  if (key[0] == 'n') return std::string(rest);
-  if (key[0] == 'b') return rest == "1" ? "true" : "false";
+  if (key[0] == 'n') out = rest;
+  else if (key[0] == 'b') out = rest == "1" ? "true" : "false";
+  else append_json_string(out, rest);
+}
+
+std::string binding_json(std::string_view key) {
   std::string out;
-  append_json_string(out, rest);
+  binding_json(key, out);
   return out;
 }
 

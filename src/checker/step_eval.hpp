@@ -14,7 +14,9 @@
 
 namespace trajcheck::detail {
 
-// The JSON text of a bound value from its key (value_key, checker/condition_eval.hpp).
+// The JSON text of a bound value from its key (value_key, checker/condition_eval.hpp),
+// written over `out` (whose storage is reused) or returned.
+void binding_json(std::string_view key, std::string& out);
 std::string binding_json(std::string_view key);
 
 class StepEval {
