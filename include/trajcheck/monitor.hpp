@@ -87,7 +87,8 @@ class Monitor {
   void reset(std::string_view context = {});
 
   // Takes the step as the trace's next; `out` is cleared and given the violations it made
-  // final, one entry per rule (and binding), in rules-file order.
+  // final, one entry per rule (and binding), in rules-file order. The Violations `out` held
+  // are kept and reused: passing the same vector each step allocates nothing once warm.
   void observe(const MonitorStep& step, std::vector<Violation>& out);
   // The same for step `index` of another trajectory, copied as it is (already normalized).
   void observe(const Trajectory& from, std::size_t index, std::vector<Violation>& out);

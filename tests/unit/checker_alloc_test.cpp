@@ -204,4 +204,43 @@ rule notify: refund_order followed by notify
   for (const RuleResult& res : results) CHECK(res.status != VerdictStatus::violated);  // a quiet trace
 }
 
-#endif  // !__SANITIZE_ADDRESS__
+// The same with violations on most steps, reported by check_call and again by observe (warn
+// mode): the Violations the caller's vector held are reused, binding text and witnesses too.
+TEST_CASE("no per-step allocation in the monitor once warm, violations included") {
+  CompileResult r = compile(Source("guard.rules", R"(rule no_delete: forbid delete_*
+rule one_refund: refund_order where arguments.order_id == $o at most 1
+rule approved: approval where order_id == $o precedes refund_order where arguments.order_id == $o
+rule few: refund_order at most 2
+)"));
+  REQUIRE(r.ok());
+  Monitor mon(r.program);
+  std::vector<Violation> v;
+  static const char* kArgs[] = {R"({"order_id":"o0"})", R"({"order_id":"o1"})", R"({"order_id":"o2"})"};
+  long reported = 0;
+  auto run = [&](int n) {
+    mon.reset();
+    for (int i = 0; i < n; ++i) {
+      const char* args = kArgs[i % 3];
+      mon.check_call("refund_order", args, v);
+      reported += static_cast<long>(v.size());
+      mon.observe(MonitorStep::call("refund_order", args, "{}"), v);
+      reported += static_cast<long>(v.size());
+      mon.check_call("delete_order", args, v);
+      reported += static_cast<long>(v.size());
+      mon.observe(MonitorStep::call("delete_order", args, "{}"), v);
+    }
+  };
+  run(3000);
+  long before = g_allocs.load();
+  run(30);
+  long small_allocs = g_allocs.load() - before;
+  reported = 0;
+  before = g_allocs.load();
+  run(3000);
+  long large_allocs = g_allocs.load() - before;
+  CHECK(reported > 4 * 3000);  // refund: three rules, each violated per call; delete: one
+  CHECK(large_allocs == small_allocs);
+  CHECK(large_allocs < 50);
+}
+
+#endif  // !TRAJCHECK_TEST_ASAN
