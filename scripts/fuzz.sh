@@ -21,9 +21,9 @@ targets=("$@")
 ((${#targets[@]})) || targets=("${all[@]}")
 
 if [[ ! -f "$build/build.ninja" ]]; then
-  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DTRAJCHECK_FUZZ=ON -DTRAJCHECK_BUILD_TESTS=OFF \
-    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" >/dev/null
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAJCHECK_FUZZ=ON -DTRAJCHECK_SANITIZE=ON \
+    -DTRAJCHECK_BUILD_TESTS=OFF >/dev/null
 fi
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 

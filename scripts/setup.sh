@@ -5,7 +5,8 @@
 #   bash scripts/setup.sh test       the same, then run the whole test suite (Release: the golden,
 #                                    command-line, Python, Dask and editor tests and the full soak;
 #                                    the embedding example against an installed copy; then every
-#                                    C++ test built with ASan+UBSan)
+#                                    C++ test built with ASan+UBSan, and a minute of each fuzz
+#                                    target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,8 @@ packages=(build-essential cmake ninja-build pkg-config
           libcli11-dev libarchive-dev zlib1g-dev libzstd-dev libdivsufsort-dev zstd python3 python3-dev pybind11-dev python3-pytest
           python3-distributed
           libvalijson-dev json-schema-test-suite libssl-dev)
+# The sanitizer tree and the fuzz targets are built with clang (libFuzzer, and a shorter build).
+[[ $mode == test ]] && packages+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -83,16 +86,23 @@ case "$mode" in
       -DCMAKE_PREFIX_PATH="$prefix/usr" >/dev/null
     cmake --build "$prefix/embedding" -j "$jobs"
     "$prefix/embedding/embedding_tests"
-    # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer. This build is most
-    # of the CI time: -O1 (ASan's recommendation) and -g1 (line tables, enough for the
-    # sanitizers' stack traces) instead of RelWithDebInfo's -O2 -g roughly halve its compile
-    # time (docs/ci.md); the instrumentation and the tests are the same.
-    build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-      -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_UNIT_TESTS=all -DTRAJCHECK_SANITIZE=ON -DTRAJCHECK_PYTHON=OFF \
-      -DTRAJCHECK_PCH=ON
+    # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer, in a tree built by
+    # clang (docs/ci.md: how this tree is kept short): -O1, as ASan recommends, but the unit
+    # tests' own sources at -O0; -g1, the line tables the sanitizers' stack traces need; unity
+    # batches of sources; the library instrumented for coverage too, so the fuzz targets are
+    # built in the same tree.
+    build build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DTRAJCHECK_UNIT_TEST_FLAGS=-O0 -DCMAKE_UNITY_BUILD=ON \
+      -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_UNIT_TESTS=all -DTRAJCHECK_SANITIZE=ON -DTRAJCHECK_FUZZ=ON \
+      -DTRAJCHECK_PYTHON=OFF -DTRAJCHECK_PCH=ON
+    symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer  # file:line in clang's sanitizer reports
+    [[ -x $symbolizer ]] && export ASAN_SYMBOLIZER_PATH=$symbolizer
     # (The extension's tests run no C++ code: once, above, is enough.)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j "$jobs" -E '^vscode\.'
+    # A minute of each fuzz target, seeded from the repository's files: a crash, leak or hang
+    # fails the run, and the input that caused it is in build-asan/artifacts/.
+    FUZZ_BUILD_DIR=$PWD/build-asan FUZZ_BUILD_JOBS=$jobs FUZZ_JOBS=$jobs bash scripts/fuzz.sh 60
     ;;
   *)
     echo "usage: scripts/setup.sh examples|test" >&2
