@@ -656,7 +656,7 @@ std::shared_ptr<ProgramImpl> build_program(const ir::Module& module, const Sourc
   auto program = std::make_shared<ProgramImpl>();
   program->max_bindings = options.max_bindings;
   std::size_t before = diagnostics.size();
-  Builder b{module, source, options, *program, diagnostics, {}, {}, {}, {}, {}};
+  Builder b{module, source, options, *program, diagnostics, {}, {}, {}, {}, {}, {}};
   b.build();
   for (std::size_t i = before; i < diagnostics.size(); ++i)
     if (diagnostics[i].severity == Severity::error) return nullptr;
