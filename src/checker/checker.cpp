@@ -780,7 +780,7 @@ struct Checker::Impl {
     }
     std::sort(newly.begin(), newly.end());
     newly.erase(std::unique(newly.begin(), newly.end()), newly.end());
-    v.steps.assign(newly.begin(), newly.end());
+    v.steps = newly;
   }
   // Monitor::observe / check empty `out` before reporting into it: its elements are kept
   // aside (`spare`) and reused by add_violation, storage and all, so a caller that passes the

@@ -324,10 +324,10 @@ bool StepDocs::seen(const Value& v) {
 const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
   if (!d.parsed) {
     d.parsed = true;
-    if (d.held && d.size == text.size() && std::memcmp(d.buffer.data(), text.data(), text.size()) == 0)
+    // (An empty text matches an empty buffer: neither parses.)
+    if (d.size == text.size() && std::memcmp(d.buffer.data(), text.data(), text.size()) == 0)
       return d.ok ? &d.element : nullptr;
     d.ok = false;
-    d.held = !text.empty();
     d.size = text.size();
     if (!text.empty()) {
       // resize only grows the buffer: no allocation once it has reached the largest field.

@@ -142,9 +142,8 @@ class StepDocs {
     std::string buffer;  // padded copy: simdjson reads SIMDJSON_PADDING bytes past the end
     simdjson::dom::element element;
     bool parsed = false, ok = false;
-    // The text in `buffer` was parsed last (`size` bytes): the same text again (guard mode
-    // asks about a call, then observes it) reuses the parse.
-    bool held = false;
+    // The size of the text in `buffer`, parsed last: the same text again (guard mode asks
+    // about a call, then observes it) reuses the parse.
     std::size_t size = 0;
   };
   const simdjson::dom::element* load(Doc& d, std::string_view text);

@@ -34,6 +34,14 @@ void* operator new(std::size_t n) {
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
+// The allocations `f()` makes.
+template <class F>
+long allocations_of(F&& f) {
+  const long before = g_allocs.load();
+  f();
+  return g_allocs.load() - before;
+}
+
 using namespace trajcheck;
 using namespace trajcheck::testing;
 using K = ir::StatementKind;
@@ -124,12 +132,8 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   make(small, 15);  // every order id bound by a failed write too
   make(large, 5000);
   checker.check(large.t, out);  // warm up: buffers reach their largest size
-  long before = g_allocs.load();
-  checker.check(small.t, out);
-  long small_allocs = g_allocs.load() - before;
-  before = g_allocs.load();
-  checker.check(large.t, out);
-  long large_allocs = g_allocs.load() - before;
+  const long small_allocs = allocations_of([&] { checker.check(small.t, out); });
+  const long large_allocs = allocations_of([&] { checker.check(large.t, out); });
   CHECK(out[0].status == VerdictStatus::satisfied);
   CHECK(out[6].status == VerdictStatus::satisfied);
   REQUIRE(out.size() >= 16);
@@ -191,12 +195,8 @@ rule notify: refund_order followed by notify
     }
   };
   run(4000);  // warm: every buffer at the size of the longest trace
-  long before = g_allocs.load();
-  run(40);
-  long small_allocs = g_allocs.load() - before;
-  before = g_allocs.load();
-  run(4000);
-  long large_allocs = g_allocs.load() - before;
+  const long small_allocs = allocations_of([&] { run(40); });
+  const long large_allocs = allocations_of([&] { run(4000); });
   CHECK(large_allocs == small_allocs);
   CHECK(large_allocs < 50);
   std::vector<RuleResult> results;
@@ -231,13 +231,9 @@ rule few: refund_order at most 2
     }
   };
   run(3000);
-  long before = g_allocs.load();
-  run(30);
-  long small_allocs = g_allocs.load() - before;
+  const long small_allocs = allocations_of([&] { run(30); });
   reported = 0;
-  before = g_allocs.load();
-  run(3000);
-  long large_allocs = g_allocs.load() - before;
+  const long large_allocs = allocations_of([&] { run(3000); });
   CHECK(reported > 4 * 3000);  // refund: three rules, each violated per call; delete: one
   CHECK(large_allocs == small_allocs);
   CHECK(large_allocs < 50);
