@@ -9,6 +9,7 @@
 # Targets: fuzz_rules (parser, fmt, compiler), fuzz_traces (every reader), fuzz_compressed
 # (gzip/zstd input), fuzz_suite, fuzz_catalog, fuzz_compare (compare's report reader), fuzz_lsp
 # (the language server, seeded with the framed conversations of tests/fuzz/lsp_seeds/).
+# tests/fuzz/regressions/TARGET/ holds inputs that once crashed TARGET; they are seeds too.
 set -euo pipefail
 seconds="${1:?usage: scripts/fuzz.sh SECONDS [target…]}"
 shift
@@ -58,6 +59,8 @@ run_target() {
     fuzz_lsp) cp "$root"/tests/fuzz/lsp_seeds/*.txt "$seeds"/ ;;
     *) copy_seeds "$seeds" '*.rules' ;;
   esac
+  # Inputs that once crashed a target stay among its seeds, so a regression shows at once.
+  if [[ -d "$root/tests/fuzz/regressions/$target" ]]; then cp "$root/tests/fuzz/regressions/$target"/* "$seeds"/; fi
   local dict_args=()
   [[ -f "$root/tests/fuzz/$target.dict" ]] && dict_args=(-dict="$root/tests/fuzz/$target.dict")
   "$build/tests/fuzz/$target" "$corpus" "$seeds" "${dict_args[@]}" -max_total_time="$seconds" \

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/schema_regex.hpp"
+#include "json/located_parse.hpp"
 #include "trajcheck/catalog.hpp"
 
 namespace trajcheck {
@@ -222,21 +223,13 @@ struct CatalogBuilder {
 CatalogLoad parse_catalog(Source source, bool case_sensitive, SchemaDraft schema_draft) {
   CatalogLoad out;
   CatalogBuilder b{source, out.diagnostics, case_sensitive, "unversioned", {}, {}};
-  try {
-    nlohmann::json doc = nlohmann::json::parse(source.text());
-    b.build(doc, schema_draft);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and may be one past the end.
-    auto at = static_cast<std::uint32_t>(
-        std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, source.text().size()));
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error …":
-    // the position is ours to print, the reason is after the last ": ".
-    std::size_t cut = what.find(": ");
+  nlohmann::json doc;
+  if (auto failure = json::parse_located(source.text(), doc)) {
+    auto at = static_cast<std::uint32_t>(failure->offset);
     out.diagnostics.push_back(Diagnostic{Severity::error, "E301", {at, at},
-                                         "the catalog is not valid JSON: " +
-                                             (cut == std::string::npos ? what : what.substr(cut + 2)),
-                                         {}});
+                                         "the catalog is not valid JSON: " + failure->reason, {}});
+  } else {
+    b.build(doc, schema_draft);
   }
   sort_diagnostics(out.diagnostics);
   if (!has_errors(out.diagnostics))

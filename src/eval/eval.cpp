@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/program.hpp"
+#include "json/located_parse.hpp"
 #include "eval/eval_internal.hpp"
 #include "language/frontend.hpp"
 #include "trajcheck/catalog.hpp"
@@ -149,16 +150,8 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
       errors += fmt::format("{}:{}:{}: error: {}\n", path, line, col, msg);
     };
     json j;
-    try {
-      j = json::parse(l);
-    } catch (const json::parse_error& e) {
-      // nlohmann says "[json.exception…] parse error at line 1, column 54: REASON"; keep REASON.
-      std::string what = e.what();
-      auto column = what.find("column ");
-      auto colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
-      std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
-      fail(byte + 1, fmt::format("a case is one JSON object per line: {}",
-                                 colon == std::string::npos ? what : what.substr(colon + 2)));
+    if (auto failure = trajcheck::json::parse_located(l, j)) {
+      fail(failure->offset + 1, "a case is one JSON object per line: " + failure->reason);
       continue;
     }
     if (!j.is_object()) {

@@ -72,6 +72,14 @@ TEST_CASE("malformed JSON: one error at the offending line and column") {
   CHECK(text.find("c.json:3:18: error[E301]: the catalog is not valid JSON") == 0);
 }
 
+TEST_CASE("a number no double can hold is an error at the number, not an exception") {
+  CatalogLoad c = parse("{\"tools\": [\n  {\"name\": \"a\", \"x\": 2e99999}\n]}");
+  CHECK_FALSE(c.ok());
+  REQUIRE(c.diagnostics.size() == 1);
+  CHECK(c.diagnostics[0].code == "E301");
+  CHECK(located(c).find("c.json:2:22: error[E301]: the catalog is not valid JSON: number overflow parsing '2e99999'") == 0);
+}
+
 TEST_CASE("duplicate tool (after normalization) is an error pointing at the second, noting the first") {
   CatalogLoad c = parse("{\"tools\": [\n {\"name\": \"Refund\"},\n {\"name\": \" refund \"}\n]}");
   CHECK_FALSE(c.ok());
