@@ -24,7 +24,7 @@ if(TRAJCHECK_BUILD_TESTS)
     add_test(NAME python.dask
              COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/tests/dask
              WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-    set_tests_properties(python.dask PROPERTIES TIMEOUT 300 ENVIRONMENT
+    set_tests_properties(python.dask PROPERTIES TIMEOUT 300 COST 60 ENVIRONMENT
       "PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR};PYTHONDONTWRITEBYTECODE=1;TRAJCHECK_CLI=$<TARGET_FILE:trajcheck_cli>;TRAJCHECK_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
   else()
     message(STATUS "trajcheck: python3-distributed not found; the Dask tests are not registered")

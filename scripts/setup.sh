@@ -71,9 +71,10 @@ case "$mode" in
     fi
     # The Release tree: the product (command line, library, Python package) and every test of
     # it — golden files, the command line, Python, Dask, the editor, the examples — but of the
-    # C++ unit tests only the full-size soak; all of them run in the sanitizer tree below
-    # (compiling every doctest file at -O3 too would double the build: docs/ci.md).
-    build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_UNIT_TESTS=checker_parametric
+    # C++ unit tests only the full-size soak and the allocation count (which the sanitizers'
+    # own allocator rules out); all of them run in the sanitizer tree below (compiling every
+    # doctest file at -O3 too would double the build: docs/ci.md).
+    build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON "-DTRAJCHECK_UNIT_TESTS=checker_parametric;checker_alloc"
     install_python
     ctest --test-dir build --output-on-failure -j "$jobs"
     bash scripts/run-examples.sh build/trajcheck >/dev/null

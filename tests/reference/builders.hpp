@@ -232,7 +232,9 @@ struct IrBuilder {
   }
 };
 
-struct TraceBuilder {
+// A Trajectory assembled step by step, without a reader (trajcheck/testing.hpp's TraceBuilder
+// is the public one, which writes a record and reads it).
+struct StepsBuilder {
   ToolTable tools;
   Trajectory t{&tools};
 

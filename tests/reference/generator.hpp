@@ -175,7 +175,7 @@ struct Gen {
     }
   }
 
-  void trace(TraceBuilder& t) {
+  void trace(StepsBuilder& t) {
     static const char* kTools[] = {"a", "b", "c", "d_x", "d_y"};
     static const char* kArgs[] = {"", "{}", R"({"id":1})", R"({"id":1.0})", R"({"id":"1"})",
                                   R"({"id":2,"tags":["p","q"]})", R"({"tags":["p"],"id":"x"})",

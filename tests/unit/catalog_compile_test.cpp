@@ -84,7 +84,7 @@ TEST_CASE("`write` matches calls whose catalog effect is write (aliases applied)
   CompileResult r = compile_rules(
       "catalog \"tools-v3.json\"\nalias refund = refund_order\nwrite at most 1\nforbid refund\n");
   REQUIRE_MESSAGE(r.ok(), errors(r));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get", R"({"order_id": "A"})");
   t.call("refund", R"({"order_id": "A"})");   // alias of a write tool
   t.call("search_documents");
@@ -98,7 +98,7 @@ TEST_CASE("`write` matches calls whose catalog effect is write (aliases applied)
 TEST_CASE("check_catalog: unknown tools, argument validity, write calls") {
   CompileResult r = compile_rules("catalog \"tools-v3.json\"\nalias refund = refund_order\nforbid delete_order\n");
   REQUIRE_MESSAGE(r.ok(), errors(r));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get", R"({"order_id": "A"})");             // 0 valid
   t.call("order_get", R"({"order_id": 7})");               // 1 invalid: type
   t.message(StepType::user_message, "hi");                 // 2
@@ -135,7 +135,7 @@ TEST_CASE("valid(arguments) and valid(tool) gate on the catalog; witnesses carry
       "forbid tool_call where not valid(arguments)\nforbid tool_call where not valid(tool)\n"
       "forbid refund where valid(arguments)\n");
   REQUIRE_MESSAGE(r.ok(), errors(r));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get", R"({"order_id":"A"})");  // valid
   t.call("order_get", R"({"order_id":7})");    // wrong type
   t.call("send_email", R"({"to":"x"})");       // not in the catalog

@@ -104,7 +104,7 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(write_failed_o, b.tool("write"))), ir::ScopeKind::after_until,
          b.tool("write"), b.tool("nope"));
   b.rule(IrBuilder::st(K::no_duplicate, b.or_(write_o, b.tool("commit"))), ir::ScopeKind::after, b.tool("login"));
-  auto make = [](TraceBuilder& t, int n) {
+  auto make = [](StepsBuilder& t, int n) {
     t.t.clear();
     t.context(R"({"user":"u"})");
     t.call("login");
@@ -128,7 +128,7 @@ TEST_CASE("no per-step allocation once the checker is warm") {
   for (std::size_t r = 7; r < 19; ++r) CHECK(!specs[r].binders.empty());  // the parametric rules
   Checker checker(program);
   std::vector<RuleResult> out;
-  TraceBuilder small, large;
+  StepsBuilder small, large;
   make(small, 15);  // every order id bound by a failed write too
   make(large, 5000);
   checker.check(large.t, out);  // warm up: buffers reach their largest size

@@ -40,7 +40,7 @@ between login and logout:
   CHECK(p->rules()[3].name == "refund_needs_approval");
   CHECK(p->rules()[3].severity == RuleSeverity::critical);
   CHECK(p->rules()[3].location == "t.rules:9:1");
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get");
   t.message(StepType::approval, "", R"({"decision":"denied"})");
   t.call("refund_order");
@@ -64,7 +64,7 @@ between login and logout:
 TEST_CASE("expect from text, with an all-of group") {
   auto p = compile_text("expect (customer_get -> order_list | order_search_by_email) -> order_get -> refund_order\n"
                         "expect {profile_get, settings_get} -> render\n");
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_search_by_email");
   t.call("settings_get");
   t.call("order_get");
@@ -80,7 +80,7 @@ TEST_CASE("parametric rules and seen() from text") {
   auto p = compile_text(
       "approval where arguments.order_id == $o precedes refund_order where arguments.order_id == $o\n"
       "forbid refund_order where not seen(arguments.order_id)\n");
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get", "", false, R"({"orders":["a","b"]})");
   t.message(StepType::approval);  // no arguments: binds nothing
   Step& ap = t.message(StepType::approval);
@@ -104,7 +104,7 @@ TEST_CASE("failed P may bind a variable: a failed refund of o is retried for o")
   auto p = compile_text(
       "failed refund_order where arguments.order_id == $o is immediately followed by "
       "refund_order where arguments.order_id == $o\n");
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("refund_order", R"({"order_id":"a"})", true);   // failed, retried next for a
   t.call("refund_order", R"({"order_id":"a"})");
   t.call("refund_order", R"({"order_id":"b"})", true);   // failed, then something else
@@ -117,7 +117,7 @@ TEST_CASE("failed P may bind a variable: a failed refund of o is retried for o")
   CHECK(r[0].steps == W{2});
   // A call that did not fail binds nothing through the failed side: a successful lookup of
   // another order between a failure and its retry is in the slice, so the retry is not next.
-  TraceBuilder u;
+  StepsBuilder u;
   u.call("refund_order", R"({"order_id":"a"})", true);
   u.call("refund_order", R"({"order_id":"x"})");
   u.call("refund_order", R"({"order_id":"a"})");
@@ -154,7 +154,7 @@ TEST_CASE("a scoped parametric rule whose segment binds no value is vacuous") {
   auto p = compile_text(
       "between login and logout:\n    refund_order where arguments.order_id == $o at most 1\n"
       "before logout:\n    forbid refund_order where arguments.order_id == $o\n");
-  TraceBuilder t;  // the value is bound before login and after logout only
+  StepsBuilder t;  // the value is bound before login and after logout only
   t.call("refund_order", R"({"order_id":"a"})");
   t.call("login");
   t.call("logout");
@@ -163,7 +163,7 @@ TEST_CASE("a scoped parametric rule whose segment binds no value is vacuous") {
   REQUIRE(r.size() == 2);
   CHECK(r[0].status == V::vacuous);
   CHECK(r[1].status == V::violated);  // a's refund is before logout
-  TraceBuilder u;  // bound inside the segment: exercised
+  StepsBuilder u;  // bound inside the segment: exercised
   u.call("login");
   u.call("refund_order", R"({"order_id":"a"})");
   u.call("logout");

@@ -36,7 +36,7 @@ TEST_CASE("batched approvals: immediately precedes holds per order") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::immediately_precedes, by_order(b, b.tool("approval_request")),
                        by_order(b, b.tool("approval"))));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("approval_request", arg("a"));
   t.call("approval_request", arg("b"));
   t.call("approval", arg("a"));
@@ -54,7 +54,7 @@ TEST_CASE("runs per value: two lookups of a around one of b form a run of 2") {
   auto s = IrBuilder::st(K::in_a_row, by_order(b, b.tool("order_get")));
   s.hi = 1;
   b.rule(s);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get", arg("a"));
   t.call("order_get", arg("b"));
   t.call("order_get", arg("a"));
@@ -69,7 +69,7 @@ TEST_CASE("runs per value: two lookups of a around one of b form a run of 2") {
 TEST_CASE("one entry per violated binding; non-binding steps stay in every slice") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::precedes, by_order(b, b.tool("approve")), by_order(b, b.tool("refund"))));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("approve", arg("a"));
   t.call("refund", arg("b"));
   t.call("refund", arg("a"));
@@ -89,7 +89,7 @@ TEST_CASE("counting per value; a rule nothing binds is vacuous") {
   auto s = IrBuilder::st(K::count, by_order(b, b.tool("order_get")));
   s.hi = 1;
   b.rule(s);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("order_get", arg("a"));
   t.call("order_get", arg("b"));
   t.call("order_get");  // no order_id: binds nothing
@@ -101,7 +101,7 @@ TEST_CASE("counting per value; a rule nothing binds is vacuous") {
   r = run(p, t.t);
   CHECK(r[0].status == V::violated);
   CHECK(r[0].steps == W{3});
-  TraceBuilder none;
+  StepsBuilder none;
   none.call("x");
   r = run(p, none.t);
   REQUIRE(r.size() == 1);
@@ -113,17 +113,17 @@ TEST_CASE("slices are reused between traces without leaking state") {
   b.rule(IrBuilder::st(K::forbid, by_order(b, b.failed(b.tool("refund")))));
   Checker c(b.compile());
   std::vector<RuleResult> out;
-  TraceBuilder t1;
+  StepsBuilder t1;
   t1.call("refund", arg("a"), true);
   c.check(t1.t, out);
   REQUIRE(out.size() == 1);
   CHECK(out[0].status == V::violated);
-  TraceBuilder t2;
+  StepsBuilder t2;
   t2.call("refund", arg("a"));  // not failed: binds nothing
   c.check(t2.t, out);
   REQUIRE(out.size() == 1);
   CHECK(out[0].status == V::vacuous);
-  TraceBuilder t3;
+  StepsBuilder t3;
   t3.call("x");
   t3.call("refund", arg("b"), true);
   c.check(t3.t, out);
@@ -172,7 +172,7 @@ TEST_CASE("many bindings with steps binding nothing in between agree with the re
   std::size_t parametric = 0;  // every parametric rule takes the O(1) path for steps binding nothing
   for (const auto& spec : p_compiled->specs) parametric += !spec.binders.empty();
   CHECK(parametric == 8);
-  TraceBuilder t;
+  StepsBuilder t;
   std::uint64_t x = 12345;
   static const char* kFree[] = {"login", "notify", "think", "search"};
   const int steps = soak_steps(6000);
@@ -229,7 +229,7 @@ TEST_CASE("scoped, only and free-side parametric rules stay lazy and agree with 
   std::size_t parametric = 0;  // every parametric rule takes the O(1) path for steps binding nothing
   for (const auto& spec : p_compiled->specs) parametric += !spec.binders.empty();
   CHECK(parametric == 10);
-  TraceBuilder t;
+  StepsBuilder t;
   std::uint64_t x = 777;
   static const char* kFree[] = {"login", "logout", "notify", "think", "search", "stop"};
   const int steps = soak_steps(5000);
@@ -282,7 +282,7 @@ TEST_CASE("free-alternative no duplicate stays lazy and agrees with the referenc
   REQUIRE(p != nullptr);
   const auto& specs = p_compiled->specs;
   for (std::size_t r = 0; r < 3; ++r) CHECK(specs[r].statements[0].nb == detail::NbEffect::lazy);
-  TraceBuilder t;
+  StepsBuilder t;
   std::uint64_t x = 4242;
   static const char* kFree[] = {"login", "logout", "search", "stop"};
   for (int i = 0; i < 700; ++i) {
@@ -334,7 +334,7 @@ void check_against_reference(IrBuilder& b, const std::shared_ptr<const Program>&
 // Gets and refunds of 80 orders (a third failing), searches over 150 queries (a third
 // failing), login / logout / stop, messages: values repeat and interleave, free calls fail
 // and succeed.
-void mixed_trace(TraceBuilder& t, std::uint64_t seed, int steps, int stop_after) {
+void mixed_trace(StepsBuilder& t, std::uint64_t seed, int steps, int stop_after) {
   std::uint64_t x = seed;
   static const char* kFree[] = {"login", "logout", "search", "stop"};
   for (int i = 0; i < steps; ++i) {
@@ -358,7 +358,7 @@ void check_on_mixed_traces(IrBuilder& b, const std::shared_ptr<const Program>& p
                            std::initializer_list<std::uint64_t> seeds, int steps, std::size_t rules) {
   for (std::uint64_t seed : seeds) {
     if (short_soak() && seed != *seeds.begin()) break;
-    TraceBuilder t;
+    StepsBuilder t;
     mixed_trace(t, seed, steps, steps - 100);
     check_against_reference(b, p, t.t, 100, rules, rules);
   }
@@ -438,7 +438,7 @@ TEST_CASE("the bindings limit is reported on every entry of the rule, never sile
   o.max_bindings = 3;
   auto p = b.compile(nullptr, o);
   REQUIRE(p != nullptr);
-  TraceBuilder t;
+  StepsBuilder t;
   for (const char* v : {"a", "b", "a", "c", "d", "e", "d"}) t.call("refund", arg(v));
   auto r = run(p, t.t);
   REQUIRE(r.size() == 2);
@@ -446,7 +446,7 @@ TEST_CASE("the bindings limit is reported on every entry of the rule, never sile
   CHECK(r[0].steps == W{2});
   CHECK(r[0].bindings_dropped == 3);  // d, e, d: each binding of a value without a slice
   CHECK(r[1].bindings_dropped == 0);
-  TraceBuilder few;
+  StepsBuilder few;
   few.call("refund", arg("a"));
   r = run(p, few.t);
   CHECK(r[0].status == V::satisfied);

@@ -10,8 +10,8 @@ using V = VerdictStatus;
 using W = std::vector<std::uint32_t>;
 
 namespace {
-TraceBuilder calls(std::initializer_list<const char*> names) {
-  TraceBuilder t;
+StepsBuilder calls(std::initializer_list<const char*> names) {
+  StepsBuilder t;
   for (const char* n : names) t.call(n);
   return t;
 }
@@ -137,7 +137,7 @@ TEST_CASE("a million-step trace is checked in one linear pass") {
   b.rule(e);
   auto nodup = IrBuilder::st(K::no_duplicate, b.tool("write"));
   b.rule(nodup);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("login");
   const std::uint32_t n = 1000000;
   for (std::uint32_t i = 1; i + 1 < n; i += 2) {

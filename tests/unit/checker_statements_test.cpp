@@ -23,21 +23,21 @@ RuleResult one(const IrBuilder& b, const Trajectory& t) {
 TEST_CASE("forbid names every matching step; no match is satisfied, never vacuous") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::forbid, b.glob("delete_*")));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a");
   t.call("delete_x");
   t.call("delete_y");
   auto r = one(b, t.t);
   CHECK(r.status == V::violated);
   CHECK(r.steps == W{1, 2});
-  TraceBuilder e;
+  StepsBuilder e;
   CHECK(one(b, e.t).status == V::satisfied);
 }
 
 TEST_CASE("require: violated without witness") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::require, b.tool("x")));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a");
   auto r = one(b, t.t);
   CHECK(r.status == V::violated);
@@ -51,7 +51,7 @@ TEST_CASE("counts: at most names the (N+1)th onward, the other forms name all") 
   auto s = IrBuilder::st(K::count, b.tool("x"));
   s.hi = 1;
   b.rule(s);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("x");
   t.call("y");
   t.call("x");
@@ -78,13 +78,13 @@ TEST_CASE("counts: at most names the (N+1)th onward, the other forms name all") 
 TEST_CASE("precedes: a step matching both sides does not precede itself") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::precedes, b.any(), b.tool("x")));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("x");
   t.call("x");
   auto r = one(b, t.t);
   CHECK(r.status == V::violated);
   CHECK(r.steps == W{0});
-  TraceBuilder none;
+  StepsBuilder none;
   none.call("y");
   CHECK(one(b, none.t).status == V::vacuous);
 }
@@ -95,7 +95,7 @@ TEST_CASE("immediately precedes and ignoring") {
   b.rule(s);
   s.ignoring = b.type(StepType::assistant_message);
   b.rule(s);
-  TraceBuilder t;
+  StepsBuilder t;
   t.message(StepType::approval);
   t.message(StepType::assistant_message, "ok");
   t.call("refund");
@@ -113,7 +113,7 @@ TEST_CASE("followed by and immediately followed by") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::followed_by, b.tool("a"), b.tool("b")));
   b.rule(IrBuilder::st(K::immediately_followed_by, b.tool("a"), b.tool("b")));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a");
   t.call("c");
   t.call("b");
@@ -131,7 +131,7 @@ TEST_CASE("requires counts the A step itself; excludes vacuous only when neither
   IrBuilder b;
   b.rule(IrBuilder::st(K::requires_, b.any(), b.tool("x")));
   b.rule(IrBuilder::st(K::excludes, b.tool("x"), b.tool("y")));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("x");
   auto r = run(b.compile(), t.t);
   CHECK(r[0].status == V::satisfied);
@@ -140,7 +140,7 @@ TEST_CASE("requires counts the A step itself; excludes vacuous only when neither
   r = run(b.compile(), t.t);
   CHECK(r[1].status == V::violated);
   CHECK(r[1].steps == W{0, 1});
-  TraceBuilder e;
+  StepsBuilder e;
   e.call("z");
   r = run(b.compile(), e.t);
   CHECK(r[0].status == V::violated);
@@ -151,7 +151,7 @@ TEST_CASE("requires counts the A step itself; excludes vacuous only when neither
 TEST_CASE("never followed by: first A and each later B") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::never_followed_by, b.tool("t"), b.any()));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("x");
   t.call("t");
   t.message(StepType::user_message, "hi");
@@ -167,12 +167,12 @@ TEST_CASE("starts/ends with on an empty segment: violated, no witness") {
   b.rule(IrBuilder::st(K::starts_with, b.tool("a")));
   b.rule(IrBuilder::st(K::ends_with, b.tool("a")));
   b.rule(IrBuilder::st(K::starts_with, b.tool("a")), ir::ScopeKind::before, ir::kNone, b.tool("r"));
-  TraceBuilder e;
+  StepsBuilder e;
   auto r = run(b.compile(), e.t);
   CHECK(r[0].status == V::violated);
   CHECK(r[0].steps.empty());
   CHECK(r[1].status == V::violated);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("r");
   t.call("a");
   r = run(b.compile(), t.t);
@@ -185,7 +185,7 @@ TEST_CASE("starts/ends with on an empty segment: violated, no witness") {
 TEST_CASE("only: tool calls outside the allow-list") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::only, b.or_(b.tool("a"), b.tool("b"))));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a");
   t.message(StepType::user_message, "x");
   t.call("c");
@@ -197,7 +197,7 @@ TEST_CASE("only: tool calls outside the allow-list") {
 TEST_CASE("no duplicate: deep equality, key order free, numbers by value, absent = {}") {
   IrBuilder b;
   b.rule(IrBuilder::st(K::no_duplicate, b.any()));
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a", R"({"x":1,"y":{"b":[1,2],"a":"s"}})");
   t.call("a", R"({"y":{"a":"s","b":[1.0,2]},"x":1.0})");
   t.call("b", R"({"x":1})");
@@ -214,7 +214,7 @@ TEST_CASE("in a row: runs over tool calls only") {
   auto s = IrBuilder::st(K::in_a_row, b.tool("a"));
   s.hi = 2;
   b.rule(s);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a");
   t.message(StepType::assistant_message, "m");
   t.call("a");
@@ -231,7 +231,7 @@ TEST_CASE("retries: chains per tool, other tools neither break nor reset") {
   auto s = IrBuilder::st(K::retries, b.any());
   s.hi = 1;
   b.rule(s);
-  TraceBuilder t;
+  StepsBuilder t;
   t.call("a", "", true);   // 0: failure starts a's chain
   t.call("b", "", true);   // 1: b's own chain
   t.call("a", "", true);   // 2: retry 1 of a
@@ -255,7 +255,7 @@ TEST_CASE("expect: letters are calls matching an atom; witness where stuck, none
   b.rule(s);
   s.kind = K::expect_exactly;
   b.rule(s);
-  TraceBuilder ok;
+  StepsBuilder ok;
   ok.call("c");
   ok.call("other");
   ok.call("l");
@@ -265,13 +265,13 @@ TEST_CASE("expect: letters are calls matching an atom; witness where stuck, none
   CHECK(r[0].status == V::satisfied);
   CHECK(r[1].status == V::violated);
   CHECK(r[1].steps == W{1});
-  TraceBuilder early;
+  StepsBuilder early;
   early.call("s");
   early.call("g");
   r = run(b.compile(), early.t);
   CHECK(r[0].status == V::violated);
   CHECK(r[0].steps.empty());
-  TraceBuilder stuck;
+  StepsBuilder stuck;
   stuck.call("s");
   stuck.call("r");
   stuck.call("g");
@@ -289,7 +289,7 @@ TEST_CASE("expect all-of: each element once, whole units, any order") {
   s.path = path;
   b.rule(s);
   auto check = [&](std::vector<std::string> calls, V want, W steps) {
-    TraceBuilder t;
+    StepsBuilder t;
     for (auto& c : calls) t.call(c);
     auto r = run(b.compile(), t.t);
     CHECK(r[0].status == want);
@@ -312,7 +312,7 @@ TEST_CASE("expect all-of of 8 elements (one a sequence): every order, whole unit
   auto program = b.compile();  // 9 atoms x 2^7 = 1152 positions: under the default cap
   REQUIRE(program != nullptr);
   auto check = [&](std::vector<std::string> calls, V want, W steps) {
-    TraceBuilder t;
+    StepsBuilder t;
     for (auto& c : calls) t.call(c);
     auto r = run(program, t.t);
     CHECK(r[0].status == want);

@@ -19,7 +19,7 @@ bool holds(const std::function<ir::Id(IrBuilder&)>& make, const std::string& arg
   std::vector<Diagnostic> d;
   auto p = b.compile(&d);
   REQUIRE(p != nullptr);
-  TraceBuilder t;
+  StepsBuilder t;
   if (!context.empty()) t.context(context);
   Step& s = t.call("order_get", args, failed, result);
   s.extra = t.t.store(extra);
@@ -129,7 +129,7 @@ TEST_CASE("seen(): earlier result leaves, context leaves, earlier user text (str
   b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
   auto p = b.compile();
   REQUIRE(p != nullptr);
-  TraceBuilder t;
+  StepsBuilder t;
   t.context(R"({"tenant":{"ids":["c1"]}})");
   t.call("refund", R"({"id":"r1"})");                                  // 0: invented
   t.call("lookup", "", true, R"({"orders":[{"id":"r1"},{"n":7.0}]})");  // failed calls count
@@ -157,7 +157,7 @@ TEST_CASE("seen(): keys, escapes and string results mean the same searched raw o
   b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
   auto p = b.compile();
   REQUIRE(p != nullptr);
-  auto make = [](TraceBuilder& t, int questions_first) {
+  auto make = [](StepsBuilder& t, int questions_first) {
     t.call("lookup", "", false, R"({"k1":"v","nested":{"k2":[1,"x"]}})");  // k1, k2: keys only
     t.call("lookup", "", false, R"({"e":"\u0065sc","q":"a\"b"})");       // "esc", "a\"b" by escapes
     t.call("lookup", "", false, R"("whole")");                             // a string result
@@ -173,7 +173,7 @@ TEST_CASE("seen(): keys, escapes and string results mean the same searched raw o
     t.call("refund", R"({"id":"nope"})");   // not seen
   };
   for (int first : {0, 40}) {
-    TraceBuilder t;
+    StepsBuilder t;
     make(t, first);
     auto r = run(p, t.t);
     REQUIRE(r[0].status == VerdictStatus::violated);
@@ -191,7 +191,7 @@ TEST_CASE("seen(): only the steps before the one that asks are looked at; a trac
   b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
   auto p = b.compile();
   REQUIRE(p != nullptr);
-  TraceBuilder quiet;  // no refund: no step asks seen()
+  StepsBuilder quiet;  // no refund: no step asks seen()
   quiet.context(R"({"id":"c1"})");
   for (int i = 0; i < 50; ++i) {
     quiet.call("lookup", "", false, R"({"orders":[{"id":"r1"}]})");
@@ -201,7 +201,7 @@ TEST_CASE("seen(): only the steps before the one that asks are looked at; a trac
   CHECK(run(p, quiet.t)[0].status == VerdictStatus::satisfied);
   CHECK(Provenance::steps_examined() == before);
 
-  TraceBuilder asks;  // one question at step 3, then 10 steps nobody asks about
+  StepsBuilder asks;  // one question at step 3, then 10 steps nobody asks about
   asks.call("lookup", "", false, R"({"id":"r1"})");
   asks.message(StepType::user_message, "and u9");
   asks.call("lookup", "", false, R"({"id":"r2"})");

@@ -36,7 +36,7 @@ struct DiffStats {
 
 DiffStats run_differential(Gen& g, int modules) {
   DiffStats st;
-  TraceBuilder t;
+  StepsBuilder t;
   int& traces = st.traces;
   int& mismatches = st.mismatches;
   int& parametric_entries = st.parametric_entries;

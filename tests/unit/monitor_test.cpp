@@ -75,7 +75,7 @@ struct MonitorStats {
 
 MonitorStats run_monitor(Gen& g, int modules, std::uint64_t max_bindings = 1000000) {
   MonitorStats st;
-  TraceBuilder t;
+  StepsBuilder t;
   for (int m = 0; m < modules && st.mismatches < 3; ++m) {
     g.module();
     std::vector<Diagnostic> diags;
