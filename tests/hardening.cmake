@@ -3,6 +3,4 @@
 # compressed files and paths longer than PATH_MAX.
 add_test(NAME cli.hardening
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hardening/cli_hardening.sh $<TARGET_FILE:trajcheck_cli>)
-# The longest tests carry a COST, so that ctest -j starts them first when it has no timings of
-# its own (a clean clone): started last, one of them runs alone while the other cores idle.
-set_tests_properties(cli.hardening PROPERTIES COST 50)
+set_tests_properties(cli.hardening PROPERTIES COST 50)  # a long test: started first (tests/CMakeLists.txt)
