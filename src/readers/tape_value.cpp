@@ -8,7 +8,44 @@
 namespace trajcheck::detail {
 
 namespace {
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// A member name and a 64-bit fingerprint of it: equal names have equal fingerprints, so names
+// are told apart by comparing integers, and by their bytes only when the fingerprints agree.
+struct Name {
+  std::uint64_t fingerprint;
+  std::string_view text;
+  bool operator==(const Name& o) const { return fingerprint == o.fingerprint && text == o.text; }
+  bool operator<(const Name& o) const {
+    return fingerprint != o.fingerprint ? fingerprint < o.fingerprint : text < o.text;
+  }
+};
+
+// The first and the last eight bytes and the length: tells apart the names of one object
+// (keys sharing a long prefix still differ at their ends) in a few instructions. `s` lies in
+// the DOM parser's string buffer, which simdjson allocates SIMDJSON_PADDING bytes larger than
+// its strings can ever fill (5/3 of the record's size, what `"",` takes), so the eight bytes
+// at its start are readable however short it is; the bytes past its end are masked off.
+std::uint64_t fingerprint(std::string_view s) {
+  std::uint64_t head = 0, tail = 0;
+  std::memcpy(&head, s.data(), 8);
+  if (s.size() < 8) head &= (std::uint64_t{1} << (8 * s.size())) - 1;
+  if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
+  return head ^ (tail * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(s.size()) << 56);
+}
+
+// Per source character: how a token starting with it changes the nesting depth, and whether
+// it is one of JSON's four blanks.
+struct TokenTables {
+  std::int8_t depth[256] = {};
+  std::uint8_t blank[256] = {};
+  constexpr TokenTables() {
+    depth[static_cast<unsigned char>('{')] = depth[static_cast<unsigned char>('[')] = 1;
+    depth[static_cast<unsigned char>('}')] = depth[static_cast<unsigned char>(']')] = -1;
+    for (char c : {' ', '\t', '\n', '\r'}) blank[static_cast<unsigned char>(c)] = 1;
+  }
+};
+constexpr TokenTables kTokens;
+
 }  // namespace
 
 bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
@@ -42,21 +79,20 @@ bool TapeDoc::member_names_unique() const {
     bool object;
   };
   constexpr std::uint32_t kUnchecked = 0xffffffffu;  // an array, or an object of one member
-  thread_local std::vector<std::string_view> names, sorted;
+  thread_local std::vector<Name> names;
   thread_local std::vector<Open> open;
   names.clear();
   open.clear();
-  auto unique = [](const std::string_view* b, const std::string_view* e) {
+  auto unique = [](Name* b, Name* e) {
     std::size_t n = static_cast<std::size_t>(e - b);
     if (n <= 8) {
-      for (const auto* i = b + 1; i < e; ++i)
-        for (const auto* j = b; j != i; ++j)
+      for (const Name* i = b + 1; i < e; ++i)
+        for (const Name* j = b; j != i; ++j)
           if (*i == *j) return false;
       return true;
     }
-    sorted.assign(b, e);
-    std::sort(sorted.begin(), sorted.end());
-    return std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    std::sort(b, e);  // the names are dropped after this check: sorted in place
+    return std::adjacent_find(b, e) == e;
   };
   bool name_next = false;  // inside an object, the next word is a member name (or its close)
   for (std::uint32_t t = 1;;) {
@@ -66,7 +102,7 @@ bool TapeDoc::member_names_unique() const {
       if (open.back().first_name != kUnchecked) {
         std::string_view name;
         string_at(t, &name);
-        names.push_back(name);
+        names.push_back({fingerprint(name), name});
       }
       name_next = false;
       ++t;
@@ -106,25 +142,21 @@ bool TapeDoc::member_names_unique() const {
 }
 
 void TapeDoc::remember(std::uint32_t k) const {
-  Span span;
-  int depth = 0;
-  for (std::uint32_t j = k;; ++j) {
-    char c = at(j);
-    // Blanks between two tokens end right before the second one; inside strings and
-    // scalars there are no token starts.
-    if (j > k && blank(text_[idx_[j] - 1])) span.minified = false;
-    if (c == '{' || c == '[') {
-      if (depth >= kMaxJsonDepth) span.too_deep = true;
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) {
-        span.close = j;
-        break;
-      }
-    }
+  // Every token of the container once, with no branch but the one that finds its close:
+  // blanks between two tokens end right before the second one (inside strings and scalars
+  // there are no token starts).
+  int depth = 1, deepest = 1;
+  unsigned blanks = 0;
+  std::uint32_t j = k + 1;
+  for (;; ++j) {
+    const std::uint32_t at = idx_[j];
+    blanks |= kTokens.blank[static_cast<unsigned char>(text_[at - 1])];
+    depth += kTokens.depth[static_cast<unsigned char>(text_[at])];
+    deepest = std::max(deepest, depth);
+    if (depth == 0) break;
   }
   memo_k_ = k;
-  memo_ = span;
+  memo_ = Span{j, blanks == 0, deepest > kMaxJsonDepth};
   memo_walked_ = true;
 }
 

@@ -68,7 +68,7 @@ class TapeDoc {
       w = type == '{' || type == '[' ? tape_after(w + 1) : type == 'l' || type == 'u' || type == 'd' ? w + 3 : w + 2;
     }
   }
-  // The container that opens at token k: where it closes, whether its source text has no
+  // The container that opens at token k (k must open one): where it closes, whether its source text has no
   // blank between tokens, and whether it nests deeper than kMaxJsonDepth (the ondemand
   // reader then reports it). One walk over its tokens; the last result is remembered, as
   // a value is usually read and then stepped over.

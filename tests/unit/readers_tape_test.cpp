@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -539,4 +540,54 @@ TEST_CASE("tape: byte-level mutations of chat records are read or rejected the s
     mutate(record, rng);
     check_same(record, kChatFormats);
   }
+}
+
+// TapeDoc::parse declines a record in which an object names a member twice. Names are told
+// apart by a fingerprint of their first and last eight bytes and their length, then by their
+// bytes: objects of 2 to 40 members (both ways of comparing: by pairs up to 8 names, sorted
+// above), nested, with names that share a prefix, a suffix, both, or only a length, each
+// against a set of the names written.
+TEST_CASE("tape: a member named twice is found in objects of every size, however alike the names") {
+  std::mt19937 rng(23);
+  const std::vector<std::string> stems = {"", "a", "ab", "id", "item_id", "options", "order_id_",
+                                          "abcdefgh", "abcdefghi", "abcdefgh_abcdefgh", "abcdefgh-abcdefgh"};
+  auto name = [&] {
+    std::string s = stems[rng() % stems.size()];
+    switch (rng() % 4) {
+      case 0: break;
+      case 1: s += static_cast<char>('0' + rng() % 3); break;                      // same suffix length
+      case 2: s.insert(s.begin(), static_cast<char>('x' + rng() % 2)); break;     // a new first byte
+      default: s.insert(s.size() / 2, 1, static_cast<char>('m' + rng() % 2));     // a middle byte only
+    }
+    return s;
+  };
+  // {"steps":[{"tool":"a","arguments":OBJECT}]}; OBJECT may hold a nested object of its own.
+  auto object = [&](auto& self, int depth, bool& duplicate) -> std::string {
+    std::size_t n = 2 + rng() % (rng() % 2 ? 8 : 40);
+    std::set<std::string> seen;
+    std::string out = "{";
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string k = name();
+      duplicate |= !seen.insert(k).second;
+      if (i) out += ",";
+      out += "\"" + k + "\":";
+      out += depth < 2 && rng() % 5 == 0 ? self(self, depth + 1, duplicate) : std::to_string(i);
+    }
+    return out + "}";
+  };
+  int declined = 0, read = 0;
+  for (int i = 0; i < 3000; ++i) {
+    bool duplicate = false;
+    std::string text = R"({"steps":[{"tool":"a","arguments":)" + object(object, 0, duplicate) + "}]}";
+    CAPTURE(text);
+    std::string padded = text + std::string(kRecordPadding, ' ');
+    detail::Scratch s;
+    detail::TapeDoc doc;
+    bool parsed = doc.parse(s.dom_parser, std::string_view(padded.data(), text.size()));
+    CHECK(parsed == !duplicate);
+    (parsed ? read : declined) += 1;
+  }
+  // Both outcomes are common, so neither half of the check is vacuous.
+  CHECK(declined > 300);
+  CHECK(read > 300);
 }
