@@ -2,8 +2,10 @@
 // JSON (simdjson DOM, buffers reused), typed comparison, RE2 partial match.
 #include "checker/condition_eval.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -289,17 +291,24 @@ bool StepDocs::seen_raw(std::string_view s, bool* found) {
   if (raw_cost_ + unindexed_bytes_ > (kRawBudget + 1) * unindexed_bytes_) return false;
   Provenance::count_examined(index_ - indexed_);
   needle_.assign(1, '"').append(s) += '"';
+  // Horspool skips ahead by up to the needle's length; a first-byte scan would stop at every
+  // quote of a result, since the needle starts with one.
+  const std::boyer_moore_horspool_searcher in_result(needle_.begin(), needle_.end());
+  const std::boyer_moore_horspool_searcher in_text(s.begin(), s.end());
+  auto contains = [](std::string_view text, const auto& searcher) {
+    return std::search(text.begin(), text.end(), searcher) != text.end();
+  };
   *found = false;
   for (std::uint32_t i = index_; i-- > indexed_ && !*found;) {  // the latest first: where a value usually is
     const Step& st = steps[i];
     if (st.type == StepType::user_message) {
       const std::string_view text = trace_->text(st.content);
       raw_cost_ += text.size();
-      *found = text.find(s) != std::string_view::npos;
+      *found = contains(text, in_text);
     } else if (st.type == StepType::tool_call && !st.result.empty()) {
       const std::string_view text = trace_->text(st.result);
       raw_cost_ += text.size();
-      if (text.find(needle_) == std::string_view::npos && text.find('\\') == std::string_view::npos) continue;
+      if (!contains(text, in_result) && text.find('\\') == std::string_view::npos) continue;
       raw_cost_ += kParseWeight * text.size();  // a key, or escapes: the parsed leaves decide
       earlier_.parsed = false;
       if (const simdjson::dom::element* r = load(earlier_, text)) *found = has_string_leaf(*r, s);
