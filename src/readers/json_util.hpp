@@ -31,6 +31,15 @@ using json::trim_ws;
 // A message for a simdjson error, phrased for users.
 std::string json_error_message(simdjson::error_code e);
 
+// Rewinds `doc` for another pass; false when simdjson gave the document up at an error it
+// met (stage 1 checks structure only, so a missing colon is found while reading), since a
+// document given up has no parser left to rewind with.
+inline bool rewind(od::document& doc) {
+  if (!doc.is_alive()) return false;
+  doc.rewind();
+  return true;
+}
+
 // `what_was_expected` for a wrong-type error, the JSON error message otherwise.
 std::string expect(simdjson::error_code e, std::string_view what_was_expected);
 

@@ -278,16 +278,20 @@ struct SessionState {
 constexpr std::int64_t kUntimed = INT64_MIN;
 
 // The id of a line's message (Claude Code writes one line per content block of a response,
-// each with the response's id): the calls of one response share a turn.
-std::string message_id(od::document& doc) {
-  std::string id;
+// each with the response's id): the calls of one response share a turn. A line without one
+// has none; a line whose JSON breaks on the way to it (stage 1 checks only its structure)
+// leaves the document unusable: false, with the error and where it was found.
+bool message_id(od::document& doc, std::string* id, simdjson::error_code* error, const char** where) {
   od::object line, message;
   std::string_view sv;
-  if (!doc.get_object().get(line) && !line.find_field_unordered("message").get_object().get(message) &&
-      !message.find_field_unordered("id").get_string().get(sv))
-    id.assign(sv);
-  doc.rewind();
-  return id;
+  simdjson::error_code e = doc.get_object().get(line);
+  if (!e) e = line.find_field_unordered("message").get_object().get(message);
+  if (!e) e = message.find_field_unordered("id").get_string().get(sv);
+  if (!e) id->assign(sv);
+  if (rewind(doc)) return true;
+  *error = e ? e : simdjson::TAPE_ERROR;
+  if (doc.current_location().get(*where)) *where = nullptr;
+  return false;
 }
 
 // Reads one line (again, now in session order) into the session's trajectory.
@@ -303,7 +307,13 @@ bool read_line(ParseCtx& c, const Line& ln, std::uint32_t index, SessionState& s
   c.doc = &doc;
   std::uint32_t turn = ln.message ? st.next_turn++ : 0;
   if (ln.message) {
-    std::string id = message_id(doc);
+    std::string id;
+    simdjson::error_code e = simdjson::SUCCESS;
+    const char* at = nullptr;
+    if (!message_id(doc, &id, &e, &at)) {
+      c.doc = record_doc;
+      return c.fail(at ? at : ln.begin, json_error_message(e));
+    }
     if (!id.empty() && ln.type == "assistant") turn = st.turns.emplace(id, turn).first->second;
   }
   od::object o;

@@ -376,7 +376,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       shape = detected;
     if (shape == Shape::unknown && lone_message)
       return ctx.fail(top, "a single chat message, not a trajectory: expected an array of messages or {\"messages\": [...]}");
-    doc.rewind();
+    if (!detail::rewind(doc)) return ctx.fail(ctx.here(), detail::json_error_message(simdjson::TAPE_ERROR));
     if (auto e = doc.get_object().get(o)) return ctx.fail(top, detail::json_error_message(e));
     bool ok = false;
     switch (shape) {
@@ -435,7 +435,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
     if (shape != Shape::chat && shape != Shape::list && shape != Shape::session)
       return ctx.fail(top, forced ? fmt::format("input format is {}, but the record is an array", to_string(c.options.format))
                                   : std::string(kUnknownShape));
-    doc.rewind();
+    if (!detail::rewind(doc)) return ctx.fail(ctx.here(), detail::json_error_message(simdjson::TAPE_ERROR));
     if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
     bool ok = shape == Shape::chat      ? read_chat_array(ctx, a)
               : shape == Shape::session ? read_sessions(ctx, a, sessions)  // emitted below
@@ -462,7 +462,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   } else if (shape == Shape::inspect_log) {
     // Every sample read: now each is read again and emitted.
     od::object o;
-    doc.rewind();
+    if (!detail::rewind(doc)) return ctx.fail(ctx.here(), detail::json_error_message(simdjson::TAPE_ERROR));
     if (auto e = doc.get_object().get(o)) return ctx.fail(top, detail::json_error_message(e));
     if (!read_inspect_log(ctx, o, &emit, &outcome.traces)) return false;
   } else {

@@ -154,6 +154,29 @@ TEST_CASE("session log: a line cut short is a rejected record of its own; the se
   CHECK(r.traces.empty());
 }
 
+// Stage 1 checks a line's structure only; a colon missing inside its message is met while
+// looking up the message's id, where simdjson gives the document up. It used to be rewound
+// all the same: a null dereference, and the process died.
+TEST_CASE("session log: grammar broken inside a message is a located error, not a crash") {
+  const std::string broken[] = {
+      R"({"role":"assistant","x" 1,"id":"m"})",    // a colon missing before a value
+      R"({"role" "assistant","id":"m"})",          // … before the first
+      R"({"role":"assistant","id" "m"})",          // … before the id itself
+  };
+  const std::uint64_t columns[] = {101, 85, 102};  // the token where the colon should be
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(broken[i]);
+    std::string text = line("s", "u1", "", "user", user("first")) + line("s", "a1", "u1", "assistant", broken[i]);
+    TempFile f(text);
+    ReadResult r = read_inputs({f.path});
+    CHECK(r.traces.empty());
+    REQUIRE(r.errors.size() == 1);
+    CHECK(r.errors[0].where.line == 2);
+    CHECK(r.errors[0].where.column == columns[i]);
+    CHECK(r.errors[0].message.rfind("invalid JSON: ", 0) == 0);
+  }
+}
+
 TEST_CASE("session log: detection by the first lines, --input-format session, arrays and lone lines") {
   // Summary lines first (as Claude Code writes them), a BOM: still a session log; a column
   // on line 1 counts the BOM's bytes.
