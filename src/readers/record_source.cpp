@@ -160,7 +160,7 @@ bool session_log_head(std::string_view head) {
 }
 
 // Whether a line is one JSON object as far as its brackets and quotes go (what a session log
-// needs of each line to join them into one array; the parser checks the rest).
+// needs of each line to join them into one array).
 bool balanced_object(std::string_view ln) {
   std::size_t i = 0;
   while (i < ln.size() && is_ws(ln[i])) ++i;
@@ -183,6 +183,19 @@ bool balanced_object(std::string_view ln) {
   for (++i; i < ln.size(); ++i)
     if (!is_ws(ln[i])) return false;
   return true;
+}
+
+// Lines up to this size are validated whole before they join a session (simdjson's DOM
+// parser holds about 14 bytes per input byte); a longer one is checked for its brackets,
+// quotes and UTF-8 only, and the parser finds the rest.
+constexpr std::size_t kValidatedSessionLine = std::size_t(4) << 20;
+
+// Whether a line can join a session log's array: one JSON object, valid throughout.
+bool session_line(simdjson::dom::parser& parser, std::string_view ln) {
+  if (ln.size() > kValidatedSessionLine)
+    return balanced_object(ln) && detail::find_invalid_utf8(ln) == std::string_view::npos;
+  simdjson::dom::object o;
+  return !parser.parse(ln.data(), ln.size()).get_object().get(o);
 }
 
 // Whether a .json file whose top level is an array holding `first` as its first element is
@@ -236,6 +249,7 @@ struct RecordSource::Impl {
   std::string pending_error;  // met while the first bytes were looked at; reported in turn
   // whole
   std::string whole;
+  simdjson::dom::parser line_parser{kValidatedSessionLine};  // a session log's lines, checked one by one
   std::vector<Element> elements;
   std::size_t next_element = 0;
 
@@ -564,9 +578,9 @@ struct RecordSource::Impl {
 
   // A session log is one record, all its lines, made a JSON array whose elements keep their
   // file lines and columns: "[" takes column 0 of line 1, a comma ends each line but the last,
-  // a BOM becomes three spaces. A line that is not one JSON object (a line cut short by a
-  // crash, bytes that are not UTF-8) stays out of the array and is a record of its own, which
-  // the parser rejects at its error, so that it costs the session nothing. A read error is
+  // a BOM becomes three spaces. A line that is not one valid JSON object (cut short by a
+  // crash, bytes that are not UTF-8, a colon missing) stays out of the array and is a record of
+  // its own, which the parser rejects at its error, so that it costs the session nothing. A read error is
   // one more rejected record, at the line where it broke (the cut line before it is dropped).
   bool read_session_log(RawRecord& out) {
     whole.assign(buf.data(), end);
@@ -608,7 +622,7 @@ struct RecordSource::Impl {
         col += kBom.size();
       }
       if (!std::all_of(l.begin(), l.end(), is_ws)) {
-        if (balanced_object(l) && detail::find_invalid_utf8(l) == std::string_view::npos) {
+        if (session_line(line_parser, l)) {
           text.append(l);
           last_comma = text.size();
           text.push_back(',');

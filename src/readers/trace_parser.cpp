@@ -388,7 +388,14 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       case Shape::inspect_log: ok = read_inspect_log(ctx, o, nullptr, nullptr); break;  // validates; emitted below
       case Shape::inspect_sample: ok = read_inspect_sample(ctx, o, detail::InspectSample{}); break;
       case Shape::session:  // a session log is an array of its lines
-        if (detected == Shape::session) return ctx.fail(top, std::string(kLoneSessionLine));
+        if (detected == Shape::session) {
+          // A line a session log left out because its JSON breaks past what stage 1 checks
+          // is reported at the break; a well-formed one as a line on its own.
+          std::string scratch;
+          detail::JsonFailure f;
+          if (detail::rewind(doc) && !doc.get_object().get(o) && !detail::write_object(o, scratch, f)) return ctx.fail(f);
+          return ctx.fail(top, std::string(kLoneSessionLine));
+        }
         [[fallthrough]];
       case Shape::unknown:
         return ctx.fail(top, forced ? fmt::format("input format is {}, but the record does not have its shape",

@@ -154,27 +154,46 @@ TEST_CASE("session log: a line cut short is a rejected record of its own; the se
   CHECK(r.traces.empty());
 }
 
-// Stage 1 checks a line's structure only; a colon missing inside its message is met while
-// looking up the message's id, where simdjson gives the document up. It used to be rewound
-// all the same: a null dereference, and the process died.
-TEST_CASE("session log: grammar broken inside a message is a located error, not a crash") {
+// A line whose brackets and quotes balance but whose grammar breaks (a colon missing) stays
+// out of the session like a line cut short: a rejected record at the token where it breaks.
+TEST_CASE("session log: a line with broken grammar is a rejected record of its own; the session is read") {
   const std::string broken[] = {
-      R"({"role":"assistant","x" 1,"id":"m"})",    // a colon missing before a value
-      R"({"role" "assistant","id":"m"})",          // … before the first
-      R"({"role":"assistant","id" "m"})",          // … before the id itself
+      R"({"role":"assistant","x" 1,"id":"m"})",  // a colon missing before a value
+      R"({"role" "assistant","id":"m"})",        // … before the first
+      R"({"role":"assistant","id" "m"})",        // … before the id itself
   };
   const std::uint64_t columns[] = {101, 85, 102};  // the token where the colon should be
   for (int i = 0; i < 3; ++i) {
     CAPTURE(broken[i]);
-    std::string text = line("s", "u1", "", "user", user("first")) + line("s", "a1", "u1", "assistant", broken[i]);
+    std::string text = line("s", "u1", "", "user", user("first")) + line("s", "a1", "u1", "assistant", broken[i]) +
+                       line("s", "u2", "u1", "user", user("second"));
     TempFile f(text);
     ReadResult r = read_inputs({f.path});
-    CHECK(r.traces.empty());
+    CHECK(r.records == 2);
+    REQUIRE(r.traces.size() == 1);
+    CHECK(steps_of(r.traces[0]) == "user_message user_message");
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].where.line == 2);
     CHECK(r.errors[0].where.column == columns[i]);
     CHECK(r.errors[0].message.rfind("invalid JSON: ", 0) == 0);
   }
+}
+
+// A line over 4 MiB is checked for its brackets, quotes and UTF-8 only before it joins the
+// session; its grammar is met while the session is read, first where the message's id is
+// looked up, and simdjson then gives the document up. It used to be rewound all the same: a
+// null dereference, and the process died. Now the session is rejected at the break.
+TEST_CASE("session log: broken grammar in a line too long to validate first is a located error, not a crash") {
+  const std::string big(5 << 20, 'x');
+  std::string text = line("s", "u1", "", "user", user(big)) +
+                     line("s", "a1", "u1", "assistant", R"({"role" "assistant","content":")" + big + R"("})");
+  TempFile f(text);
+  ReadResult r = read_inputs({f.path});
+  CHECK(r.traces.empty());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].where.line == 2);
+  CHECK(r.errors[0].where.column == 85);
+  CHECK(r.errors[0].message.rfind("invalid JSON: ", 0) == 0);
 }
 
 TEST_CASE("session log: detection by the first lines, --input-format session, arrays and lone lines") {
