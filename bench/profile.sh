@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where check's time goes, by stage: samples `trajcheck check -j 1` with perf and sums the
-# share of each stage (reading, validation, building traces, rules, output, memory, other)
-# by function name. Needs perf (Debian: linux-perf) and a trajcheck built with symbols (the
-# Release build is: it is not stripped).
+# share of each stage (reading, validation, duplicate names, building traces, rules, output,
+# memory, other) by function name. Needs perf (Debian: linux-perf) and a trajcheck built with
+# symbols (the Release build is: it is not stripped).
 #   bash bench/profile.sh TRAJCHECK RULES FILE.jsonl [perf record options]
 set -euo pipefail
 tc=${1:?usage: profile.sh TRAJCHECK RULES FILE.jsonl}
@@ -20,8 +20,8 @@ import re, sys
 stages = [
     ("reading input (read(2), line splitting, copying records)",
      r"_copy_to_iter|filemap_|copy_page_to_iter|memchr|append_one_line|next_line|RecordSource|read_line|InputStream|zstd|gz|inflate"),
-    ("validation (simdjson stage 1 + 2, duplicate keys, UTF-8)",
-     r"simdjson|member_names_unique|validate_utf8|utf8"),
+    ("duplicate member names (one pass over the parse)", r"member_names_unique"),
+    ("validation (simdjson stage 1 + 2, UTF-8)", r"simdjson|validate_utf8|utf8"),
     ("building the trace model (fields, tool names, raw JSON slices)",
      r"TapeDoc|read_native|read_step|ParseCtx|Trajectory::|normalize_tool_name|ToolTable|canonical_tape|write_tape_value|TraceParser|TapeValue|store_json"),
     ("rules (step classes, monitors, conditions, seen(), bindings)",
