@@ -579,9 +579,10 @@ struct RecordSource::Impl {
   // A session log is one record, all its lines, made a JSON array whose elements keep their
   // file lines and columns: "[" takes column 0 of line 1, a comma ends each line but the last,
   // a BOM becomes three spaces. A line that is not one valid JSON object (cut short by a
-  // crash, bytes that are not UTF-8, a colon missing) stays out of the array and is a record of
-  // its own, which the parser rejects at its error, so that it costs the session nothing. A read error is
-  // one more rejected record, at the line where it broke (the cut line before it is dropped).
+  // crash, bytes that are not UTF-8, a colon missing) stays out of the array and is a record
+  // of its own, which the parser rejects at its error, so that it costs the session nothing.
+  // A read error is one more rejected record, at the line where it broke (the cut line before
+  // it is dropped).
   bool read_session_log(RawRecord& out) {
     whole.assign(buf.data(), end);
     std::string error;
