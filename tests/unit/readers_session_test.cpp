@@ -157,15 +157,18 @@ TEST_CASE("session log: a line cut short is a rejected record of its own; the se
 // A line whose brackets and quotes balance but whose grammar breaks (a colon missing) stays
 // out of the session like a line cut short: a rejected record at the token where it breaks.
 TEST_CASE("session log: a line with broken grammar is a rejected record of its own; the session is read") {
-  const std::string broken[] = {
-      R"({"role":"assistant","x" 1,"id":"m"})",  // a colon missing before a value
-      R"({"role" "assistant","id":"m"})",        // … before the first
-      R"({"role":"assistant","id" "m"})",        // … before the id itself
+  struct Broken {
+    std::string message;
+    std::uint64_t column;  // of the token where the colon should be
   };
-  const std::uint64_t columns[] = {101, 85, 102};  // the token where the colon should be
-  for (int i = 0; i < 3; ++i) {
-    CAPTURE(broken[i]);
-    std::string text = line("s", "u1", "", "user", user("first")) + line("s", "a1", "u1", "assistant", broken[i]) +
+  const Broken broken[] = {
+      {R"({"role":"assistant","x" 1,"id":"m"})", 101},  // a colon missing before a value
+      {R"({"role" "assistant","id":"m"})", 85},         // … before the first
+      {R"({"role":"assistant","id" "m"})", 102},        // … before the id itself
+  };
+  for (const Broken& b : broken) {
+    CAPTURE(b.message);
+    std::string text = line("s", "u1", "", "user", user("first")) + line("s", "a1", "u1", "assistant", b.message) +
                        line("s", "u2", "u1", "user", user("second"));
     TempFile f(text);
     ReadResult r = read_inputs({f.path});
@@ -174,7 +177,7 @@ TEST_CASE("session log: a line with broken grammar is a rejected record of its o
     CHECK(steps_of(r.traces[0]) == "user_message user_message");
     REQUIRE(r.errors.size() == 1);
     CHECK(r.errors[0].where.line == 2);
-    CHECK(r.errors[0].where.column == columns[i]);
+    CHECK(r.errors[0].where.column == b.column);
     CHECK(r.errors[0].message.rfind("invalid JSON: ", 0) == 0);
   }
 }
