@@ -352,7 +352,7 @@ bool read_call_object(ParseCtx& c, Object& o, const char* where, std::uint32_t t
   std::string id_what = anthropic ? std::string() : fmt::format("{} id", what);
   std::string name_what = anthropic ? std::string() : fmt::format("{} \"name\"", what);
   bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
-    if (key == "type") return true;
+    if (key == "type") return c.skip_value(v);  // read ahead, and read again: see consume_string
     if (key == "id" || key == "toolUseId") return c.get_id(v, &st.id, anthropic ? "tool_use \"id\"" : id_what);
     if (key == "name" && !has_name) {
       std::string_view name;
@@ -416,7 +416,7 @@ bool read_tool_result_block(ParseCtx& c, Object& o, const char* where, std::uint
   BlockSink sink{&text, &c.s.result_blocks, &extra, false, turn};
   bool has_content = false;
   bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
-    if (key == "type") return true;
+    if (key == "type") return c.skip_value(v);  // read ahead, and read again: see consume_string
     if (key == "tool_use_id" || key == "id") return c.get_id(v, &r.id, "tool_result \"tool_use_id\"");
     if (key == "is_error") {
       bool b = false;
@@ -661,7 +661,7 @@ bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
     if (kind == BlockKind::text) {
       bool has_text = false;
       bool ok = for_fields(c, o, [&](std::string_view key, V v) {
-        if (key == "type") return true;
+        if (key == "type") return c.skip_value(v);  // read ahead, and read again: see consume_string
         // AgentDojo writes {"type": "text", "content": "…"}.
         if (key == "text" || (key == "content" && !has_text)) {
           od::json_type vt;
@@ -772,7 +772,7 @@ bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* w
   Slice copy_id, copy_name;  // from AgentDojo's copy of the call
   bool has_content = false, has_parts = false;
   bool ok = for_fields(c, m, [&](std::string_view key, V v) {
-    if (key == "role") return true;
+    if (key == "role") return c.skip_value(v);  // the same
     if (key == "content") {
       has_content = true;
       return read_content(c, v, sink);

@@ -87,7 +87,7 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       // skipping unescaping and re-escaping (most of the bytes of real traces).
       if (std::size_t size = canonical_string_size(raw)) {
         out.append(raw.data(), size);
-        return true;
+        return consume_string(v, fail);
       }
       const char* at = raw.data();  // simdjson reports escape errors past the string
       std::string_view s;

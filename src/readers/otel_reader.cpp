@@ -342,7 +342,7 @@ bool read_otel(ParseCtx& outer, od::object record) {
           }))
         return false;
       return for_fields(c, ro, [&](std::string_view k, od::value val) {
-        if (k != "scopeSpans") return k == "resource" || c.skip_value(val);
+        if (k != "scopeSpans") return c.skip_value(val);  // "resource" read ahead, and read again
         return for_elements(c, val, "\"scopeSpans\"", [&](od::value ssv) {
           od::object so;
           if (!get_object(c, ssv, &so, "a scopeSpans entry")) return false;
@@ -350,7 +350,7 @@ bool read_otel(ParseCtx& outer, od::object record) {
           if (!peek_field(c, so, "scope", [&](od::value sc) { return c.store_value(sc, &scope); })) return false;
           if (scope.len <= 2) scope = Slice{};
           return for_fields(c, so, [&](std::string_view sk, od::value sval) {
-            if (sk != "spans") return sk == "scope" || c.skip_value(sval);
+            if (sk != "spans") return c.skip_value(sval);  // the same for "scope"
             return for_elements(c, sval, "\"spans\"", [&](od::value span) {
               return read_span(c, span, resource, scope);
             });

@@ -293,6 +293,7 @@ bool ParseCtx::store_json_result(V v, Slice* out, bool* error) {
     std::string_view raw = v.raw_json_token();
     if (opts.error_patterns.empty())
       if (std::size_t size = canonical_string_size(raw); size && !may_hold_json(raw.substr(1, size - 2))) {
+        if (JsonFailure f; !consume_string(v, f)) return fail(f);
         *out = t.store(raw.substr(0, size));
         *error = false;
         return true;

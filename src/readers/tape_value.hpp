@@ -244,4 +244,7 @@ bool write_tape_value(const TapeValue& v, std::string& out);
 // stored without a copy through a scratch buffer); empty otherwise.
 std::string_view canonical_tape_text(const TapeValue& v);
 
+// consume_string for a validated record: nothing is left to read.
+inline bool consume_string(const TapeValue&, JsonFailure&) { return true; }
+
 }  // namespace trajcheck::detail

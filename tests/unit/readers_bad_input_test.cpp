@@ -2,9 +2,12 @@
 // the counts (records read == traces + rejected; warnings do not reject).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "unit/readers_support.hpp"
 
@@ -262,4 +265,81 @@ TEST_CASE("bad: JSON with a member named twice inside a string is kept as text, 
   CHECK(args.traces[0].steps()[0].arguments_invalid);
   REQUIRE(args.traces[0].warnings.size() == 1);
   CHECK(args.traces[0].warnings[0].find("duplicate key \"x\"") != std::string::npos);
+}
+
+// Stage 1 of simdjson checks only a record's structure (quotes, brackets); a missing colon or
+// a comma in the wrong place is found while the record is read, and once crashed a reader that
+// went on with the document simdjson had given up. Every ':' and ',' of every sample of every
+// input format, dropped or swapped for the other, one at a time: outside strings that is never
+// valid JSON (but for a comma between two digits, which joins them into one number), so the
+// record must be rejected, located on the line of the change or after it; inside strings the
+// JSON stays valid and the record may be read. Either way nothing crashes, and every position
+// stays inside the file.
+TEST_CASE("bad: every colon and comma of every format sample, dropped or swapped, is a located rejection") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> samples;
+  for (const auto& e : fs::directory_iterator(data_path("formats"))) {
+    std::string ext = e.path().extension().string();
+    if (ext == ".json" || ext == ".jsonl") samples.push_back(e.path());
+  }
+  for (const char* f : {"refund_ok.jsonl", "refund_violations.jsonl", "refund_approval_reused.jsonl"})
+    samples.push_back(fs::path(TRAJCHECK_SOURCE_DIR) / "examples" / "traces" / f);
+  std::sort(samples.begin(), samples.end());
+  REQUIRE(samples.size() >= 15);
+  std::size_t mutants = 0, outside = 0;
+  for (const fs::path& sample : samples) {
+    std::ifstream in(sample, std::ios::binary);
+    const std::string original((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const bool jsonl = sample.extension() == ".jsonl";
+    const std::uint64_t lines = static_cast<std::uint64_t>(std::count(original.begin(), original.end(), '\n')) + 1;
+    bool in_string = false, escaped = false;
+    std::uint64_t line = 1;
+    for (std::size_t i = 0; i < original.size(); ++i) {
+      const char c = original[i];
+      if (c == '\n') ++line;
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      }
+      if (c != ':' && c != ',') continue;
+      const bool between_digits = i > 0 && i + 1 < original.size() && std::isdigit(static_cast<unsigned char>(original[i - 1])) &&
+                                  std::isdigit(static_cast<unsigned char>(original[i + 1]));
+      for (int kind = 0; kind < 2; ++kind) {
+        std::string mutant = original;
+        if (kind == 0) mutant.erase(i, 1);
+        else mutant[i] = c == ':' ? ',' : ':';
+        const bool must_reject = !in_string && !(kind == 0 && c == ',' && between_digits);
+        const std::string path = temp_file("mutant" + sample.extension().string(), mutant);
+        for (bool fast : {true, false}) {
+          CAPTURE(sample.filename().string());
+          CAPTURE(i);
+          CAPTURE(kind);
+          CAPTURE(fast);
+          NormalizeOptions opts;
+          opts.dom_fast_path = fast;
+          ReadResult r = read_inputs({path}, opts);
+          CHECK(r.rejected <= r.records);
+          for (const RecordError& e : r.errors) {
+            CAPTURE(e.message);
+            CHECK(e.where.line >= 1);
+            CHECK(e.where.line <= lines);
+            CHECK(e.where.column >= 1);
+          }
+          if (!must_reject) continue;
+          CHECK(r.rejected >= 1);
+          const bool located = std::any_of(r.errors.begin(), r.errors.end(), [&](const RecordError& e) {
+            return jsonl ? e.where.line == line : e.where.line >= line;
+          });
+          CHECK(located);
+        }
+        ++mutants;
+        outside += must_reject;
+      }
+    }
+  }
+  MESSAGE(mutants << " mutants, " << outside << " outside strings");
+  CHECK(outside > 1000);
 }
