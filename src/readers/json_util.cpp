@@ -82,14 +82,13 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       return true;
     }
     case od::json_type::string: {
-      std::string_view raw = v.raw_json_token();
       // Fast path: a string whose source text is canonical (and so valid) is copied as it is,
       // skipping unescaping and re-escaping (most of the bytes of real traces).
-      if (std::size_t size = canonical_string_size(raw)) {
-        out.append(raw.data(), size);
-        return consume_string(v, fail);
+      if (std::string_view quoted; json::plain_string_token(v, &quoted)) {
+        out.append(quoted);
+        return true;
       }
-      const char* at = raw.data();  // simdjson reports escape errors past the string
+      const char* at = v.raw_json_token().data();  // simdjson reports escape errors past the string
       std::string_view s;
       if (auto e = v.get_string().get(s)) {
         fail.where = at;

@@ -54,10 +54,11 @@ struct JsonFailure {
 // Pointer to the token the iterator stopped at; null when simdjson cannot say.
 const char* location_of(od::value& v);
 
-// Reads past a string value whose text was taken from its raw_json_token(). simdjson skips a
-// value left unread without validating it, and its skip takes a string followed by a colon
-// for a member name, so {"a":"x":"b":1} would read as one member and ["x":"y"] as one
-// element: every value a reader meets is read, written or skipped with a validating call.
+// Reads past a string value whose text was taken from its raw_json_token() (as
+// json::plain_string_token does). simdjson skips a value left unread without validating it,
+// and its skip takes a string followed by a colon for a member name, so {"a":"x":"b":1} would
+// read as one member and ["x":"y"] as one element: every value a reader meets is read,
+// written or skipped with a validating call.
 inline bool consume_string(od::value& v, JsonFailure& fail) {
   od::raw_json_string consumed;
   if (auto e = v.get_raw_json_string().get(consumed)) {
