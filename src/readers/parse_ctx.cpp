@@ -43,7 +43,7 @@ bool ParseCtx::store_value(const TapeValue& v, Slice* out) {
     return true;
   }
   s.value.clear();
-  if (!write_tape_value(v, s.value)) return false;
+  write_tape_value(v, s.value);
   *out = t.store(s.value);
   return true;
 }

@@ -52,7 +52,7 @@ struct StagedSpan {
 
 // Working memory of one parse call; pooled per thread and reused.
 struct Scratch {
-  simdjson::dom::parser dom_parser;  // the record, validated whole (native records; TapeDoc)
+  TapeScratch tape;         // the record, validated whole (native and chat records; TapeDoc)
   od::parser parser;        // the record itself
   od::parser inner_parser;  // JSON embedded in strings (arguments, results)
   od::parser line_parser;   // a session log's lines, read again in parentUuid order
@@ -137,14 +137,13 @@ class ParseCtx {
   bool store_value(od::value v, Slice* out);
   bool write_value(od::value v, std::string& out);
   bool skip_value(od::value v);
-  // The same for a value of a validated record (nothing to validate: false only when it nests
-  // too deep, and the record is then read the ondemand way).
+  // The same for a value of a validated record (nothing to validate: always true).
   bool store_value(const TapeValue& v, Slice* out);
-  bool write_value(const TapeValue& v, std::string& out) { return write_tape_value(v, out); }
-  bool skip_value(const TapeValue& v) {
-    char ch = v.doc()->at(v.token_index());
-    return (ch != '{' && ch != '[') || !v.doc()->span(v.token_index()).too_deep;
+  bool write_value(const TapeValue& v, std::string& out) {
+    write_tape_value(v, out);
+    return true;
   }
+  bool skip_value(const TapeValue&) { return true; }
   // A string value, decoded (valid until the record is done).
   template <class V>
   bool get_string(V v, std::string_view* out, std::string_view what);

@@ -1,30 +1,21 @@
-// Records validated by simdjson's DOM parser, read through its tape and stage 1's structural
-// indexes (see tape_value.hpp): the parse, container spans and canonical raw text.
+// Records validated whole before they are read (see tape_value.hpp): stage 1, the walk that
+// checks the rest of the grammar and notes each container's close, and raw values written
+// back minified.
 #include "readers/tape_value.hpp"
 
 #include <algorithm>
-#include <vector>
 
 namespace trajcheck::detail {
 
 namespace {
 
-// A member name and a 64-bit fingerprint of it: equal names have equal fingerprints, so names
-// are told apart by comparing integers, and by their bytes only when the fingerprints agree.
-struct Name {
-  std::uint64_t fingerprint;
-  std::string_view text;
-  bool operator==(const Name& o) const { return fingerprint == o.fingerprint && text == o.text; }
-  bool operator<(const Name& o) const {
-    return fingerprint != o.fingerprint ? fingerprint < o.fingerprint : text < o.text;
-  }
-};
+using Name = TapeScratch::Name;
 
 // The first and the last eight bytes and the length: tells apart the names of one object
 // (keys sharing a long prefix still differ at their ends) in a few instructions. `s` lies in
-// the DOM parser's string buffer, which simdjson allocates SIMDJSON_PADDING bytes larger than
-// its strings can ever fill (5/3 of the record's size, what `"",` takes), so the eight bytes
-// at its start are readable however short it is; the bytes past its end are masked off.
+// the record (padded by SIMDJSON_PADDING) or in the decoded strings (padded as much), so the
+// eight bytes at its start are readable however short it is; the bytes past its end are
+// masked off.
 std::uint64_t fingerprint(std::string_view s) {
   std::uint64_t head = 0, tail = 0;
   std::memcpy(&head, s.data(), 8);
@@ -33,146 +24,208 @@ std::uint64_t fingerprint(std::string_view s) {
   return head ^ (tail * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(s.size()) << 56);
 }
 
-// Per source character: how a token starting with it changes the nesting depth, and whether
-// it is one of JSON's four blanks.
-struct TokenTables {
-  std::int8_t depth[256] = {};
-  std::uint8_t blank[256] = {};
-  constexpr TokenTables() {
-    depth[static_cast<unsigned char>('{')] = depth[static_cast<unsigned char>('[')] = 1;
-    depth[static_cast<unsigned char>('}')] = depth[static_cast<unsigned char>(']')] = -1;
-    for (char c : {' ', '\t', '\n', '\r'}) blank[static_cast<unsigned char>(c)] = 1;
+bool same(const Name& a, const Name& b) { return a.fingerprint == b.fingerprint && a.text == b.text; }
+bool before(const Name& a, const Name& b) {
+  return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.text < b.text;
+}
+
+// No two of the names in [b, e) are equal (sorted in place when there are many: they are
+// dropped after this check).
+bool unique(Name* b, Name* e) {
+  std::size_t n = static_cast<std::size_t>(e - b);
+  if (n <= 8) {
+    for (const Name* i = b + 1; i < e; ++i)
+      for (const Name* j = b; j != i; ++j)
+        if (same(*i, *j)) return false;
+    return true;
+  }
+  std::sort(b, e, before);
+  return std::adjacent_find(b, e, same) == e;
+}
+
+constexpr bool blank(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+struct BlankTable {
+  std::uint8_t is[256] = {};
+  constexpr BlankTable() {
+    for (char c : {' ', '\t', '\n', '\r'}) is[static_cast<unsigned char>(c)] = 1;
   }
 };
-constexpr TokenTables kTokens;
+constexpr BlankTable kBlanks;
 
-}  // namespace
-
-bool TapeDoc::parse(simdjson::dom::parser& parser, std::string_view text) {
-  // The tape and structural-index layout read here is simdjson 3's (checked on 3.0.1, the
-  // Debian 12 package); another major version reads every record the ondemand way until it
-  // is checked (readers_tape_test then fails on purpose).
-  if (simdjson::SIMDJSON_VERSION_MAJOR != 3) return false;
-  if (text.size() > kMaxRecord) return false;
-  // The parser's default depth limit is the ondemand reader's: a record too deep for one is
-  // too deep for the other, and is reported by the ondemand reader.
-  simdjson::dom::element root;
-  if (parser.parse(text.data(), text.size(), false).get(root)) return false;
-  if (!parser.implementation || parser.implementation->n_structural_indexes == 0) return false;
-  text_ = text.data();
-  idx_ = parser.implementation->structural_indexes.get();
-  tape_ = parser.doc.tape.get();
-  strings_ = parser.doc.string_buf.get();
-  // The root word, then the value; a record the readers can take is an object or an array
-  // (chat messages).
-  if ((tape_[0] >> 56) != 'r') return false;
-  char top = static_cast<char>(tape_[1] >> 56);
-  return (top == '{' || top == '[') && at(0) == top && member_names_unique();
+// A number the DOM parser surely accepts: JSON's syntax, and a magnitude no parse can find out
+// of range (an integer of at most 18 digits; a decimal of at most 40 characters whose exponent
+// has at most two digits). Other numbers decline the record.
+bool plain_number(std::string_view s) {
+  if (!is_json_number(s)) return false;
+  std::size_t special = s.find_first_of(".eE");
+  if (special == std::string_view::npos) return s.size() - (s[0] == '-') <= 18;
+  if (s.size() > 40) return false;
+  std::size_t e = s.find_first_of("eE");
+  if (e == std::string_view::npos) return true;
+  std::size_t digits = s.size() - e - 1 - (s[e + 1] == '+' || s[e + 1] == '-');
+  return digits <= 2;
 }
 
-bool TapeDoc::member_names_unique() const {
-  // One pass over the tape. The names of every open object of two members or more are kept
-  // on one stack (an inner object's above its parent's) and compared when it closes; the
-  // tape word opening an object holds its member count (saturated at 2^24 - 1).
-  struct Open {
-    std::uint32_t first_name;  // in `names`, or kUnchecked
-    bool object;
-  };
-  constexpr std::uint32_t kUnchecked = 0xffffffffu;  // an array, or an object of one member
-  thread_local std::vector<Name> names;
-  thread_local std::vector<Open> open;
-  names.clear();
-  open.clear();
-  auto unique = [](Name* b, Name* e) {
-    std::size_t n = static_cast<std::size_t>(e - b);
-    if (n <= 8) {
-      for (const Name* i = b + 1; i < e; ++i)
-        for (const Name* j = b; j != i; ++j)
-          if (*i == *j) return false;
-      return true;
-    }
-    std::sort(b, e);  // the names are dropped after this check: sorted in place
-    return std::adjacent_find(b, e) == e;
-  };
-  bool name_next = false;  // inside an object, the next word is a member name (or its close)
-  for (std::uint32_t t = 1;;) {
-    const std::uint64_t w = tape_[t];
-    const char type = static_cast<char>(w >> 56);
-    if (name_next && type == '"') {
-      if (open.back().first_name != kUnchecked) {
-        std::string_view name;
-        string_at(t, &name);
-        names.push_back({fingerprint(name), name});
-      }
-      name_next = false;
-      ++t;
-      continue;
-    }
-    switch (type) {
-      case 'r': return true;
-      case '{': {
-        const std::uint32_t members = static_cast<std::uint32_t>(w >> 32) & 0xFFFFFFu;
-        open.push_back({members >= 2 ? static_cast<std::uint32_t>(names.size()) : kUnchecked, true});
-        name_next = true;
-        ++t;
-        continue;
-      }
-      case '[':
-        open.push_back({kUnchecked, false});
-        name_next = false;
-        ++t;
-        continue;
-      case '}':
-        if (open.back().first_name != kUnchecked) {
-          if (!unique(names.data() + open.back().first_name, names.data() + names.size())) return false;
-          names.resize(open.back().first_name);
-        }
-        open.pop_back();
-        ++t;
-        break;
-      case ']':
-        open.pop_back();
-        ++t;
-        break;
-      case 'l': case 'u': case 'd': t += 2; break;
-      default: ++t;
-    }
-    name_next = !open.empty() && open.back().object;  // a value ended: a name or the close follows
-  }
-}
-
-void TapeDoc::remember(std::uint32_t k) const {
-  // Every token of the container once, with no branch but the one that finds its close:
-  // blanks between two tokens end right before the second one (inside strings and scalars
-  // there are no token starts).
-  int depth = 1, deepest = 1;
-  unsigned blanks = 0;
-  std::uint32_t j = k + 1;
-  for (;; ++j) {
-    const std::uint32_t at = idx_[j];
-    blanks |= kTokens.blank[static_cast<unsigned char>(text_[at - 1])];
-    depth += kTokens.depth[static_cast<unsigned char>(text_[at])];
-    deepest = std::max(deepest, depth);
-    if (depth == 0) break;
-  }
-  memo_k_ = k;
-  memo_ = Span{j, blanks == 0, deepest > kMaxJsonDepth};
-  memo_walked_ = true;
-}
-
-bool TapeDoc::canonical(std::uint32_t k) const {
-  const Span& s = span(k);
-  if (!s.minified || s.too_deep) return false;
-  // Backslashes appear only in strings, each starting an escape.
-  const char* p = text_ + idx_[k];
-  const char* end = text_ + idx_[s.close];
+// Whether the escapes of a string's text [p, end) are all canonical (\" \\ \n \r \t \b \f).
+bool canonical_escapes(const char* p, const char* end) {
   while (p < end) {
     p = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
-    if (!p) break;
+    if (!p) return true;
     if (p[1] == 'u' || p[1] == '/') return false;
     p += 2;
   }
   return true;
+}
+
+}  // namespace
+
+bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
+  // The structural-index layout read here is simdjson 3's (checked on 3.0.1, the Debian 12
+  // package); another major version reads every record the ondemand way until it is checked
+  // (readers_tape_test then fails on purpose).
+  if (simdjson::SIMDJSON_VERSION_MAJOR != 3) return false;
+  if (text.empty() || text.size() > kMaxRecord) return false;
+  if (!s.stage1) {
+    if (simdjson::get_active_implementation()->create_dom_parser_implementation(kMaxRecord, kMaxJsonDepth, s.stage1))
+      return false;
+  }
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(text.data());
+  if (s.stage1->stage1(bytes, text.size(), simdjson::stage1_mode::regular)) return false;
+  n_ = s.stage1->n_structural_indexes;
+  if (n_ == 0) return false;
+  text_ = text.data();
+  idx_ = s.stage1->structural_indexes.get();
+  // Every string with an escape is decoded into one buffer: its decoded bytes are no more
+  // than its source bytes, and each takes a 4-byte length besides (it spans at least four
+  // source bytes), so twice the record and the decoder's padding always suffice.
+  std::size_t need = 2 * text.size() + 2 * simdjson::SIMDJSON_PADDING;
+  if (s.decoded_capacity < need) {
+    s.decoded.reset(new char[need]);
+    s.decoded_capacity = need;
+  }
+  if (s.aux.size() < n_ + 1) s.aux.resize(std::max<std::size_t>(n_ + 1, 2 * s.aux.size()));
+  aux_ = s.aux.data();
+  decoded_ = s.decoded.get();
+  return validate(s, text.size());
+}
+
+bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
+  const char* const text = text_;
+  const std::uint32_t* const idx = idx_;
+  std::uint32_t* const aux = s.aux.data();
+  char* const decoded = s.decoded.get();
+  std::size_t decoded_size = 0;
+  const char* const end = text + size;
+  // The next backslash of the record: a string before it holds no escape.
+  const char* slash = static_cast<const char*>(std::memchr(text, '\\', size));
+  auto& names = s.names;
+  auto& open = s.open;
+  names.clear();
+  open.clear();
+
+  // The string at token k: its escapes checked and decoded through simdjson's own decoder;
+  // `*out` its decoded text (keys), `*flags` |= kEscaped when an escape is not canonical.
+  auto string = [&](std::uint32_t k, std::string_view* out, std::uint32_t* flags) {
+    const char* start = text + idx[k] + 1;
+    const char* q = text + idx[k + 1] - 1;
+    while (blank(*q)) --q;
+    if (*q != '"' || q < start) return false;
+    if (!slash || slash >= q) {
+      aux[k] = 0;
+      if (out) *out = std::string_view(start, static_cast<std::size_t>(q - start));
+      return true;
+    }
+    if (slash < start) return false;  // a backslash outside a string
+    char* dst = decoded + decoded_size + sizeof(std::uint32_t);
+    auto* stop = s.stage1->parse_string(reinterpret_cast<const std::uint8_t*>(start), reinterpret_cast<std::uint8_t*>(dst));
+    if (!stop) return false;
+    auto len = static_cast<std::uint32_t>(reinterpret_cast<char*>(stop) - dst);
+    if (len > static_cast<std::size_t>(q - start)) return false;  // the decoder saw another close
+    std::memcpy(decoded + decoded_size, &len, sizeof len);
+    aux[k] = static_cast<std::uint32_t>(decoded_size) + 1;
+    decoded_size += sizeof len + len;
+    if (!canonical_escapes(start, q)) *flags |= kEscaped;
+    if (out) *out = std::string_view(dst, len);
+    slash = static_cast<const char*>(std::memchr(q + 1, '\\', static_cast<std::size_t>(end - (q + 1))));
+    return true;
+  };
+  auto scalar = [&](std::uint32_t k) {
+    std::string_view tok(text + idx[k], idx[k + 1] - idx[k]);
+    while (!tok.empty() && blank(tok.back())) tok.remove_suffix(1);
+    switch (tok[0]) {
+      case 't': return tok == "true";
+      case 'f': return tok == "false";
+      case 'n': return tok == "null";
+      default: return plain_number(tok);
+    }
+  };
+
+  std::uint32_t k = 0;
+  std::uint32_t flags = 0;  // of the innermost open container
+  char c = text[idx[0]];
+  if (c != '{' && c != '[') return false;
+  // Each state reads token k; `flags` collects what the innermost open container holds.
+  // Blanks before each token after the first are noted as the token is reached.
+value:
+  c = text[idx[k]];
+  if (c == '{' || c == '[') {
+    if (open.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
+    open.push_back({k, static_cast<std::uint32_t>(names.size()), flags, c == '{'});
+    flags = 0;
+    ++k;
+    flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+    if (text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
+    if (c == '{') goto key;
+    goto value;
+  }
+  if (c == '"') {
+    if (!string(k, nullptr, &flags)) return false;
+  } else if (!scalar(k)) {
+    return false;
+  }
+  ++k;
+  goto after_value;
+
+key: {
+  if (text[idx[k]] != '"') return false;
+  std::string_view name;
+  if (!string(k, &name, &flags)) return false;
+  names.push_back({fingerprint(name), name});
+  ++k;
+  flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+  if (text[idx[k]] != ':') return false;
+  ++k;
+  flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+  goto value;
+}
+
+after_value:
+  if (open.empty()) return k == n_;
+  flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+  c = text[idx[k]];
+  if (c == ',') {
+    ++k;
+    flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+    if (open.back().object) goto key;
+    goto value;
+  }
+  if (c != (open.back().object ? '}' : ']')) return false;
+
+close: {
+  // Token k closes the innermost container.
+  const TapeScratch::Open o = open.back();
+  open.pop_back();
+  if (o.object) {
+    if (!unique(names.data() + o.first_name, names.data() + names.size())) return false;
+    names.resize(o.first_name);
+  }
+  std::uint32_t mine = (flags & 1 ? kBlank : 0) | (flags & kEscaped);
+  aux[o.token] = k | mine;
+  flags = o.flags | (flags & 1) | (flags & kEscaped);
+  ++k;
+  goto after_value;
+}
 }
 
 std::string_view canonical_tape_text(const TapeValue& v) {
@@ -189,60 +242,45 @@ namespace {
 
 // One string token, as write_value writes it: its source text when canonical, else decoded
 // and escaped again.
-bool write_string(const TapeDoc& d, std::uint32_t k, std::uint32_t t, std::string& out) {
+void write_string(const TapeDoc& d, std::uint32_t k, std::string& out) {
   std::string_view raw = d.token(k);
   if (std::size_t size = canonical_string_size(raw)) {
     out.append(raw.data(), size);
-    return true;
+    return;
   }
-  std::string_view s;
-  if (!d.string_at(t, &s)) return false;
-  append_json_string(out, s);
-  return true;
+  append_json_string(out, d.string_at(k));
 }
 
 }  // namespace
 
-bool write_tape_value(const TapeValue& v, std::string& out) {
+void write_tape_value(const TapeValue& v, std::string& out) {
   const TapeDoc& d = *v.doc();
-  std::uint32_t k = v.token_index(), t = v.tape_index();
+  std::uint32_t k = v.token_index();
   char c = d.at(k);
-  if (c == '"') return write_string(d, k, t, out);
+  if (c == '"') return write_string(d, k, out);
   if (c != '{' && c != '[') {
     out.append(trim_ws(d.token(k)));  // a number keeps its source text; or true/false/null
-    return true;
+    return;
   }
   std::uint32_t close = d.close_of(k);
   if (d.canonical(k)) {
     out.append(d.pos(k), static_cast<std::size_t>(d.pos(close) - d.pos(k)) + 1);
-    return true;
+    return;
   }
-  if (d.span(k).too_deep) return false;
   // Token by token: blanks dropped, strings with other escapes rewritten.
   for (std::uint32_t j = k; j <= close; ++j) {
     c = d.at(j);
     switch (c) {
-      case '{': case '[': case '}': case ']':
-        out.push_back(c);
-        ++t;
-        break;
-      case ',': case ':':
+      case '{': case '[': case '}': case ']': case ',': case ':':
         out.push_back(c);
         break;
       case '"':
-        if (!write_string(d, j, t, out)) return false;
-        ++t;
-        break;
-      case 't': case 'f': case 'n':
-        out.append(trim_ws(d.token(j)));
-        ++t;
+        write_string(d, j, out);
         break;
       default:
         out.append(trim_ws(d.token(j)));
-        t += 2;
     }
   }
-  return true;
 }
 
 }  // namespace trajcheck::detail

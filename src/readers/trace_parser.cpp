@@ -204,10 +204,10 @@ Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
   if (format == InputFormat::native) return doc.root_is_array() ? Shape::unknown : Shape::native;
   if (format == InputFormat::openai || format == InputFormat::anthropic) return Shape::chat;
   if (format != InputFormat::auto_detect) return Shape::unknown;
-  // The root opens at tape word 1.
+  // The root opens at token 0.
   if (!doc.root_is_array()) {
     bool steps = false, messages = false, epoch = false;
-    doc.for_keys(1, [&](std::string_view key) {
+    doc.for_keys(0, [&](std::string_view key) {
       steps = key == "steps";
       messages = messages || key == "messages" || key == "traj";
       epoch = epoch || key == "epoch";  // an Inspect sample: read the ondemand way
@@ -217,11 +217,11 @@ Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
   }
   // An array: its first element decides, as in read(): an object with "role" and no
   // "messages"/"traj" (both seen only before a "steps" key) is a message; empty is chat.
-  char first = doc.tape_type(2);
+  char first = doc.at(1);
   if (first == ']') return Shape::chat;
   if (first != '{') return Shape::unknown;
   bool role = false, messages = false;
-  doc.for_keys(2, [&](std::string_view key) {
+  doc.for_keys(1, [&](std::string_view key) {
     if (key == "steps") return false;
     role = role || key == "role";
     messages = messages || key == "messages" || key == "traj";
@@ -277,10 +277,10 @@ bool TraceParser::Impl::read_validated(std::string_view text, const RecordOrigin
                                        detail::Scratch& s, ParseOutcome& outcome, const Emit& emit) const {
   if (!c.options.dom_fast_path || !may_take_fast_path(text, c.options.format)) return false;
   detail::TapeDoc doc;
-  if (!doc.parse(s.dom_parser, text)) return false;
+  if (!doc.parse(s.tape, text)) return false;
   Shape shape = tape_shape(doc, c.options.format);
   if (shape == Shape::unknown) return false;
-  detail::TapeValue root(&doc, 0, 1);
+  detail::TapeValue root(&doc, 0);
   ParseOutcome attempt;
   detail::ParseCtx ctx(c, text, start, t, s, attempt);
   bool ok = shape == Shape::native ? detail::read_native(ctx, detail::TapeObject(root))
