@@ -45,26 +45,33 @@ bool unique(Name* b, Name* e) {
 
 constexpr bool blank(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
 
-struct BlankTable {
-  std::uint8_t is[256] = {};
-  constexpr BlankTable() {
-    for (char c : {' ', '\t', '\n', '\r'}) is[static_cast<unsigned char>(c)] = 1;
-  }
-};
-constexpr BlankTable kBlanks;
-
 // A number the DOM parser surely accepts: JSON's syntax, and a magnitude no parse can find out
 // of range (an integer of at most 18 digits; a decimal of at most 40 characters whose exponent
 // has at most two digits). Other numbers decline the record.
-bool plain_number(std::string_view s) {
-  if (!is_json_number(s)) return false;
-  std::size_t special = s.find_first_of(".eE");
-  if (special == std::string_view::npos) return s.size() - (s[0] == '-') <= 18;
-  if (s.size() > 40) return false;
-  std::size_t e = s.find_first_of("eE");
-  if (e == std::string_view::npos) return true;
-  std::size_t digits = s.size() - e - 1 - (s[e + 1] == '+' || s[e + 1] == '-');
-  return digits <= 2;
+bool plain_number(const char* p, const char* end) {
+  auto digit = [&] { return p < end && static_cast<unsigned char>(*p - '0') < 10; };
+  const char* start = p;
+  if (p < end && *p == '-') ++p;
+  const char* first = p;
+  if (!digit()) return false;
+  if (*p == '0') ++p;
+  else
+    while (digit()) ++p;
+  if (p == end) return p - first <= 18;
+  if (*p == '.') {
+    ++p;
+    if (!digit()) return false;
+    while (digit()) ++p;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) ++p;
+    const char* exp = p;
+    if (!digit()) return false;
+    while (digit()) ++p;
+    if (p - exp > 2) return false;
+  }
+  return p == end && end - start <= 40;
 }
 
 // Whether the escapes of a string's text [p, end) are all canonical (\" \\ \n \r \t \b \f).
@@ -129,7 +136,11 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   auto string = [&](std::uint32_t k, std::string_view* out, std::uint32_t* flags) {
     const char* start = text + idx[k] + 1;
     const char* q = text + idx[k + 1] - 1;
-    while (blank(*q)) --q;
+    if (blank(*q)) {
+      *flags |= 1;  // a blank before the next token
+      do --q;
+      while (blank(*q));
+    }
     if (*q != '"' || q < start) return false;
     if (!slash || slash >= q) {
       aux[k] = 0;
@@ -150,23 +161,32 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
     slash = static_cast<const char*>(std::memchr(q + 1, '\\', static_cast<std::size_t>(end - (q + 1))));
     return true;
   };
-  auto scalar = [&](std::uint32_t k) {
-    std::string_view tok(text + idx[k], idx[k + 1] - idx[k]);
-    while (!tok.empty() && blank(tok.back())) tok.remove_suffix(1);
-    switch (tok[0]) {
+  auto scalar = [&](std::uint32_t k, std::uint32_t* flags) {
+    const char* p = text + idx[k];
+    const char* e = text + idx[k + 1];
+    if (blank(e[-1])) {
+      *flags |= 1;
+      do --e;
+      while (blank(e[-1]));
+    }
+    std::string_view tok(p, static_cast<std::size_t>(e - p));
+    switch (*p) {
       case 't': return tok == "true";
       case 'f': return tok == "false";
       case 'n': return tok == "null";
-      default: return plain_number(tok);
+      default: return plain_number(p, e);
     }
   };
+  // Whether token k follows a one-byte token with a blank between.
+  auto spaced = [&](std::uint32_t k) -> std::uint32_t { return idx[k] != idx[k - 1] + 1; };
 
   std::uint32_t k = 0;
   std::uint32_t flags = 0;  // of the innermost open container
   char c = text[idx[0]];
   if (c != '{' && c != '[') return false;
-  // Each state reads token k; `flags` collects what the innermost open container holds.
-  // Blanks before each token after the first are noted as the token is reached.
+  // Each state reads token k; `flags` collects what the innermost open container holds. A
+  // blank between two tokens is noted as the second is reached (after a one-byte token) or as
+  // the first is checked (after a string, literal or number, whose end is found anyway).
 value:
   c = text[idx[k]];
   if (c == '{' || c == '[') {
@@ -174,14 +194,14 @@ value:
     open.push_back({k, static_cast<std::uint32_t>(names.size()), flags, c == '{'});
     flags = 0;
     ++k;
-    flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+    flags |= spaced(k);
     if (text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
     if (c == '{') goto key;
     goto value;
   }
   if (c == '"') {
     if (!string(k, nullptr, &flags)) return false;
-  } else if (!scalar(k)) {
+  } else if (!scalar(k, &flags)) {
     return false;
   }
   ++k;
@@ -193,20 +213,18 @@ key: {
   if (!string(k, &name, &flags)) return false;
   names.push_back({fingerprint(name), name});
   ++k;
-  flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
   if (text[idx[k]] != ':') return false;
   ++k;
-  flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+  flags |= spaced(k);
   goto value;
 }
 
 after_value:
   if (open.empty()) return k == n_;
-  flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
   c = text[idx[k]];
   if (c == ',') {
     ++k;
-    flags |= kBlanks.is[static_cast<unsigned char>(text[idx[k] - 1])];
+    flags |= spaced(k);
     if (open.back().object) goto key;
     goto value;
   }
@@ -224,6 +242,7 @@ close: {
   aux[o.token] = k | mine;
   flags = o.flags | (flags & 1) | (flags & kEscaped);
   ++k;
+  flags |= spaced(k);
   goto after_value;
 }
 }
