@@ -19,14 +19,14 @@ import re, sys
 # First match wins: (stage, pattern on "dso [.] symbol").
 stages = [
     ("reading input (read(2), line splitting, copying records)",
-     r"_copy_to_iter|filemap_|copy_page_to_iter|memchr|append_one_line|next_line|RecordSource|read_line|InputStream|zstd|gz|inflate"),
-    ("duplicate member names (one pass over the parse)", r"member_names_unique"),
-    ("validation (simdjson stage 1 + 2, UTF-8)", r"simdjson|validate_utf8|utf8"),
+     r"_copy_to_iter|filemap_|copy_page_to_iter|memchr|next_line|RecordSource|read_line|InputStream|zstd|gz|inflate"),
+    ("validation (simdjson stage 1, the walk over its indexes: grammar, escapes, numbers, member names)",
+     r"simdjson|validate_utf8|utf8|TapeDoc::validate|TapeDoc::parse|plain_number|fingerprint|detail::.*unique|detail::.*before"),
     ("building the trace model (fields, tool names, raw JSON slices)",
      r"TapeDoc|read_native|read_step|ParseCtx|Trajectory::|normalize_tool_name|ToolTable|canonical_tape|write_tape_value|TraceParser|TapeValue|store_json"),
     ("rules (step classes, monitors, conditions, seen(), bindings)",
      r"Checker|StatementMonitor|RuleState|StepEval|StepDocs|Provenance|KeySet|SubstringIndex|re2::|RE2|eval_cond|eval_operand|compare_values|value_key|divsufsort|sa_search|RuleResult|RuleSetChecker|Parametric|Automaton|Nfa|canonical_value|value_of|libre2|binds"),
-    ("output (text report, summary)", r"fmt::|CheckReport|CheckStats|append_json_string|append_printable|fwrite|_IO_|write_to"),
+    ("output (text report, summary)", r"fmt::|CheckReport|CheckStats|append_json_string|append_printable|append_one_line|fwrite|_IO_|write_to"),
     ("memory (malloc, free, page faults, memmove)", r"malloc|free|_int_|memmove|memcpy|memset|clear_page|page_fault|handle_mm|do_anonymous|alloc_pages|mmap|munmap|brk"),
 ]
 tot = {s: 0.0 for s, _ in stages}
