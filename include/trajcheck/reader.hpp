@@ -59,9 +59,9 @@ struct NormalizeOptions {
   // KEY -> raw JSON value, set in every trajectory's context (`--context KEY=VALUE`),
   // replacing a key the source's context already has.
   std::vector<std::pair<std::string, std::string>> context_overrides;
-  // A native record of up to 256 KiB is validated by one simdjson DOM parse and read off
-  // that parse, which is faster than reading it value by value; false reads every record
-  // the ondemand way. Both give the same trajectories and the same errors (tests compare
+  // A native or chat record is validated whole (simdjson's stage 1 and one walk over its
+  // token indexes) and read off those indexes, which is faster than reading it value by
+  // value; false reads every record the ondemand way. Both give the same trajectories and the same errors (tests compare
   // them); the switch exists for those tests and for measuring.
   bool dom_fast_path = true;
 };

@@ -4,6 +4,7 @@
 #include "readers/tape_value.hpp"
 
 #include <algorithm>
+#include <new>
 
 namespace trajcheck::detail {
 
@@ -87,16 +88,34 @@ bool canonical_escapes(const char* p, const char* end) {
 
 }  // namespace
 
+namespace {
+
+// Makes `p` hold at least `need` elements (uninitialized), at the usual size when that is
+// enough; false when memory runs out.
+template <class T>
+bool fit(std::unique_ptr<T[]>& p, std::size_t& capacity, std::size_t need, std::size_t usual) {
+  std::size_t want = std::max(need, usual);
+  if (capacity >= need && (capacity <= usual || need > usual)) return true;
+  p.reset(new (std::nothrow) T[want]);
+  capacity = p ? want : 0;
+  return p != nullptr;
+}
+
+}  // namespace
+
 bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
   // The structural-index layout read here is simdjson 3's (checked on 3.0.1, the Debian 12
   // package); another major version reads every record the ondemand way until it is checked
   // (readers_tape_test then fails on purpose).
   if (simdjson::SIMDJSON_VERSION_MAJOR != 3) return false;
-  if (text.empty() || text.size() > kMaxRecord) return false;
-  if (!s.stage1) {
-    if (simdjson::get_active_implementation()->create_dom_parser_implementation(kMaxRecord, kMaxJsonDepth, s.stage1))
-      return false;
-  }
+  if (text.empty() || text.size() > kTokenMask) return false;
+  if (!s.stage1 &&
+      simdjson::get_active_implementation()->create_dom_parser_implementation(kUsualRecord, kMaxJsonDepth, s.stage1))
+    return false;
+  std::size_t cap = s.stage1->capacity();
+  if ((cap < text.size() || (cap > kUsualRecord && text.size() <= kUsualRecord)) &&
+      s.stage1->set_capacity(std::max(text.size(), kUsualRecord)))
+    return false;
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(text.data());
   if (s.stage1->stage1(bytes, text.size(), simdjson::stage1_mode::regular)) return false;
   n_ = s.stage1->n_structural_indexes;
@@ -106,13 +125,11 @@ bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
   // Every string with an escape is decoded into one buffer: its decoded bytes are no more
   // than its source bytes, and each takes a 4-byte length besides (it spans at least four
   // source bytes), so twice the record and the decoder's padding always suffice.
-  std::size_t need = 2 * text.size() + 2 * simdjson::SIMDJSON_PADDING;
-  if (s.decoded_capacity < need) {
-    s.decoded.reset(new char[need]);
-    s.decoded_capacity = need;
-  }
-  if (s.aux.size() < n_ + 1) s.aux.resize(std::max<std::size_t>(n_ + 1, 2 * s.aux.size()));
-  aux_ = s.aux.data();
+  std::size_t padding = 2 * simdjson::SIMDJSON_PADDING;
+  if (!fit(s.decoded, s.decoded_capacity, 2 * text.size() + padding, 2 * kUsualRecord + padding) ||
+      !fit(s.aux, s.aux_capacity, std::size_t{n_} + 1, kUsualRecord / 4))
+    return false;
+  aux_ = s.aux.get();
   decoded_ = s.decoded.get();
   return validate(s, text.size());
 }
@@ -120,7 +137,7 @@ bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
 bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   const char* const text = text_;
   const std::uint32_t* const idx = idx_;
-  std::uint32_t* const aux = s.aux.data();
+  std::uint32_t* const aux = s.aux.get();
   char* const decoded = s.decoded.get();
   std::size_t decoded_size = 0;
   const char* const end = text + size;

@@ -31,9 +31,12 @@
 namespace trajcheck::detail {
 
 // Working memory of TapeDoc::parse, reused from record to record (one per thread).
+// Buffers grow to the largest record seen and go back to their usual size at the next record
+// of usual size, so one long trace does not hold its memory for the rest of the run.
 struct TapeScratch {
   std::unique_ptr<simdjson::internal::dom_parser_implementation> stage1;
-  std::vector<std::uint32_t> aux;  // per token: see TapeDoc
+  std::unique_ptr<std::uint32_t[]> aux;  // per token: see TapeDoc
+  std::size_t aux_capacity = 0;
   std::unique_ptr<char[]> decoded;  // strings with escapes, decoded: [length:4][bytes]…
   std::size_t decoded_capacity = 0;
   struct Name {
@@ -52,8 +55,8 @@ struct TapeScratch {
 
 class TapeDoc {
  public:
-  // Largest record read this way; bigger records use the ondemand reader alone.
-  static constexpr std::size_t kMaxRecord = 256 * 1024;
+  // The usual record size the buffers are kept at (records of any size are read).
+  static constexpr std::size_t kUsualRecord = 256 * 1024;
 
   // Indexes and validates `text` (with SIMDJSON_PADDING readable bytes past its end). False
   // when it is not valid JSON, is neither an object nor an array, an object in it names a

@@ -188,10 +188,10 @@ struct TraceParser::Impl {
            ParseOutcome& outcome, const Emit& emit) const;
   bool read(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
             ParseOutcome& outcome, const Emit& emit) const;
-  // The fast path of read() for native and chat records (the bulk of production logs): one
-  // DOM parse validates the record, and the reader walks that parse instead of ondemand
-  // values. False, with `t` cleared, when the record is not a valid native or chat trace of
-  // at most TapeDoc::kMaxRecord bytes; the ondemand path then reads it, or says why not.
+  // The fast path of read() for native and chat records (the bulk of production logs): the
+  // record is validated whole (TapeDoc), and the reader walks its token indexes instead of
+  // ondemand values. False, with `t` cleared, when the record is not a valid native or chat
+  // trace; the ondemand path then reads it, or says why not.
   bool read_validated(std::string_view text, const RecordOrigin& start, Trajectory& t, detail::Scratch& s,
                       ParseOutcome& outcome, const Emit& emit) const;
 };
