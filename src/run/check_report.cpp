@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "run/pipeline.hpp"
@@ -77,13 +78,21 @@ std::string_view to_string(CheckFormat f) {
 
 namespace detail {
 void append_printable(std::string& out, std::string_view s) {
-  for (char ch : s) {
+  auto plain = [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c != 0x7f) out += ch;
-    else if (c == '\n') out += "\\n";
+    return c >= 0x20 && c != 0x7f;
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t j = i;
+    while (j < s.size() && plain(s[j])) ++j;
+    out.append(s.data() + i, j - i);  // a run of printable bytes in one piece
+    if (j == s.size()) break;
+    const auto c = static_cast<unsigned char>(s[j]);
+    if (c == '\n') out += "\\n";
     else if (c == '\r') out += "\\r";
     else if (c == '\t') out += "\\t";
-    else out += fmt::format("\\x{:02x}", c);
+    else fmt::format_to(std::back_inserter(out), FMT_COMPILE("\\x{:02x}"), c);
+    i = j + 1;
   }
 }
 
@@ -107,16 +116,26 @@ namespace {
 // boundary) and "…".
 void append_one_line(std::string& out, std::string_view s, std::size_t max) {
   const std::size_t start = out.size();
+  auto blank = [](char c) { return c == '\n' || c == '\r' || c == '\t' || c == ' '; };
   bool space = false;
-  for (char c : s) {
-    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+  for (std::size_t i = 0; i < s.size();) {
+    if (blank(s[i])) {
       space = out.size() > start;
+      ++i;
       continue;
     }
+    std::size_t j = i;
+    while (j < s.size() && !blank(s[j])) ++j;
     if (space) out += ' ';
     space = false;
-    out += c;
-    if (out.size() - start > max) break;  // one byte past `max` decides the cut
+    // One byte past `max` decides the cut: the run is appended up to there.
+    std::size_t room = max + 1 - std::min(max + 1, out.size() - start);
+    if (j - i >= room) {
+      out.append(s.data() + i, room);
+      break;
+    }
+    out.append(s.data() + i, j - i);
+    i = j;
   }
   if (out.size() - start <= max) return;
   std::size_t cut = max;
@@ -197,7 +216,7 @@ void CheckReport::trace(const Trajectory& t, const TraceVerdict& v, std::string&
 void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
   const bool c = options_.color;
   const bool failed = v.failed;
-  fmt::format_to(std::back_inserter(out), "{}{}{} {}{}{}  {}({}, {} step{}){}\n", c ? kBold : "",
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}{}{} {}{}{}  {}({}, {} step{}){}\n"), c ? kBold : "",
                      c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", detail::printable(t.trace_id()),
                      c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
                      t.steps().size() == 1 ? "" : "s", c ? kReset : "");
@@ -206,7 +225,7 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
   std::size_t run_count = 0;
   auto flush_run = [&] {
     if (run_count > kMaxResultsPerRule)
-      fmt::format_to(std::back_inserter(out), "    … and {} more violations of this rule (other bindings)\n",
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("    … and {} more violations of this rule (other bindings)\n"),
                          run_count - kMaxResultsPerRule);
   };
   for (const RuleResult& r : v.results) {
@@ -219,21 +238,21 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
     }
     if (++run_count > kMaxResultsPerRule) continue;
     const RuleInfo& info = *rules_->rules()[g].info;
-    fmt::format_to(std::back_inserter(out), "  {}{}{} {}{}", c ? severity_color(info.severity) : "",
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("  {}{}{} {}{}"), c ? severity_color(info.severity) : "",
                        to_string(info.severity), c ? kReset : "", c ? kBold : "", info.name);
     if (c) out += kReset;
     if (!r.binding.empty()) {
       out += " [";
       for (std::size_t i = 0; i < r.binding.size(); ++i) {
         if (i) out += ", ";
-        fmt::format_to(std::back_inserter(out), "${}={}", r.binding[i].first, r.binding[i].second);
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE("${}={}"), r.binding[i].first, r.binding[i].second);
       }
       out += ']';
     }
-    if (!info.message.empty()) fmt::format_to(std::back_inserter(out), ": {}", info.message);
-    fmt::format_to(std::back_inserter(out), "  {}{}{}\n", c ? kDim : "", info.location, c ? kReset : "");
+    if (!info.message.empty()) fmt::format_to(std::back_inserter(out), FMT_COMPILE(": {}"), info.message);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("  {}{}{}\n"), c ? kDim : "", info.location, c ? kReset : "");
     if (r.steps.empty()) {
-      fmt::format_to(std::back_inserter(out), "      at end of trace ({} step{})\n", t.steps().size(),
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("      at end of trace ({} step{})\n"), t.steps().size(),
                          t.steps().size() == 1 ? "" : "s");
       continue;
     }
@@ -244,17 +263,17 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
       // The step before gives context (what the agent had just done or been told).
       if (s > 0 && (first || s - 1 >= shown_until) &&
           !(w > 0 && r.steps[w - 1] == s - 1)) {
-        fmt::format_to(std::back_inserter(out), "      {}#{} ", c ? kDim : "", s - 1);
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE("      {}#{} "), c ? kDim : "", s - 1);
         append_step(out, t, s - 1);
         out += c ? kReset : "";
         out += '\n';
       }
-      fmt::format_to(std::back_inserter(out), "    {}> #{} ", c ? kBold : "", s);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("    {}> #{} "), c ? kBold : "", s);
       append_step(out, t, s);
       out += c ? kReset : "";
       out += '\n';
       if (w < r.details.size() && !r.details[w].empty())
-        fmt::format_to(std::back_inserter(out), "        {}\n", r.details[w]);
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE("        {}\n"), r.details[w]);
       shown_until = s + 1;
       first = false;
     }
@@ -264,7 +283,7 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
       for (std::size_t w = kMaxWitnesses; w < r.steps.size() && listed < 8; ++w, ++listed)
         rest += fmt::format("{}#{}", listed ? ", " : "", r.steps[w]);
       if (r.steps.size() - kMaxWitnesses > 8) rest += ", …";
-      fmt::format_to(std::back_inserter(out), "    … and {} more ({})\n", r.steps.size() - kMaxWitnesses, rest);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("    … and {} more ({})\n"), r.steps.size() - kMaxWitnesses, rest);
     }
   }
   flush_run();
@@ -273,7 +292,7 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
   for (const RuleResult& r : v.results) {
     if (r.bindings_dropped == 0 || r.rule == noted) continue;
     noted = r.rule;
-    fmt::format_to(std::back_inserter(out), "  note: {}: {} binding{} of values past the bindings limit not checked\n",
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("  note: {}: {} binding{} of values past the bindings limit not checked\n"),
                        rules_->rules()[r.rule].info->name, r.bindings_dropped, r.bindings_dropped == 1 ? "" : "s");
   }
 }
