@@ -117,6 +117,19 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
   // `raw` may point into the arena (a result kept as a call of its own is named from its
   // stored name), which the store may just have moved: read the stored copy.
   raw = t.text(step.raw_tool);
+  if (s.tools_serial != opts.serial) {
+    for (ToolCacheEntry& e : s.tools) e.valid = false;
+    s.tools_serial = opts.serial;
+  }
+  std::size_t h = raw.size();
+  if (!raw.empty()) h = h * 31 + static_cast<unsigned char>(raw.front()) * 7 + static_cast<unsigned char>(raw.back());
+  ToolCacheEntry& e = s.tools[h % s.tools.size()];
+  ToolTable* table = t.tools();
+  if (e.valid && e.raw == raw && (!table || (e.id < table->size() && table->name(e.id) == e.canonical))) {
+    step.tool_name = e.same ? step.raw_tool : t.store(e.canonical);
+    step.tool = table ? e.id : kNoTool;
+    return;
+  }
   normalize_tool_name(raw, opts.options.case_sensitive, s.name);  // a reused buffer
   std::string_view canonical = s.name;
   if (!opts.aliases.empty()) {
@@ -124,7 +137,14 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
     if (it != opts.aliases.end()) canonical = it->second;
   }
   step.tool_name = canonical == raw ? step.raw_tool : t.store(canonical);
-  step.tool = t.tools() ? t.tools()->intern(canonical) : kNoTool;
+  step.tool = table ? table->intern(canonical) : kNoTool;
+  if (table) {
+    e.valid = true;
+    e.same = canonical == raw;
+    e.id = step.tool;
+    e.raw.assign(raw);
+    e.canonical.assign(canonical);
+  }
 }
 
 Slice ParseCtx::merge_extra(Slice a, std::string_view b) {

@@ -3,6 +3,8 @@
 // and the per-thread scratch memory that makes steady-state parsing allocation-free.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +32,23 @@ struct CompiledOptions {
   std::unordered_map<std::string, std::string, Hash, std::equal_to<>> aliases;
   std::vector<std::unique_ptr<RE2>> error_patterns;
   std::string error;  // first invalid option
+  // Tells one set of options from another (a thread's tool-name cache is kept for one).
+  std::uint64_t serial = next_serial();
+
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
+};
+
+// A raw tool name as set_tool last normalized it under one set of options: its normalized
+// name (aliases applied) and the id a ToolTable gave that name. Checked against the table on
+// use (the id must still name that name), so any table may be used with it.
+struct ToolCacheEntry {
+  bool valid = false;
+  bool same = false;  // the normalized name is the raw name
+  ToolId id = kNoTool;
+  std::string raw, canonical;
 };
 
 // A tool result waiting to be joined to its call.
@@ -62,6 +81,9 @@ struct Scratch {
   std::vector<Step> pending;
   std::vector<PendingResult> results;
   std::vector<std::uint32_t> joined;  // steps the results of the current message joined
+  // Tool names seen lately (a trace names a few tools many times), for CompiledOptions::serial.
+  std::array<ToolCacheEntry, 64> tools;
+  std::uint64_t tools_serial = 0;
   // OTel
   Trajectory staging;
   std::vector<StagedSpan> spans;

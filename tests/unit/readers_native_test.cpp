@@ -251,3 +251,68 @@ TEST_CASE("lists: an entry with no name or a blank one is skipped with a located
   CHECK(tool_of(r.traces[0], 0) == "c");
   CHECK(r.warnings.size() == 1);
 }
+
+// A reading thread remembers the tool names it normalized lately; what it remembers must
+// never leak from one parser's options to another's (parsers made one after the other may
+// even share an address), nor an id from one tool table to another.
+TEST_CASE("native: tool names are normalized afresh under each parser's options and for each table") {
+  const std::string rec =
+      R"({"steps":[{"tool":" Order_Get "},{"tool":"Order_Get"},{"tool":"refund"},{"tool":" Order_Get "},{"tool":"REFUND"}]})";
+  auto tools = [](const ReadResult& r) {
+    REQUIRE(r.traces.size() == 1);
+    std::string out;
+    for (std::size_t i = 0; i < r.traces[0].steps().size(); ++i) {
+      out += tool_of(r.traces[0], i) + "#" + std::to_string(r.traces[0].steps()[i].tool) + " ";
+      CHECK(r.traces[0].steps()[i].tool == r.tools->find(tool_of(r.traces[0], i)));
+    }
+    return out;
+  };
+  for (int round = 0; round < 3; ++round) {
+    NormalizeOptions aliased;
+    aliased.aliases = {{"order_get", "lookup_order"}};
+    CHECK(tools(read_text(rec, aliased)) == "lookup_order#0 lookup_order#0 refund#1 lookup_order#0 refund#1 ");
+    NormalizeOptions exact;
+    exact.case_sensitive = true;
+    CHECK(tools(read_text(rec, exact)) == "Order_Get#0 Order_Get#0 refund#1 Order_Get#0 REFUND#2 ");
+    CHECK(tools(read_text(rec)) == "order_get#0 order_get#0 refund#1 order_get#0 refund#1 ");
+  }
+  // One parser, two tables that number the same names differently.
+  TraceParser parser(NormalizeOptions{});
+  ToolTable first, second;
+  second.intern("refund");
+  second.intern("x");
+  for (ToolTable* table : {&first, &second, &first, &second}) {
+    Trajectory t(table);
+    RawRecord raw;
+    raw.text = rec;
+    raw.origin = RecordOrigin{"mem", 1, 1, 0};
+    std::vector<ToolId> ids;
+    parser.parse(raw, t, [&](Trajectory& tr) {
+      for (const Step& s : tr.steps()) ids.push_back(s.tool);
+    });
+    REQUIRE(ids.size() == 5);
+    CHECK(ids[0] == table->find("order_get"));
+    CHECK(ids[2] == table->find("refund"));
+    CHECK(ids[4] == table->find("refund"));
+    CHECK(ids[0] == ids[3]);
+  }
+  CHECK(first.find("refund") != second.find("refund"));
+  // Two parsers with different options, one table: each name is normalized its parser's way.
+  ToolTable shared;
+  NormalizeOptions aliased;
+  aliased.aliases = {{"order_get", "lookup_order"}};
+  NormalizeOptions exact;
+  exact.case_sensitive = true;
+  TraceParser a(aliased), b(exact);
+  for (TraceParser* p : {&a, &b, &a, &b}) {
+    Trajectory t(&shared);
+    RawRecord raw;
+    raw.text = rec;
+    raw.origin = RecordOrigin{"mem", 1, 1, 0};
+    std::string names;
+    p->parse(raw, t, [&](Trajectory& tr) {
+      for (std::size_t i = 0; i < tr.steps().size(); ++i) names += tool_of(tr, i) + " ";
+    });
+    CHECK(names == (p == &a ? "lookup_order lookup_order refund lookup_order refund " : "Order_Get Order_Get refund Order_Get REFUND "));
+  }
+}
