@@ -304,6 +304,10 @@ bool ParseCtx::is_null(V v, bool* null) {
   return true;
 }
 
+// canonical_string_size of a string value's token (raw_json_token()).
+inline std::size_t string_token_size(const od::value&, std::string_view raw) { return canonical_string_size(raw); }
+inline std::size_t string_token_size(const TapeValue& v, std::string_view) { return canonical_string_size(v); }
+
 template <class V>
 bool ParseCtx::store_json_result(V v, Slice* out, bool* error) {
   od::json_type type;
@@ -313,7 +317,7 @@ bool ParseCtx::store_json_result(V v, Slice* out, bool* error) {
     // (see store_text_result) is stored as it is, without decoding and re-escaping it.
     std::string_view raw = v.raw_json_token();
     if (opts.error_patterns.empty())
-      if (std::size_t size = canonical_string_size(raw); size && !may_hold_json(raw.substr(1, size - 2))) {
+      if (std::size_t size = string_token_size(v, raw); size && !may_hold_json(raw.substr(1, size - 2))) {
         if (JsonFailure f; !consume_string(v, f)) return fail(f);
         *out = t.store(raw.substr(0, size));
         *error = false;

@@ -108,7 +108,7 @@ bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
   // package); another major version reads every record the ondemand way until it is checked
   // (readers_tape_test then fails on purpose).
   if (simdjson::SIMDJSON_VERSION_MAJOR != 3) return false;
-  if (text.empty() || text.size() > kTokenMask) return false;
+  if (text.empty() || text.size() >= (std::size_t{1} << 28)) return false;  // offsets keep two flag bits
   if (!s.stage1 &&
       simdjson::get_active_implementation()->create_dom_parser_implementation(kUsualRecord, kMaxJsonDepth, s.stage1))
     return false;
@@ -173,7 +173,10 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
     std::memcpy(decoded + decoded_size, &len, sizeof len);
     aux[k] = static_cast<std::uint32_t>(decoded_size) + 1;
     decoded_size += sizeof len + len;
-    if (!canonical_escapes(start, q)) *flags |= kEscaped;
+    if (!canonical_escapes(start, q)) {
+      *flags |= kEscaped;
+      aux[k] |= kBlank;
+    }
     if (out) *out = std::string_view(dst, len);
     slash = static_cast<const char*>(std::memchr(q + 1, '\\', static_cast<std::size_t>(end - (q + 1))));
     return true;
@@ -279,9 +282,8 @@ namespace {
 // One string token, as write_value writes it: its source text when canonical, else decoded
 // and escaped again.
 void write_string(const TapeDoc& d, std::uint32_t k, std::string& out) {
-  std::string_view raw = d.token(k);
-  if (std::size_t size = canonical_string_size(raw)) {
-    out.append(raw.data(), size);
+  if (std::size_t size = d.canonical_string_size(k)) {
+    out.append(d.pos(k), size);
     return;
   }
   append_json_string(out, d.string_at(k));

@@ -73,11 +73,18 @@ class TapeDoc {
   }
   // The decoded string at token k (which must be a string).
   std::string_view string_at(std::uint32_t k) const {
-    std::uint32_t a = aux_[k];
+    std::uint32_t a = aux_[k] & ~kBlank;
     if (a == 0) return std::string_view(text_ + idx_[k] + 1, static_cast<std::size_t>(string_end(k) - (text_ + idx_[k] + 1)));
     std::uint32_t len;
     std::memcpy(&len, decoded_ + (a - 1), sizeof len);
     return std::string_view(decoded_ + (a - 1) + sizeof len, len);
+  }
+  // The size of the string token k with its quotes when its escapes are all canonical (what
+  // append_json_string writes for its value), else 0: json::canonical_string_size, known from
+  // the walk.
+  std::size_t canonical_string_size(std::uint32_t k) const {
+    if (aux_[k] & kBlank) return 0;
+    return static_cast<std::size_t>(string_end(k) - (text_ + idx_[k])) + 1;
   }
   // Calls fn(key) for each key of the object that opens at token k, in order, until fn
   // returns false.
@@ -110,7 +117,8 @@ class TapeDoc {
 
   // aux_[k] for a container opening at k: the token where it closes, and the flags below;
   // for a string token: 0 when its text has no escape (the bytes between the quotes are its
-  // value), else 1 + the offset of its decoded form in decoded_.
+  // value), else 1 + the offset of its decoded form in decoded_, with kBlank set when one of
+  // its escapes is not canonical.
   static constexpr std::uint32_t kBlank = 1u << 31;    // a blank between two of its tokens
   static constexpr std::uint32_t kEscaped = 1u << 30;  // a \u or \/ escape in one of its strings
   static constexpr std::uint32_t kTokenMask = kEscaped - 1;
@@ -243,6 +251,9 @@ void write_tape_value(const TapeValue& v, std::string& out);
 // The value's source text when it is already what write_value would write (so it can be
 // stored without a copy through a scratch buffer); empty otherwise.
 std::string_view canonical_tape_text(const TapeValue& v);
+
+// json::canonical_string_size of a string value's token.
+inline std::size_t canonical_string_size(const TapeValue& v) { return v.doc()->canonical_string_size(v.token_index()); }
 
 // consume_string for a validated record: nothing is left to read.
 inline bool consume_string(const TapeValue&, JsonFailure&) { return true; }
