@@ -1,5 +1,5 @@
 # ctest bench.tools: the generator is deterministic and writes what it says, and the floor reads
-# every record of it. Run with -DGEN=… -DFLOOR=… -DOUT=<scratch dir>.
+# every record of it, and bench_rusage reports a run. Run with -DGEN=… -DFLOOR=… -DRUSAGE=… -DOUT=<scratch dir>.
 function(run out_var)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -41,4 +41,14 @@ file(STRINGS ${OUT}/r.rules headers REGEX "^rule r[0-9]+:$")
 list(LENGTH headers n)
 if(NOT n EQUAL 24)
   message(FATAL_ERROR "rules: expected 24 rule headers, got ${n}")
+endif()
+
+# bench_rusage passes the command's output and exit status through and writes its resource use.
+run(u ${RUSAGE} ${OUT}/ru.txt ${FLOOR} ${OUT}/a.jsonl)
+expect_match("${u}" "^records ${traces} steps ${steps} " "floor under bench_rusage")
+file(READ ${OUT}/ru.txt ru)
+expect_match("${ru}" "^[1-9][0-9]* [0-9]+\\.[0-9][0-9][0-9][0-9][0-9][0-9] [0-9]+\\.[0-9][0-9][0-9][0-9][0-9][0-9]\n$" "bench_rusage's line")
+execute_process(COMMAND ${RUSAGE} ${OUT}/ru2.txt ${FLOOR} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "bench_rusage: the floor's usage error (status 2) came back as ${rc}")
 endif()

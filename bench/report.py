@@ -116,7 +116,7 @@ def spread(f):
 
 
 def cpu(f):
-    return "—" if not f.ok or f.cpu is None else f"{f.cpu:.2f}"
+    return "—" if not f.ok or f.cpu is None else f"{f.cpu:.3f}"
 
 
 def linfit(xs, ys):
@@ -175,7 +175,7 @@ def main():
     w("Times are medians over the runs shown, end to end (process start, reading, parsing, output): wall-clock "
       "seconds (min–max, n) and CPU seconds (user + system, all threads). Throughput columns use wall time; "
       "the single-thread ratios marked *CPU* divide CPU times, which the load of a shared machine moves much "
-      "less than wall time. Peak RSS is the largest resident set of the process (`/usr/bin/time %M`).\n")
+      "less than wall time. Peak RSS is the largest resident set of the process, and CPU times are to the microsecond (`bench_rusage`: the `wait4` resource use of the run).\n")
     for label, path in (("native traces", a.native_stats), ("agentevals records", a.agentevals_stats),
                         ("tau-bench-like traces", a.tau_stats)):
         if path and os.path.exists(path):

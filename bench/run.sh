@@ -66,15 +66,6 @@ note() { say "NOTE: $*"; printf '%s\n' "$*" >>"$notes"; }
 
 # ------------------------------------------------------------------ tools
 
-# GNU time gives each run's peak RSS and CPU time; Debian's package is `time`.
-if [[ ! -x /usr/bin/time ]]; then
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    say "installing GNU time (apt-get install time)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 \
-      || { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
-  fi
-  [[ -x /usr/bin/time ]] || { echo "bench: /usr/bin/time (Debian package 'time') is required" >&2; exit 2; }
-fi
 command -v python3 >/dev/null || { echo "bench: python3 is required for the report" >&2; exit 2; }
 if [[ $SKIP_PEERS != 1 ]] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
   SKIP_PEERS=1
@@ -88,10 +79,11 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
   -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
-cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor >"$tmp/build.log" 2>&1 \
+cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor bench_rusage >"$tmp/build.log" 2>&1 \
   || { cat "$tmp/build.log" >&2; exit 2; }
 gen=$build/bench/bench_gen
 floor=$build/bench/bench_floor
+rusage=$build/bench/bench_rusage  # each run's peak RSS and CPU time (to the microsecond)
 tc=""
 if cmake --build "$build" -j "$JOBS" --target trajcheck_cli >bench/out/build-trajcheck.log 2>&1; then
   tc=$build/trajcheck
@@ -152,8 +144,8 @@ fi
 # ------------------------------------------------------------------ measuring
 
 # figure GROUP NAME META RULES RUNS OK_CODES SINK NOTE -- CMD…
-# Queues a figure: CMD is run RUNS times under /usr/bin/time (peak RSS of the process tree's
-# largest member), timing each run's wall clock; exit codes outside OK_CODES ("0 1") mark the
+# Queues a figure: CMD is run RUNS times under bench_rusage (peak RSS, and CPU time to the
+# microsecond), timing each run's wall clock; exit codes outside OK_CODES ("0 1") mark the
 # run failed. `flush` runs the queued figures interleaved (round 1 of every figure, then round
 # 2, …), so a change in the machine's load hits every figure of a comparison alike.
 queue=()
@@ -178,10 +170,10 @@ flush() {
       [[ -n ${broken[$group/$name]:-} ]] && continue
       t0=$EPOCHREALTIME
       rc=0
-      eval "/usr/bin/time -f '%M %U %S' -o \"\$tmp/rss\" $cmd" >"$sink" 2>"$tmp/stderr" || rc=$?
+      eval "\"\$rusage\" \"\$tmp/rss\" $cmd" >"$sink" 2>"$tmp/stderr" || rc=$?
       t1=$EPOCHREALTIME
       read -r rss user sys < <(tail -n 1 "$tmp/rss")
-      cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
+      cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.4f", u + s}')
       wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')
       good=1
       [[ " $ok " == *" $rc "* ]] || good=0
