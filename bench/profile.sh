@@ -19,7 +19,7 @@ import re, sys
 # First match wins: (stage, pattern on "dso [.] symbol").
 stages = [
     ("reading input (read(2), line splitting, copying records)",
-     r"_copy_to_iter|filemap_|copy_page_to_iter|memchr|next_line|RecordSource|read_line|InputStream|zstd|gz|inflate"),
+     r"_copy_to_iter|filemap_|copy_page_to_iter|memchr|next_line|RecordSource|read_line|InputStream|_IO_fread|_IO_file_xsgetn|zstd|gz|inflate"),
     ("validation (simdjson stage 1, the walk over its indexes: grammar, escapes, numbers, member names)",
      r"simdjson|validate_utf8|utf8|TapeDoc::validate|TapeDoc::parse|plain_number|fingerprint|detail::.*unique|detail::.*before"),
     ("building the trace model (fields, tool names, raw JSON slices)",
