@@ -207,7 +207,10 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   // Each state reads token k; `flags` collects what the innermost open container holds. A
   // blank between two tokens is noted as the second is reached (after a one-byte token) or as
   // the first is checked (after a string, literal or number, whose end is found anyway).
+  // Token k < n_ is checked before it is read: past the last token the indexes point at the
+  // padding, whatever bytes it holds.
 value:
+  if (k >= n_) return false;
   c = text[idx[k]];
   if (c == '{' || c == '[') {
     if (open.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
@@ -215,7 +218,7 @@ value:
     flags = 0;
     ++k;
     flags |= spaced(k);
-    if (text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
+    if (k < n_ && text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
     if (c == '{') goto key;
     goto value;
   }
@@ -228,12 +231,12 @@ value:
   goto after_value;
 
 key: {
-  if (text[idx[k]] != '"') return false;
+  if (k >= n_ || text[idx[k]] != '"') return false;
   std::string_view name;
   if (!string(k, &name, &flags)) return false;
   names.push_back({fingerprint(name), name});
   ++k;
-  if (text[idx[k]] != ':') return false;
+  if (k >= n_ || text[idx[k]] != ':') return false;
   ++k;
   flags |= spaced(k);
   goto value;
@@ -241,6 +244,7 @@ key: {
 
 after_value:
   if (open.empty()) return k == n_;
+  if (k >= n_) return false;
   c = text[idx[k]];
   if (c == ',') {
     ++k;
