@@ -136,15 +136,17 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
     auto it = opts.aliases.find(canonical);
     if (it != opts.aliases.end()) canonical = it->second;
   }
-  step.tool_name = canonical == raw ? step.raw_tool : t.store(canonical);
-  step.tool = table ? table->intern(canonical) : kNoTool;
+  // `raw` is in the arena, which storing `canonical` may move: everything that reads it first.
+  const bool same = canonical == raw;
   if (table) {
     e.valid = true;
-    e.same = canonical == raw;
-    e.id = step.tool;
+    e.same = same;
     e.raw.assign(raw);
     e.canonical.assign(canonical);
   }
+  step.tool_name = same ? step.raw_tool : t.store(canonical);
+  step.tool = table ? table->intern(canonical) : kNoTool;
+  e.id = step.tool;
 }
 
 Slice ParseCtx::merge_extra(Slice a, std::string_view b) {

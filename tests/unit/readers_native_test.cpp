@@ -276,6 +276,14 @@ TEST_CASE("native: tool names are normalized afresh under each parser's options 
     CHECK(tools(read_text(rec, exact)) == "Order_Get#0 Order_Get#0 refund#1 Order_Get#0 REFUND#2 ");
     CHECK(tools(read_text(rec)) == "order_get#0 order_get#0 refund#1 order_get#0 refund#1 ");
   }
+  // Many names that normalizing changes: storing each normalized name grows the trace's
+  // arena, which holds the raw name just read (ASan finds a read of it after the move).
+  std::string many = R"({"steps":[)";
+  for (int i = 0; i < 300; ++i) many += (i ? "," : "") + std::string(R"({"tool":" Tool_)") + std::to_string(i % 150) + R"( "})";
+  many += "]}";
+  ReadResult r = read_text(many);
+  REQUIRE(r.traces.size() == 1);
+  for (int i = 0; i < 300; ++i) CHECK(tool_of(r.traces[0], i) == "tool_" + std::to_string(i % 150));
   // One parser, two tables that number the same names differently.
   TraceParser parser(NormalizeOptions{});
   ToolTable first, second;
