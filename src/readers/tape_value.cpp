@@ -34,6 +34,7 @@ bool before(const Name& a, const Name& b) {
 // dropped after this check).
 bool unique(Name* b, Name* e) {
   std::size_t n = static_cast<std::size_t>(e - b);
+  if (n < 2) return true;  // (b may be null: an object with no name yet in an empty stack)
   if (n <= 8) {
     for (const Name* i = b + 1; i < e; ++i)
       for (const Name* j = b; j != i; ++j)
@@ -259,7 +260,9 @@ close: {
   const TapeScratch::Open o = open.back();
   open.pop_back();
   if (o.object) {
-    if (!unique(names.data() + o.first_name, names.data() + names.size())) return false;
+    if (names.size() - o.first_name >= 2 &&
+        !unique(names.data() + o.first_name, names.data() + names.size()))
+      return false;
     names.resize(o.first_name);
   }
   std::uint32_t mine = (flags & 1 ? kBlank : 0) | (flags & kEscaped);
