@@ -49,7 +49,9 @@ constexpr bool blank(char c) { return c == ' ' || c == '\n' || c == '\t' || c ==
 
 // A number the DOM parser surely accepts: JSON's syntax, and a magnitude no parse can find out
 // of range (an integer of at most 18 digits; a decimal of at most 40 characters whose exponent
-// has at most two digits). Other numbers decline the record.
+// has at most two digits). Other numbers decline the record. The syntax is json::is_json_number's,
+// checked again here in the same pass as the magnitude on purpose: this runs on every number
+// of every record, and the two passes measured slower.
 bool plain_number(const char* p, const char* end) {
   auto digit = [&] { return p < end && static_cast<unsigned char>(*p - '0') < 10; };
   const char* start = p;
@@ -74,17 +76,6 @@ bool plain_number(const char* p, const char* end) {
     if (p - exp > 2) return false;
   }
   return p == end && end - start <= 40;
-}
-
-// Whether the escapes of a string's text [p, end) are all canonical (\" \\ \n \r \t \b \f).
-bool canonical_escapes(const char* p, const char* end) {
-  while (p < end) {
-    p = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(end - p)));
-    if (!p) return true;
-    if (p[1] == 'u' || p[1] == '/') return false;
-    p += 2;
-  }
-  return true;
 }
 
 }  // namespace
@@ -153,6 +144,8 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   // `*out` its decoded text (keys), `*flags` |= kEscaped when an escape is not canonical.
   auto string = [&](std::uint32_t k, std::string_view* out, std::uint32_t* flags) {
     const char* start = text + idx[k] + 1;
+    // The closing quote, found as string_end() finds it, with the blank noted on the way
+    // (calling string_end() and comparing measured 5-10% slower reading).
     const char* q = text + idx[k + 1] - 1;
     if (blank(*q)) {
       *flags |= 1;  // a blank before the next token
@@ -174,7 +167,7 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
     std::memcpy(decoded + decoded_size, &len, sizeof len);
     aux[k] = static_cast<std::uint32_t>(decoded_size) + 1;
     decoded_size += sizeof len + len;
-    if (!canonical_escapes(start, q)) {
+    if (!json::canonical_string_size(std::string_view(start - 1, static_cast<std::size_t>(q - start) + 2))) {
       *flags |= kEscaped;
       aux[k] |= kBlank;
     }

@@ -103,13 +103,7 @@ class TapeDoc {
     char c = at(k);
     return c == '{' || c == '[' ? close_of(k) + 1 : k + 1;
   }
-  // The container that opens at token k (k must open one): where it closes, and whether its
-  // source text has no blank between tokens.
-  struct Span {
-    std::uint32_t close = 0;
-    bool minified = true;
-  };
-  Span span(std::uint32_t k) const { return Span{close_of(k), (aux_[k] & kBlank) == 0}; }
+  // Where the container that opens at token k (k must open one) closes.
   std::uint32_t close_of(std::uint32_t k) const { return aux_[k] & kTokenMask; }
   // Whether the container at k is exactly what write_value would write: no blank between
   // tokens and no escape but \" \\ \n \r \t \b \f.
