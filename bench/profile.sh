@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where check's time goes, by stage: samples `trajcheck check -j 1` with perf and sums the
-# share of each stage (reading, validation, duplicate names, building traces, rules, output,
+# share of each stage (reading, validation with duplicate names, building traces, rules, output,
 # memory, other) by function name. Needs perf (Debian: linux-perf) and a trajcheck built with
 # symbols (the Release build is: it is not stripped).
 #   bash bench/profile.sh TRAJCHECK RULES FILE.jsonl [perf record options]
