@@ -244,6 +244,37 @@ bool plain(std::string_view s) {
     if (c < 0x20 || c == '"' || c == '\\') return false;
   return true;
 }
+
+bool contains(std::string_view text, std::string_view s) {
+  if (s.empty()) return true;  // (memmem may answer null for an empty text's null data)
+  return ::memmem(text.data(), text.size(), s.data(), s.size()) != nullptr;
+}
+
+// Whether `json`, valid JSON text without a backslash, has a string leaf equal to `quoted`'s
+// inside (`quoted` is a plain string between two quotes). Without escapes every quote delimits
+// a string, so an occurrence of `quoted` after an even number of quotes is a whole string; it
+// is a member name when a colon follows it (blanks between), a leaf otherwise.
+bool has_quoted_leaf(std::string_view json, std::string_view quoted) {
+  std::size_t from = 0;     // where the next search starts
+  std::size_t counted = 0;  // quotes before this offset are counted in `quotes`
+  std::size_t quotes = 0;
+  while (from < json.size()) {
+    const void* hit = ::memmem(json.data() + from, json.size() - from, quoted.data(), quoted.size());
+    if (hit == nullptr) return false;
+    const std::size_t at = static_cast<const char*>(hit) - json.data();
+    quotes += static_cast<std::size_t>(std::count(json.begin() + counted, json.begin() + at, '"'));
+    counted = at;
+    if (quotes % 2 != 0) {  // the first quote closes a string: look again from the next byte
+      from = at + 1;
+      continue;
+    }
+    std::size_t next = at + quoted.size();
+    while (next < json.size() && std::memchr(" \t\n\r", json[next], 4) != nullptr) ++next;
+    if (next == json.size() || json[next] != ':') return true;
+    from = counted = at + quoted.size();  // a member name: its two quotes keep the count even
+  }
+  return false;
+}
 }  // namespace
 
 std::uint64_t Provenance::steps_examined() { return g_steps_examined.load(std::memory_order_relaxed); }
@@ -291,25 +322,22 @@ bool StepDocs::seen_raw(std::string_view s, bool* found) {
   if (raw_cost_ + unindexed_bytes_ > (kRawBudget + 1) * unindexed_bytes_) return false;
   Provenance::count_examined(index_ - indexed_);
   needle_.assign(1, '"').append(s) += '"';
-  // Horspool skips ahead by up to the needle's length; a first-byte scan would stop at every
-  // quote of a result, since the needle starts with one.
-  const std::boyer_moore_horspool_searcher in_result(needle_.begin(), needle_.end());
-  const std::boyer_moore_horspool_searcher in_text(s.begin(), s.end());
-  auto contains = [](std::string_view text, const auto& searcher) {
-    return std::search(text.begin(), text.end(), searcher) != text.end();
-  };
   *found = false;
   for (std::uint32_t i = index_; i-- > indexed_ && !*found;) {  // the latest first: where a value usually is
     const Step& st = steps[i];
     if (st.type == StepType::user_message) {
       const std::string_view text = trace_->text(st.content);
       raw_cost_ += text.size();
-      *found = contains(text, in_text);
+      *found = contains(text, s);
     } else if (st.type == StepType::tool_call && !st.result.empty()) {
       const std::string_view text = trace_->text(st.result);
       raw_cost_ += text.size();
-      if (!contains(text, in_result) && text.find('\\') == std::string_view::npos) continue;
-      raw_cost_ += kParseWeight * text.size();  // a key, or escapes: the parsed leaves decide
+      if (text.find('\\') == std::string_view::npos) {  // every quote delimits a string
+        *found = has_quoted_leaf(text, needle_);
+        continue;
+      }
+      // Escapes (any letter may be written as one): the parsed leaves decide.
+      raw_cost_ += kParseWeight * text.size();
       earlier_.parsed = false;
       if (const simdjson::dom::element* r = load(earlier_, text)) *found = has_string_leaf(*r, s);
     }

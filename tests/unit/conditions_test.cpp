@@ -1,6 +1,10 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "checker/condition_eval.hpp"
 #include "reference/builders.hpp"
@@ -210,4 +214,152 @@ TEST_CASE("seen(): only the steps before the one that asks are looked at; a trac
   const std::uint64_t at = Provenance::steps_examined();
   CHECK(run(p, asks.t)[0].status == VerdictStatus::satisfied);
   CHECK(Provenance::steps_examined() - at == 3);
+}
+
+namespace {
+// Whether `seen(arguments.id)` holds for `id` asked right after one step with this result,
+// searched raw (the first question of the trace) or from the index (after 40 questions,
+// more than the raw search's budget allows).
+bool seen_after(const std::string& result, const std::string& id, bool indexed) {
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
+  auto p = b.compile();
+  REQUIRE(p != nullptr);
+  StepsBuilder t;
+  t.call("lookup", "", false, result);
+  const int questions = indexed ? 40 : 0;
+  for (int i = 0; i < questions; ++i) t.call("refund", R"({"id":"absent"})");
+  t.call("refund", nlohmann::json{{"id", id}}.dump());
+  const auto r = run(p, t.t);
+  REQUIRE(r.size() == 1);
+  const auto last = static_cast<std::uint32_t>(1 + questions);
+  return std::find(r[0].steps.begin(), r[0].steps.end(), last) == r[0].steps.end();
+}
+
+// The reference: a string leaf of the parsed result equal to `id`.
+bool has_leaf(const nlohmann::json& j, const std::string& id) {
+  if (j.is_string()) return j.get<std::string>() == id;
+  if (j.is_object() || j.is_array())
+    for (const auto& e : j) if (has_leaf(e, id)) return true;
+  return false;
+}
+}  // namespace
+
+// In a result without a backslash, the raw search tells a string leaf from a member name or a
+// stretch across two strings by the quotes before a match and a colon after it.
+TEST_CASE("seen(): a result searched raw by its quotes") {
+  struct Case { const char* result; const char* id; bool seen; };
+  const Case cases[] = {
+      {R"({"a":"x"})", "x", true},
+      {R"({"x":1})", "x", false},                  // a member name
+      {R"({"x" :1})", "x", false},                 // a member name, blanks before the colon
+      {"{\"x\"\n\t\r :1}", "x", false},
+      {R"({"a":"x" , "b":1})", "x", true},         // blanks, then a comma: a leaf
+      {R"(["a","b"])", ",", false},                // `","` spans two strings
+      {R"(["a",","])", ",", true},                 // … and then is one
+      {R"({"a":"b","c":":"})", ":", true},
+      {R"({"k":"a b"})", "a", false},              // part of a string is not the string
+      {R"({"a":"ax","b":"xa"})", "x", false},
+      {R"("whole")", "whole", true},               // a string result
+      {R"({"x":"z","b":"x"})", "x", true},         // a name, then a leaf
+      {R"({"x":{"x":1}})", "x", false},
+      {R"({"a":"","b":1})", "", true},             // the empty string
+      {R"({"":1})", "", false},
+      {"{\n  \"a\": [\n    \"x\"\n  ]\n}", "x", true},
+      {R"({"a":"\u0078"})", "x", true},            // escapes: the parsed leaves decide
+      {R"({"x":"q\"","b":1})", "x", false},
+      {R"({"a":["1",1]})", "1", true},
+      {R"({"a":[1]})", "1", false},                // a number is not a string
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.result);
+    CAPTURE(c.id);
+    REQUIRE(has_leaf(nlohmann::json::parse(c.result), c.id) == c.seen);  // the case itself
+    CHECK(seen_after(c.result, c.id, false) == c.seen);
+    CHECK(seen_after(c.result, c.id, true) == c.seen);
+  }
+}
+
+namespace {
+// A random JSON value over a few strings that overlap (as names, as leaves, as parts of each
+// other), with random blanks between tokens and, now and then, an escape.
+struct ResultGen {
+  std::mt19937 rng;
+  const std::vector<std::string> words{"a", "b", "ab", "x", ",", ":", " ", "a b", "", "x:", "1"};
+  std::string out;
+
+  bool coin(int in) { return std::uniform_int_distribution<int>(0, in - 1)(rng) == 0; }
+  const std::string& word() { return words[std::uniform_int_distribution<std::size_t>(0, words.size() - 1)(rng)]; }
+  void blank() {
+    static const char* kBlanks[] = {"", "", "", " ", "\n  ", "\t"};
+    out += kBlanks[std::uniform_int_distribution<int>(0, 5)(rng)];
+  }
+  void string() { string(word()); }
+  void string(const std::string& w) {
+    if (!w.empty() && coin(8)) {  // the first letter as a \u escape
+      out += fmt::format("\"\\u{:04x}", static_cast<unsigned char>(w[0]));
+      out.append(w, 1) += '"';
+    } else {
+      out.append(1, '"').append(w) += '"';
+    }
+  }
+  void value(int depth) {
+    blank();
+    const int kind = std::uniform_int_distribution<int>(0, depth > 2 ? 2 : 4)(rng);
+    if (kind <= 1) string();
+    else if (kind == 2) out += coin(2) ? "1" : "null";
+    else {
+      const bool object = kind == 3;
+      out += object ? '{' : '[';
+      const int n = std::uniform_int_distribution<int>(0, 3)(rng);
+      std::vector<std::string> names;  // the readers refuse a name twice in one object
+      for (int i = 0, written = 0; i < n; ++i) {
+        const std::string& name = word();
+        if (object && std::find(names.begin(), names.end(), name) != names.end()) continue;
+        if (written++ > 0) out += ',';
+        if (object) {
+          names.push_back(name);
+          blank();
+          string(name);
+          blank();
+          out += ':';
+        }
+        value(depth + 1);
+      }
+      blank();
+      out += object ? '}' : ']';
+    }
+    blank();
+  }
+};
+}  // namespace
+
+TEST_CASE("seen(): the raw search agrees with the index on generated results") {
+  ResultGen g{std::mt19937(20261203)};
+  int seen = 0, unseen = 0, escaped = 0;
+  for (int i = 0; i < 400; ++i) {
+    g.out.clear();
+    g.value(0);
+    const nlohmann::json parsed = nlohmann::json::parse(g.out, nullptr, false);
+    REQUIRE_FALSE(parsed.is_discarded());
+    // The id: half the time a string the result holds (as a name or a leaf), else any word.
+    std::string id = g.word();
+    if (g.coin(2)) {
+      std::vector<std::string> held;
+      for (const std::string& w : g.words)
+        if (g.out.find('"' + w + '"') != std::string::npos) held.push_back(w);
+      if (!held.empty()) id = held[std::uniform_int_distribution<std::size_t>(0, held.size() - 1)(g.rng)];
+    }
+    CAPTURE(g.out);
+    CAPTURE(id);
+    const bool want = has_leaf(parsed, id);
+    CHECK(seen_after(g.out, id, false) == want);
+    CHECK(seen_after(g.out, id, true) == want);
+    (want ? seen : unseen) += 1;
+    escaped += g.out.find('\\') != std::string::npos;
+  }
+  // The generator reaches every kind of case, often.
+  CHECK(seen > 60);
+  CHECK(unseen > 60);
+  CHECK(escaped > 20);
 }
