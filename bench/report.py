@@ -76,6 +76,7 @@ class Figure:
         self.max = max(walls) if walls else None
         cpus = [float(s["cpu"]) for s in ok if num(s.get("cpu")) is not None]
         self.cpu = statistics.median(cpus) if cpus else None
+        self.cpu_by_round = {int(s["run"]): float(s["cpu"]) for s in ok if num(s.get("cpu")) is not None}
         rss = [int(s["rss"]) for s in ok if s["rss"].isdigit()]
         self.rss_mb = max(rss) / 1024 if rss else None
 
@@ -148,6 +149,7 @@ def main():
     ap.add_argument("--tau-stats")
     ap.add_argument("--rules-split")
     ap.add_argument("--loadavg")
+    ap.add_argument("--inputs", help="where the timed inputs were read from")
     ap.add_argument("--out", required=True)
     ap.add_argument("--targets")
     a = ap.parse_args()
@@ -181,6 +183,8 @@ def main():
         if path and os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 w(f"- data, {label}: `{f.read().strip()}`")
+    if a.inputs:
+        w(f"- inputs timed from: {a.inputs}")
     w("")
 
     # ---------------------------------------------------------------- check
@@ -225,20 +229,27 @@ def main():
         with open(a.rules_split, encoding="utf-8") as fh:
             labels = [l.rstrip("\n").split("\t", 1) for l in fh if "\t" in l]
         w("## Cost of each rule alone (`bench/tau.rules`, 1 thread, the tau-bench-like traces)\n")
-        w(f"Each rule of `bench/tau.rules` checked alone over {base.bytes / 1e6:,.0f} MB ({int(base.steps):,} steps), "
-          f"minus the trivial rule (a `forbid` of a tool no trace calls: reading, validating and building the "
-          f"traces, {base.cost():.3f} s CPU). *× reading* is the rule's own time over that reading time.\n")
-        w("| # | rule | CPU s | own CPU s | own ns/step | × reading |")
-        w("|---|---|---|---|---|---|")
+        w(f"Each rule of `bench/tau.rules` checked alone over {base.bytes / 1e6:,.0f} MB ({int(base.steps):,} steps). "
+          f"Its own time is what it costs over the trivial rule (a `forbid` of a tool no trace calls: reading, "
+          f"validating and building the traces, {base.cost():.3f} s CPU), which runs right before it in every "
+          f"round: *own CPU s* is the median of the {base.runs} per-round differences, *spread* their lowest and "
+          f"highest. *× reading* is the rule's own time over that reading time.\n")
+        w("| # | rule | CPU s | own CPU s | spread | own ns/step | × reading |")
+        w("|---|---|---|---|---|---|---|")
         for k, label in labels:
             f = get("rule", f"r{k}")
             if not f:
                 continue
-            own = f.cost() - base.cost() if k != "0" else None
-            if own is not None:
+            own = lo = hi = None
+            pair = get("rule", f"b{k}") if k != "0" else None
+            diffs = [f.cpu_by_round[r] - pair.cpu_by_round[r] for r in sorted(f.cpu_by_round)
+                     if pair and r in pair.cpu_by_round]
+            if diffs:
+                own, lo, hi = statistics.median(diffs), min(diffs), max(diffs)
                 per_rule.append((own, label))
             cell = label.replace("|", "\\|")
             w(f"| {k} | `{cell}` | {cpu(f)} | {fmt(own, 3)} | "
+              f"{f'{lo:.3f}–{hi:.3f}' if diffs else '—'} | "
               f"{fmt(own / f.steps * 1e9 if own is not None and f.steps else None)} | "
               f"{fmt(own / base.cost() if own is not None and base.cost() else None, 2)} |")
         w("")

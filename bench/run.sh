@@ -10,11 +10,12 @@
 #
 # Environment: RUNS (default 3) runs of a figure; PEER_RUNS (default RUNS) of agentevals;
 # PROMPTFOO_RUNS (default 0: about two minutes a run, no target depends on it); SCALING_RUNS
-# (default RUNS); JOBS (default 2) the threads of the -j figures; NATIVE (default ON) builds
+# (default RUNS); RULE_RUNS (default RUNS, at least 5) rounds of the per-rule pairs; JOBS (default 2) the threads of the -j figures; NATIVE (default ON) builds
 # with TRAJCHECK_NATIVE (-march=native, trajcheck and floor alike); RSS_COPIES (default 10)
 # times the native file is piped through check for the largest input (10 = 5 GB, never on
 # disk); HOSTILE_STEPS (default 50 000) the smaller hostile trace; SKIP_PEERS=1, SKIP_SCALING=1,
-# SKIP_RSS=1, SKIP_HOSTILE=1 leave parts out; ONLY_DATA=1 stops after generating.
+# SKIP_RSS=1, SKIP_HOSTILE=1 leave parts out; ONLY_DATA=1 stops after generating; SHM=0 times
+# the inputs from bench/out/ instead of copies in /dev/shm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -24,6 +25,7 @@ RUNS=${RUNS:-3}
 PEER_RUNS=${PEER_RUNS:-$RUNS}
 PROMPTFOO_RUNS=${PROMPTFOO_RUNS:-0}
 SCALING_RUNS=${SCALING_RUNS:-$RUNS}
+RULE_RUNS=${RULE_RUNS:-$((RUNS > 5 ? RUNS : 5))}
 JOBS=${JOBS:-2}
 SKIP_PEERS=${SKIP_PEERS:-0}
 SKIP_SCALING=${SKIP_SCALING:-0}
@@ -124,6 +126,25 @@ tau=$data/tau.jsonl
 if [[ ! -s $tau ]]; then
   say "generating $tau ($tau_bytes, tau-bench-like retail traces)"
   python3 bench/gen_tau.py -o "$tau.tmp" --bytes "$tau_bytes" --seed 5 2>"$data/tau.stats" && mv "$tau.tmp" "$tau"
+fi
+# The main inputs are timed from copies in memory (/dev/shm) when it has room for them: on a
+# busy machine the page cache can drop part of a 500 MB file between two rounds, and that
+# round then times the disk. SHM=0 times the files where they were generated.
+inputs="the generated files in $data/"
+if [[ ${SHM:-1} == 1 && ${ONLY_DATA:-0} != 1 && -d /dev/shm ]]; then
+  need=$(du -cb "$native" "$tau" "$agentevals" | tail -n 1 | cut -f 1)
+  room=$(df -B1 --output=avail /dev/shm | tail -n 1)
+  if ((room > 2 * need)); then
+    shm=$(mktemp -d /dev/shm/trajcheck-bench.XXXXXX)
+    trap 'rm -rf "$tmp" "$shm"' EXIT
+    for v in native tau agentevals; do
+      cp "${!v}" "$shm/"
+      printf -v "$v" '%s' "$shm/${!v##*/}"
+    done
+    inputs="copies in memory ($shm/, removed at the end) of native.jsonl, tau.jsonl and agentevals.jsonl"
+  else
+    note "/dev/shm has $((room >> 20)) MiB free, less than twice the inputs' $((need >> 20)) MiB: inputs timed from $data/"
+  fi
 fi
 tau_meta=$(meta "$tau")
 native_meta=$(meta "$native")
@@ -240,10 +261,17 @@ flush
 
 # ------------------------------------------------------------------ per-rule cost (tau.rules, each alone)
 
+# A rule's own cost is a small difference of two large times, so each rule K is paired: the
+# trivial rule (bK) runs right before it (rK) in every round, and the report takes the median
+# of the per-round differences, which the machine's drift moves far less than two medians.
 if ((has_check)); then
   python3 bench/split_rules.py bench/tau.rules "$tmp/split" >bench/out/rules-split.tsv
   while IFS=$'\t' read -r k label; do
-    figure rule "r$k" "$tau_meta" 1 "$RUNS" "0 1" /dev/null "$label" -- \
+    if [[ $k != 0 ]]; then
+      figure rule "b$k" "$tau_meta" 1 "$RULE_RUNS" "0 1" /dev/null "the trivial rule, paired with rule $k" -- \
+        "$tc" check -r "$tmp/split/rule-0.rules" -j 1 --quiet "$tau"
+    fi
+    figure rule "r$k" "$tau_meta" 1 "$RULE_RUNS" "0 1" /dev/null "$label" -- \
       "$tc" check -r "$tmp/split/rule-$k.rules" -j 1 --quiet "$tau"
   done <bench/out/rules-split.tsv
   flush
@@ -371,6 +399,7 @@ python3 bench/report.py --samples "$samples" --figures "$figures" --notes "$note
   --agreement bench/out/agreement.md --quick "$QUICK" --jobs "$JOBS" \
   --native-stats "$data/native.stats" --agentevals-stats "$data/agentevals.stats" \
   --tau-stats "$data/tau.stats" --rules-split bench/out/rules-split.tsv --loadavg bench/out/loadavg.tsv \
+  --inputs "$inputs" \
   --out bench/out/results.md --targets bench/out/targets.md
 say "wrote bench/out/results.md ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s)"
 cat bench/out/results.md
