@@ -5,8 +5,8 @@
 #   bash scripts/setup.sh test       the same, then run the whole test suite (Release: the golden,
 #                                    command-line, Python, Dask and editor tests and the full soak;
 #                                    the embedding example against an installed copy; then every
-#                                    C++ test built with ASan+UBSan, and a minute of each fuzz
-#                                    target)
+#                                    C++ test built with ASan+UBSan, the record pipeline with
+#                                    TSan, and a minute of each fuzz target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,6 +103,11 @@ case "$mode" in
     # (The extension's tests run no C++ code: once, above, is enough.)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j "$jobs" -E '^vscode\.'
+    # The record pipeline's threads under ThreadSanitizer: header-only, so a program of its own
+    # (the tree above is built with ASan, which TSan cannot join).
+    clang++ -std=c++20 -fsanitize=thread -O1 -g1 -Iinclude -Isrc tests/tsan/pipeline_tsan.cpp \
+      -o build-asan/pipeline_tsan
+    TSAN_OPTIONS=halt_on_error=1 build-asan/pipeline_tsan
     # A minute of each fuzz target, seeded from the repository's files: a crash, leak or hang
     # fails the run, and the input that caused it is in build-asan/artifacts/.
     FUZZ_BUILD_DIR=$PWD/build-asan FUZZ_BUILD_JOBS=$jobs FUZZ_JOBS=$jobs bash scripts/fuzz.sh 60

@@ -215,6 +215,7 @@ RunOutput write_to(std::FILE* out_file, std::FILE* err_file);
 
 // Yields the next record; false at the end. RecordSource::next, or records read by the
 // caller (e.g. one byte range of a file, with the origins RecordSource would give them).
+// With several workers it is called from their threads, one call at a time.
 using RecordInput = std::function<bool(RawRecord&)>;
 
 struct CheckRunOptions {

@@ -7,16 +7,15 @@
 //       source, jobs, [&] { return Worker{…}; }, stdout, stderr);
 //   // merge each worker's own counters from `done`
 //
-// The calling thread reads records in batches; `jobs` workers process batches; each
-// batch's `out` and `err` text is written in input order. At most a fixed number of
-// batches are in flight, so memory stays flat whatever the input size. With jobs <= 1
-// everything runs on the calling thread.
+// `jobs` workers each read a batch of records (one worker at a time) and process it; the
+// calling thread writes each batch's `out` and `err` text in input order. At most a fixed
+// number of batches are in flight, so memory stays flat whatever the input size. With
+// jobs <= 1 everything runs on the calling thread.
 #pragma once
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -107,25 +106,45 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
   }
 
   for (unsigned i = 0; i < jobs; ++i) workers.push_back(make_worker());
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Batch*> todo;              // filled, waiting for a worker
+  // Each worker reads its own batch (one at a time, under `input_mu`) and then processes it,
+  // so a record's bytes are copied, parsed and checked on one core; the calling thread writes
+  // the processed batches in input order and hands them back for refilling.
+  std::mutex input_mu;                  // held while a batch is filled: input() is not reentrant
+  std::uint64_t next_seq = 0;           // under input_mu
+  bool input_done = false;              // under input_mu
+  std::mutex mu;                        // the rest
+  std::condition_variable batch_freed, batch_done;
   std::map<std::uint64_t, Batch*> done; // processed, waiting for their turn to be written
   std::vector<Batch*> free_batches;
   std::vector<std::unique_ptr<Batch>> owned;
   const std::size_t max_batches = 2 * jobs + 2;
-  bool closed = false;
+  unsigned running = 0;                 // workers that have not finished
 
-  std::vector<std::thread> threads;
+  auto take_free = [&]() -> Batch* {  // a batch to fill; waits while max_batches are in flight
+    std::unique_lock<std::mutex> lk(mu);
+    if (free_batches.empty() && owned.size() < max_batches) {
+      owned.push_back(std::make_unique<Batch>());
+      return owned.back().get();
+    }
+    batch_freed.wait(lk, [&] { return !free_batches.empty(); });
+    Batch* b = free_batches.back();
+    free_batches.pop_back();
+    return b;
+  };
   auto work = [&](unsigned i) {
     for (;;) {
-      Batch* b;
+      Batch* b = take_free();
+      bool filled;
       {
-        std::unique_lock<std::mutex> lk(mu);
-        cv.wait(lk, [&] { return closed || !todo.empty(); });
-        if (todo.empty()) return;
-        b = todo.front();
-        todo.pop_front();
+        std::lock_guard<std::mutex> lk(input_mu);
+        filled = !input_done && fill(*b);
+        if (filled) b->seq = next_seq++;
+        else input_done = true;
+      }
+      if (!filled) {
+        std::lock_guard<std::mutex> lk(mu);
+        free_batches.push_back(b);
+        break;
       }
       b->out.clear();
       b->err.clear();
@@ -134,70 +153,50 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
         std::lock_guard<std::mutex> lk(mu);
         done.emplace(b->seq, b);
       }
-      cv.notify_all();
+      batch_done.notify_one();
     }
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      --running;
+    }
+    batch_done.notify_one();
+    batch_freed.notify_all();  // a worker waiting for a batch may now find the input ended
   };
   // The system may refuse threads (limits on processes or address space): go on with those
   // that started, or on this thread alone, rather than abort.
+  std::vector<std::thread> threads;
+  running = jobs;
   try {
     for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(work, i);
   } catch (const std::system_error&) {
+  }
+  if (threads.size() < jobs) {
+    std::lock_guard<std::mutex> lk(mu);
+    running -= jobs - static_cast<unsigned>(threads.size());
   }
   if (threads.empty()) {
     run_serial(workers[0]);
     return workers;
   }
 
-  std::uint64_t next_seq = 0, next_write = 0;
-  auto write_ready = [&](std::unique_lock<std::mutex>& lk) {
-    // Writes every batch whose turn it is; called with the lock held.
-    for (auto it = done.find(next_write); it != done.end(); it = done.find(next_write)) {
-      Batch* b = it->second;
-      done.erase(it);
-      lk.unlock();
-      output(b->out, b->err);
-      lk.lock();
-      free_batches.push_back(b);
-      ++next_write;
-    }
-  };
+  // Writes each batch when its turn comes, until every worker has finished and every batch
+  // it filled is written (next_seq is final once no worker runs).
+  std::uint64_t next_write = 0;
+  std::unique_lock<std::mutex> lk(mu);
   for (;;) {
-    Batch* b;
-    {
-      std::unique_lock<std::mutex> lk(mu);
-      write_ready(lk);
-      if (free_batches.empty() && owned.size() < max_batches) {
-        owned.push_back(std::make_unique<Batch>());
-        free_batches.push_back(owned.back().get());
-      }
-      cv.wait(lk, [&] {
-        write_ready(lk);
-        return !free_batches.empty();
-      });
-      b = free_batches.back();
-      free_batches.pop_back();
-    }
-    if (!fill(*b)) {
-      std::lock_guard<std::mutex> lk(mu);
-      free_batches.push_back(b);
-      break;
-    }
-    b->seq = next_seq++;
-    {
-      std::lock_guard<std::mutex> lk(mu);
-      todo.push_back(b);
-    }
-    cv.notify_all();
+    batch_done.wait(lk, [&] { return done.count(next_write) != 0 || running == 0; });
+    auto it = done.find(next_write);
+    if (it == done.end()) break;  // no worker runs, and every batch it filled is written
+    Batch* b = it->second;
+    done.erase(it);
+    lk.unlock();
+    output(b->out, b->err);
+    lk.lock();
+    free_batches.push_back(b);
+    ++next_write;
+    batch_freed.notify_one();
   }
-  {
-    std::unique_lock<std::mutex> lk(mu);
-    cv.wait(lk, [&] {
-      write_ready(lk);
-      return next_write == next_seq;
-    });
-    closed = true;
-  }
-  cv.notify_all();
+  lk.unlock();
   for (auto& t : threads) t.join();
   return workers;
 }
