@@ -115,7 +115,8 @@ class StepDocs {
   // seen(v) at the current step (§4a): the context's leaves, earlier results' leaves and
   // earlier user text. Nothing is done before a step asks. The steps a question needs that
   // are not indexed yet are searched raw for a plain string (its quoted bytes in each result,
-  // a result that holds them or any escape parsed to confirm a leaf; its bytes in user text)
+  // a leaf told from a member name by the quotes before it and the colon after it, a result
+  // with an escape parsed instead; its bytes in user text)
   // until those searches have cost a few times what indexing the steps would; then the steps
   // are indexed (parsed once, every scalar leaf hashed, user text in the substring index).
   // So a few questions cost a scan, many cost one index: linear either way.
