@@ -10,7 +10,8 @@
 #
 # Environment: RUNS (default 3) runs of a figure; PEER_RUNS (default RUNS) of agentevals;
 # PROMPTFOO_RUNS (default 0: about two minutes a run, no target depends on it); SCALING_RUNS
-# (default RUNS); RULE_RUNS (default RUNS, at least 5) rounds of the per-rule pairs; JOBS (default 2) the threads of the -j figures; NATIVE (default ON) builds
+# (default RUNS); RULE_RUNS (default RUNS, at least 5) rounds of the per-rule pairs; JOBS
+# (default 2) the threads of the -j figures; NATIVE (default ON) builds
 # with TRAJCHECK_NATIVE (-march=native, trajcheck and floor alike); RSS_COPIES (default 10)
 # times the native file is piped through check for the largest input (10 = 5 GB, never on
 # disk); HOSTILE_STEPS (default 50 000) the smaller hostile trace; SKIP_PEERS=1, SKIP_SCALING=1,
