@@ -117,3 +117,31 @@ TEST_CASE("pipeline: a batch's kept buffers depend on the records it holds, not 
   trajcheck::detail::bound_kept_memory(b);
   CHECK(b.records[0].text.data() == before);
 }
+
+TEST_CASE("pipeline: trimming a batch's buffers reallocates the slots with the most spare, not all") {
+  trajcheck::detail::Batch b;
+  b.records.resize(100);
+  for (auto& r : b.records) {  // each a little spare, 100 KB in all: not worth a copy
+    r.text.reserve(2'000);
+    r.text.assign(1'000, 'y');
+  }
+  // Three slots once held 1 MB records: 3 MB of spare, over the bound.
+  for (int i : {10, 50, 90}) {
+    b.records[i].text.reserve(1'000'000);
+    b.records[i].text.assign(1'000, 'y');
+  }
+  b.used = 100;
+  std::vector<const char*> before;
+  for (const auto& r : b.records) before.push_back(r.text.data());
+  trajcheck::detail::bound_kept_memory(b);
+  std::size_t spare = 0, moved = 0;
+  for (std::size_t i = 0; i < b.records.size(); ++i) {
+    const std::string& t = b.records[i].text;
+    CHECK(t == std::string(1'000, 'y'));
+    spare += t.capacity() - std::min(t.capacity(), t.size() + trajcheck::kRecordPadding);
+    moved += t.data() != before[i];
+  }
+  CHECK(spare <= trajcheck::kBatchSpareBytes / 2);  // down to half the bound: trimming stays rare
+  CHECK(moved >= 2);
+  CHECK(moved <= 3);  // only the oversized slots were copied
+}
