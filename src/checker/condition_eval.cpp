@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "json/text.hpp"
 #include "trajcheck/catalog.hpp"
 
 namespace trajcheck::detail {
@@ -255,23 +256,19 @@ bool contains(std::string_view text, std::string_view s) {
 // a string, so an occurrence of `quoted` after an even number of quotes is a whole string; it
 // is a member name when a colon follows it (blanks between), a leaf otherwise.
 bool has_quoted_leaf(std::string_view json, std::string_view quoted) {
-  std::size_t from = 0;     // where the next search starts
-  std::size_t counted = 0;  // quotes before this offset are counted in `quotes`
-  std::size_t quotes = 0;
-  while (from < json.size()) {
-    const void* hit = ::memmem(json.data() + from, json.size() - from, quoted.data(), quoted.size());
-    if (hit == nullptr) return false;
+  std::size_t from = 0;  // where the next search starts; the quotes before it are counted
+  bool odd = false;      // an odd number of quotes before `from`: it lies inside a string
+  while (const void* hit = ::memmem(json.data() + from, json.size() - from, quoted.data(), quoted.size())) {
     const std::size_t at = static_cast<const char*>(hit) - json.data();
-    quotes += static_cast<std::size_t>(std::count(json.begin() + counted, json.begin() + at, '"'));
-    counted = at;
-    if (quotes % 2 != 0) {  // the first quote closes a string: look again from the next byte
+    odd ^= std::count(json.begin() + from, json.begin() + at, '"') % 2 != 0;
+    if (odd) {  // the first quote closes a string: look again from the next byte
       from = at + 1;
+      odd = false;  // (that quote is now counted)
       continue;
     }
-    std::size_t next = at + quoted.size();
-    while (next < json.size() && std::memchr(" \t\n\r", json[next], 4) != nullptr) ++next;
-    if (next == json.size() || json[next] != ':') return true;
-    from = counted = at + quoted.size();  // a member name: its two quotes keep the count even
+    from = at + quoted.size();  // a whole string: its two quotes keep the count even
+    const std::string_view after = json::trim_ws(json.substr(from));
+    if (after.empty() || after.front() != ':') return true;  // not a member name: a leaf
   }
   return false;
 }
