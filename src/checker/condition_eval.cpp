@@ -256,14 +256,11 @@ bool contains(std::string_view text, std::string_view s) {
 // a string, so an occurrence of `quoted` after an even number of quotes is a whole string; it
 // is a member name when a colon follows it (blanks between), a leaf otherwise.
 bool has_quoted_leaf(std::string_view json, std::string_view quoted) {
-  std::size_t from = 0;  // where the next search starts; the quotes before it are counted
-  bool odd = false;      // an odd number of quotes before `from`: it lies inside a string
+  std::size_t from = 0;  // where the next search starts: an even number of quotes before it
   while (const void* hit = ::memmem(json.data() + from, json.size() - from, quoted.data(), quoted.size())) {
     const std::size_t at = static_cast<const char*>(hit) - json.data();
-    odd ^= std::count(json.begin() + from, json.begin() + at, '"') % 2 != 0;
-    if (odd) {  // the first quote closes a string: look again from the next byte
-      from = at + 1;
-      odd = false;  // (that quote is now counted)
+    if (std::count(json.begin() + from, json.begin() + at, '"') % 2 != 0) {
+      from = at + 1;  // the match's first quote closes a string: one more quote, even again
       continue;
     }
     from = at + quoted.size();  // a whole string: its two quotes keep the count even
