@@ -74,9 +74,8 @@ class Figure:
         self.median = statistics.median(walls) if walls else None
         self.min = min(walls) if walls else None
         self.max = max(walls) if walls else None
-        cpus = [float(s["cpu"]) for s in ok if num(s.get("cpu")) is not None]
-        self.cpu = statistics.median(cpus) if cpus else None
         self.cpu_by_round = {int(s["run"]): float(s["cpu"]) for s in ok if num(s.get("cpu")) is not None}
+        self.cpu = statistics.median(self.cpu_by_round.values()) if self.cpu_by_round else None
         rss = [int(s["rss"]) for s in ok if s["rss"].isdigit()]
         self.rss_mb = max(rss) / 1024 if rss else None
 
