@@ -4,6 +4,7 @@
 #include "readers/tape_value.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <new>
 
 namespace trajcheck::detail {
@@ -11,6 +12,7 @@ namespace trajcheck::detail {
 namespace {
 
 using Name = TapeScratch::Name;
+constexpr std::size_t kKeptNameSlots = 1 << 16;
 
 // The first and the last eight bytes and the length: tells apart the names of one object
 // (keys sharing a long prefix still differ at their ends) in a few instructions. `s` lies in
@@ -26,23 +28,37 @@ std::uint64_t fingerprint(std::string_view s) {
 }
 
 bool same(const Name& a, const Name& b) { return a.fingerprint == b.fingerprint && a.text == b.text; }
-bool before(const Name& a, const Name& b) {
-  return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.text < b.text;
-}
 
-// No two of the names in [b, e) are equal (sorted in place when there are many: they are
-// dropped after this check).
-bool unique(Name* b, Name* e) {
-  std::size_t n = static_cast<std::size_t>(e - b);
-  if (n < 2) return true;  // (b may be null: an object with no name yet in an empty stack)
+// No two of the names in [b, e) are equal. A few are compared pairwise; more go through an
+// open-addressing table of their fingerprints (`slots`: all zero between calls, at least twice
+// as many slots as names), so an object costs linear time in its names whatever its size.
+// (Sorting them instead measured a quarter of the whole walk on records with objects of 16-40
+// members, as tool results often hold.)
+bool all_distinct(const Name* b, const Name* e, std::vector<std::uint32_t>& slots) {
+  const std::size_t n = static_cast<std::size_t>(e - b);
+  if (n < 2) return true;
   if (n <= 8) {
     for (const Name* i = b + 1; i < e; ++i)
       for (const Name* j = b; j != i; ++j)
         if (same(*i, *j)) return false;
     return true;
   }
-  std::sort(b, e, before);
-  return std::adjacent_find(b, e, same) == e;
+  const std::size_t size = std::bit_ceil(2 * n);
+  const int shift = 64 - std::countr_zero(size);
+  if (slots.size() < size) slots.assign(size, 0);
+  bool ok = true;
+  for (std::uint32_t i = 0; i < n && ok; ++i) {
+    std::size_t h = static_cast<std::size_t>((b[i].fingerprint * 0x9E3779B97F4A7C15ull) >> shift);
+    for (; slots[h] != 0; h = (h + 1) & (size - 1))
+      if (same(b[slots[h] - 1], b[i])) {
+        ok = false;
+        break;
+      }
+    slots[h] = i + 1;
+  }
+  std::fill_n(slots.begin(), size, 0);
+  if (slots.size() > kKeptNameSlots) slots = {};  // an unusually large object: not kept
+  return ok;
 }
 
 constexpr bool blank(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
@@ -135,9 +151,7 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   const char* const end = text + size;
   // The next backslash of the record: a string before it holds no escape.
   const char* slash = static_cast<const char*>(std::memchr(text, '\\', size));
-  auto& names = s.names;
   auto& open = s.open;
-  names.clear();
   open.clear();
 
   // The string at token k: its escapes checked and decoded through simdjson's own decoder;
@@ -196,6 +210,12 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
 
   std::uint32_t k = 0;
   std::uint32_t flags = 0;  // of the innermost open container
+  // The innermost object's member names, two bits each in 64 (a Bloom filter): a name whose
+  // bits were all set already may repeat one (kMaybeTwice), and only then are the object's
+  // names gathered and compared at its close. Most objects of a trace have a few members, and
+  // most close unchecked.
+  constexpr std::uint32_t kMaybeTwice = 2;
+  std::uint64_t seen = 0;
   char c = text[idx[0]];
   if (c != '{' && c != '[') return false;
   // Each state reads token k; `flags` collects what the innermost open container holds. A
@@ -208,8 +228,9 @@ value:
   c = text[idx[k]];
   if (c == '{' || c == '[') {
     if (open.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
-    open.push_back({k, static_cast<std::uint32_t>(names.size()), flags, c == '{'});
+    open.push_back({k, flags, seen, c == '{'});
     flags = 0;
+    seen = 0;
     ++k;
     flags |= spaced(k);
     if (k < n_ && text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
@@ -228,7 +249,10 @@ key: {
   if (k >= n_ || text[idx[k]] != '"') return false;
   std::string_view name;
   if (!string(k, &name, &flags)) return false;
-  names.push_back({fingerprint(name), name});
+  const std::uint64_t mixed = fingerprint(name) * 0x9E3779B97F4A7C15ull;
+  const std::uint64_t bits = (std::uint64_t{1} << (mixed >> 58)) | (std::uint64_t{1} << ((mixed >> 52) & 63));
+  if ((seen & bits) == bits) flags |= kMaybeTwice;
+  seen |= bits;
   ++k;
   if (k >= n_ || text[idx[k]] != ':') return false;
   ++k;
@@ -252,12 +276,8 @@ close: {
   // Token k closes the innermost container.
   const TapeScratch::Open o = open.back();
   open.pop_back();
-  if (o.object) {
-    if (names.size() - o.first_name >= 2 &&
-        !unique(names.data() + o.first_name, names.data() + names.size()))
-      return false;
-    names.resize(o.first_name);
-  }
+  if (o.object && (flags & kMaybeTwice) && !distinct_names(o.token, s)) return false;
+  seen = o.seen;
   std::uint32_t mine = (flags & 1 ? kBlank : 0) | (flags & kEscaped);
   aux[o.token] = k | mine;
   flags = o.flags | (flags & 1) | (flags & kEscaped);
@@ -265,6 +285,15 @@ close: {
   flags |= spaced(k);
   goto after_value;
 }
+}
+
+bool TapeDoc::distinct_names(std::uint32_t k, TapeScratch& s) const {
+  s.names.clear();
+  for_keys(k, [&](std::string_view name) {
+    s.names.push_back({fingerprint(name), name});
+    return true;
+  });
+  return all_distinct(s.names.data(), s.names.data() + s.names.size(), s.name_slots);
 }
 
 std::string_view canonical_tape_text(const TapeValue& v) {

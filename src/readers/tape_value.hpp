@@ -44,13 +44,14 @@ struct TapeScratch {
     std::string_view text;
   };
   struct Open {
-    std::uint32_t token;       // where the container opens
-    std::uint32_t first_name;  // its first member name in `names` (objects)
-    std::uint32_t flags;       // the enclosing container's flags, restored at the close
+    std::uint32_t token;  // where the container opens
+    std::uint32_t flags;  // the enclosing container's flags, restored at the close
+    std::uint64_t seen;   // the enclosing object's name filter, restored at the close
     bool object;
   };
-  std::vector<Name> names;
   std::vector<Open> open;
+  std::vector<Name> names;                // one object's member names, when they are compared
+  std::vector<std::uint32_t> name_slots;  // and the table that compares many
 };
 
 class TapeDoc {
@@ -126,6 +127,7 @@ class TapeDoc {
     return q;
   }
   bool validate(TapeScratch& s, std::size_t size);
+  bool distinct_names(std::uint32_t k, TapeScratch& s) const;
 
   const char* text_ = nullptr;
   const std::uint32_t* idx_ = nullptr;

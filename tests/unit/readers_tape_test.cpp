@@ -593,6 +593,28 @@ TEST_CASE("tape: a member named twice is found in objects of every size, however
   CHECK(read > 300);
 }
 
+// Large objects fill the walk's name filter, so every one of them is compared whole: the
+// repeat is found wherever it is, one scratch serving objects of every size in turn (its table
+// is given back after the largest), and distinct names still pass.
+TEST_CASE("tape: in objects of thousands of members a repeat is found, distinct names pass") {
+  detail::Scratch s;
+  for (std::size_t n : {9u, 100u, 5000u, 40000u, 12u}) {
+    for (int repeat : {-1, 0, 1}) {  // none; the first name again at the end; the last twice
+      std::string object = "{";
+      for (std::size_t i = 0; i < n; ++i) object += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
+      if (repeat == 0) object += ",\"k0\":2";
+      if (repeat == 1) object += ",\"k" + std::to_string(n - 1) + "\":2";
+      object += "}";
+      std::string text = R"({"steps":[{"tool":"a","arguments":{"x":)" + object + "}}]}";
+      CAPTURE(n);
+      CAPTURE(repeat);
+      std::string padded = text + std::string(kRecordPadding, ' ');
+      detail::TapeDoc doc;
+      CHECK(doc.parse(s.tape, std::string_view(padded.data(), text.size())) == (repeat < 0));
+    }
+  }
+}
+
 namespace {
 
 // Whether simdjson's DOM parser accepts `text` and no object in it names a member twice.
