@@ -39,6 +39,7 @@ struct RuleState {
   bool open = false;      // a segment is open
   bool opened_once = false;  // `after Q` opens at the first Q only
   bool settled = false;   // single-segment scope whose monitors are all done
+  bool idle = true;       // every monitor done or idle(): see Checker::Impl::kIfIdle
   bool violated = false, satisfied = false;
   // Parametric slices (§5): a segment counts as satisfied only if one of its steps bound
   // the slice's value (`bound`); one where it never was is vacuous, as a rule nothing binds.
@@ -57,6 +58,7 @@ struct RuleState {
 
   void begin_segment(std::uint32_t at) {
     open = true;
+    idle = true;
     bound = false;
     seg_start = at;
     for (StatementMonitor& m : monitors) m.begin(at);
@@ -152,6 +154,7 @@ struct RuleState {
   }
   void start_trace() {
     open = opened_once = settled = violated = satisfied = false;
+    idle = true;
     witnesses.clear();
     if (spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::before) begin_segment(0);
   }
@@ -174,14 +177,16 @@ struct RuleState {
     }
   }
   void feed(StepEval& ev) {
-    bool all_done = true;
+    bool all_done = true, all_idle = true;
     for (StatementMonitor& m : monitors) {
       if (!m.done()) {
         std::uint32_t ign = m.spec().ignoring;
         if (ign == detail::kNoId || !ev.match(ign)) m.step(ev);
       }
       all_done = all_done && m.done();
+      all_idle = all_idle && (m.done() || m.idle());
     }
+    idle = all_idle;
     // Only scopes with one segment can stop early; between/after-until may open again.
     settled = all_done && single_segment();
   }
@@ -398,9 +403,13 @@ struct Checker::Impl {
   // nothing to do on a step of a class (StepEval::step_class) on which all those patterns
   // are false. Per class, the rules that may have something to do, listed the first time
   // the class occurs — kept per row slot of the StepEval (so bounded like its rows) and
-  // dropped when the StepEval empties its slots.
+  // dropped when the StepEval empties its slots. A rule with a statement that reacts to
+  // every step only in some states (StatementMonitor::idle) is listed on the other classes
+  // with kIfIdle: the batch checker skips it there while it is idle.
+  static constexpr std::uint32_t kIfIdle = 1u << 31;
   std::vector<std::vector<std::uint32_t>> watched;  // per rule: its patterns; quiet rules only
-  std::vector<std::uint8_t> quiet;
+  std::vector<std::vector<std::uint32_t>> outside;  // per rule: `only`'s patterns (any other call counts)
+  std::vector<std::uint8_t> quiet, if_idle;
   std::vector<std::vector<std::uint32_t>> by_class;
   std::vector<std::uint8_t> by_class_built;
   std::uint64_t by_class_generation = 0;
@@ -452,30 +461,47 @@ struct Checker::Impl {
     init_interest();
   }
 
-  static bool quiet_kind(ir::StatementKind k) {
+  // What makes a statement change state (see `quiet`).
+  enum class Interest : std::uint8_t {
+    watch,          // only a step matching one of its patterns
+    watch_if_idle,  // that, or any step while it is not idle()
+    calls_outside,  // only a tool call its pattern does not match (`only`)
+    every_step,     // starts with, ends with, expect: any step
+  };
+  static Interest interest_of(ir::StatementKind k) {
     using K = ir::StatementKind;
     switch (k) {
       case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
-      case K::requires_: case K::never_followed_by: case K::excludes:
-        return true;
-      default:  // adjacency, in a row, retries, only, ends, no duplicate, expect: every step counts
-        return false;
+      case K::requires_: case K::never_followed_by: case K::excludes: case K::no_duplicate:
+      case K::retries:
+        return Interest::watch;
+      case K::immediately_precedes: case K::immediately_followed_by: case K::in_a_row:
+        return Interest::watch_if_idle;
+      case K::only:
+        return Interest::calls_outside;
+      default:
+        return Interest::every_step;
     }
   }
 
   void init_interest() {
     watched.resize(rules.size());
+    outside.resize(rules.size());
     quiet.assign(rules.size(), 0);
+    if_idle.assign(rules.size(), 0);
     for (std::size_t r = 0; r < rules.size(); ++r) {
       const detail::RuleSpec& spec = program->specs[r];
       if (parametric[r]) continue;
       bool q = true;
-      for (const detail::StatementSpec& st : spec.statements) q = q && quiet_kind(st.kind);
+      for (const detail::StatementSpec& st : spec.statements) q = q && interest_of(st.kind) != Interest::every_step;
       if (!q) continue;
       quiet[r] = 1;
-      for (const detail::StatementSpec& st : spec.statements)
+      for (const detail::StatementSpec& st : spec.statements) {
+        const Interest in = interest_of(st.kind);
+        if_idle[r] = if_idle[r] || in == Interest::watch_if_idle;
         for (std::uint32_t id : {st.a, st.b})
-          if (id != detail::kNoId) watched[r].push_back(id);
+          if (id != detail::kNoId) (in == Interest::calls_outside ? outside[r] : watched[r]).push_back(id);
+      }
       for (std::uint32_t id : {spec.q, spec.r})
         if (id != detail::kNoId) watched[r].push_back(id);
     }
@@ -498,10 +524,14 @@ struct Checker::Impl {
       by_class_built[c] = 1;
       list.clear();
       const std::uint8_t* row = eval.row();
+      const bool call = eval.is_tool_call();
       for (std::uint32_t r = 0; r < rules.size(); ++r) {
         bool may = !quiet[r];
         for (std::uint32_t id : watched[r]) may = may || row[id] != 0;
+        if (call)
+          for (std::uint32_t id : outside[r]) may = may || row[id] != 1;
         if (may) list.push_back(r);
+        else if (if_idle[r]) list.push_back(r | kIfIdle);
       }
     }
     return list;
@@ -910,16 +940,18 @@ struct Checker::Impl {
   void take_step(const Trajectory& trace, std::uint32_t i) {
     eval.begin_step(trace.steps()[i], i);
     values.step_cache.clear();
-    for (std::uint32_t r : interested()) {
+    for (std::uint32_t e : interested()) {
+      const std::uint32_t r = e & ~kIfIdle;
       if (parametric[r]) step_parametric(r, *rules[r].spec, *parametric[r]);
-      else step_reporting(rules[r], r, nullptr);
+      else if (!(e & kIfIdle) || !rules[r].idle || report != nullptr) step_reporting(rules[r], r, nullptr);
     }
   }
 
   // Monitor::check: take_step as a question.
   void probe_step(const Trajectory& trace, std::uint32_t i) {
     eval.begin_step(trace.steps()[i], i);
-    for (std::uint32_t r : interested()) {
+    for (std::uint32_t e : interested()) {
+      const std::uint32_t r = e & ~kIfIdle;
       if (parametric[r]) probe_parametric(r, *rules[r].spec, *parametric[r]);
       else probe_reporting(rules[r], r, nullptr);
     }

@@ -294,6 +294,18 @@ class StatementMonitor {
   std::string_view last_key() const { return scratch_; }
   // Nothing a later step does can change this segment's verdict or witnesses.
   bool done() const { return done_; }
+  // A step matching none of the statement's patterns changes nothing now: for the statements
+  // whose every step counts only in some states (adjacency after its first pattern, a run in
+  // progress), whether the monitor is out of those states. Checker::Impl's interest lists
+  // skip a rule on such a step while all its monitors are idle.
+  bool idle() const {
+    switch (spec_->kind) {
+      case ir::StatementKind::immediately_precedes: return !flag_;
+      case ir::StatementKind::immediately_followed_by: return pending_ == kNoId;
+      case ir::StatementKind::in_a_row: return count_ == 0;
+      default: return true;
+    }
+  }
   const StatementSpec& spec() const { return *spec_; }
 
  private:
