@@ -58,10 +58,13 @@ struct RuleState {
 
   void begin_segment(std::uint32_t at) {
     open = true;
-    idle = true;
     bound = false;
     seg_start = at;
-    for (StatementMonitor& m : monitors) m.begin(at);
+    idle = true;
+    for (StatementMonitor& m : monitors) {
+      m.begin(at);
+      idle = idle && m.idle();
+    }
   }
   // `end`: the step that closes the segment (excluded), or the trace length.
   void end_segment(std::uint32_t end) {
@@ -154,7 +157,7 @@ struct RuleState {
   }
   void start_trace() {
     open = opened_once = settled = violated = satisfied = false;
-    idle = true;
+    idle = true;  // a closed segment reacts only to its scope's patterns, which are watched
     witnesses.clear();
     if (spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::before) begin_segment(0);
   }
@@ -461,26 +464,33 @@ struct Checker::Impl {
     init_interest();
   }
 
-  // What makes a statement change state (see `quiet`).
+  // What makes a statement change state (see `quiet`), and the patterns that tell.
   enum class Interest : std::uint8_t {
-    watch,          // only a step matching one of its patterns
-    watch_if_idle,  // that, or any step while it is not idle()
-    calls_outside,  // only a tool call its pattern does not match (`only`)
-    every_step,     // starts with, ends with, expect: any step
+    watch,          // only a step matching one of the patterns
+    watch_if_idle,  // that while the monitor is idle(), any step while it is not
+    calls_outside,  // only a tool call the pattern does not match (`only`)
+    every_step,     // ends with, expect: any step
   };
-  static Interest interest_of(ir::StatementKind k) {
+  struct Watch {
+    Interest interest;
+    bool a, b;  // which of the statement's patterns are watched
+  };
+  static Watch interest_of(ir::StatementKind k) {
     using K = ir::StatementKind;
     switch (k) {
       case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
-      case K::requires_: case K::never_followed_by: case K::excludes: case K::no_duplicate:
-      case K::retries:
-        return Interest::watch;
-      case K::immediately_precedes: case K::immediately_followed_by: case K::in_a_row:
-        return Interest::watch_if_idle;
+      case K::requires_: case K::excludes: case K::no_duplicate: case K::retries:
+        return {Interest::watch, true, true};
+      case K::immediately_precedes:
+        return {Interest::watch_if_idle, true, true};
+      case K::immediately_followed_by: case K::in_a_row: case K::never_followed_by:
+        return {Interest::watch_if_idle, true, false};  // B matters only once an A was met
+      case K::starts_with:
+        return {Interest::watch_if_idle, false, false};  // idle once the first step is taken
       case K::only:
-        return Interest::calls_outside;
+        return {Interest::calls_outside, true, false};
       default:
-        return Interest::every_step;
+        return {Interest::every_step, false, false};
     }
   }
 
@@ -493,14 +503,15 @@ struct Checker::Impl {
       const detail::RuleSpec& spec = program->specs[r];
       if (parametric[r]) continue;
       bool q = true;
-      for (const detail::StatementSpec& st : spec.statements) q = q && interest_of(st.kind) != Interest::every_step;
+      for (const detail::StatementSpec& st : spec.statements) q = q && interest_of(st.kind).interest != Interest::every_step;
       if (!q) continue;
       quiet[r] = 1;
       for (const detail::StatementSpec& st : spec.statements) {
-        const Interest in = interest_of(st.kind);
-        if_idle[r] = if_idle[r] || in == Interest::watch_if_idle;
-        for (std::uint32_t id : {st.a, st.b})
-          if (id != detail::kNoId) (in == Interest::calls_outside ? outside[r] : watched[r]).push_back(id);
+        const Watch w = interest_of(st.kind);
+        if_idle[r] = if_idle[r] || w.interest == Interest::watch_if_idle;
+        auto& to = w.interest == Interest::calls_outside ? outside[r] : watched[r];
+        if (w.a && st.a != detail::kNoId) to.push_back(st.a);
+        if (w.b && st.b != detail::kNoId) to.push_back(st.b);
       }
       for (std::uint32_t id : {spec.q, spec.r})
         if (id != detail::kNoId) watched[r].push_back(id);

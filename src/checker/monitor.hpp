@@ -294,15 +294,18 @@ class StatementMonitor {
   std::string_view last_key() const { return scratch_; }
   // Nothing a later step does can change this segment's verdict or witnesses.
   bool done() const { return done_; }
-  // A step matching none of the statement's patterns changes nothing now: for the statements
-  // whose every step counts only in some states (adjacency after its first pattern, a run in
-  // progress), whether the monitor is out of those states. Checker::Impl's interest lists
-  // skip a rule on such a step while all its monitors are idle.
+  // For the statements that react to any step only in some states (Checker::Impl's
+  // Interest::watch_if_idle), whether the monitor is out of those states, where only a step
+  // matching its watched patterns changes anything: no A just taken (immediately precedes),
+  // no A waiting for its B (immediately followed by), no run (in a row), no A yet (never
+  // followed by), the first step taken (starts with). True for the other statements.
   bool idle() const {
     switch (spec_->kind) {
       case ir::StatementKind::immediately_precedes: return !flag_;
       case ir::StatementKind::immediately_followed_by: return pending_ == kNoId;
       case ir::StatementKind::in_a_row: return count_ == 0;
+      case ir::StatementKind::never_followed_by: return first_a_ == kNoId;
+      case ir::StatementKind::starts_with: return any_;
       default: return true;
     }
   }
