@@ -12,6 +12,7 @@
 #include "run/pipeline.hpp"
 #include "run/text.hpp"
 #include "json/escape.hpp"
+#include "json/swar.hpp"
 #include "util/warnings_note.hpp"
 #include "util/xml_escape.hpp"
 
@@ -76,6 +77,26 @@ std::string_view to_string(CheckFormat f) {
 // ---------------------------------------------------------------------------------------
 // Escaping and step descriptions
 
+namespace {
+// The first byte of `s` at or after `i` that `stop` accepts, or s.size(): eight bytes at a
+// time through `mask` (SWAR marks of a superset of those bytes, the lowest exact), then one by
+// one. Printed witness steps are most of a failing trace's report.
+template <class Mask, class Stop>
+std::size_t scan(std::string_view s, std::size_t i, Mask mask, Stop stop) {
+  while (i + 8 <= s.size()) {
+    if (const std::uint64_t m = mask(swar::load(s.data() + i))) {
+      i += swar::first(m);
+      if (stop(s[i])) return i;
+      ++i;
+    } else {
+      i += 8;
+    }
+  }
+  while (i < s.size() && !stop(s[i])) ++i;
+  return i;
+}
+}  // namespace
+
 namespace detail {
 void append_printable(std::string& out, std::string_view s) {
   auto plain = [](char ch) {
@@ -83,8 +104,9 @@ void append_printable(std::string& out, std::string_view s) {
     return c >= 0x20 && c != 0x7f;
   };
   for (std::size_t i = 0; i < s.size();) {
-    std::size_t j = i;
-    while (j < s.size() && plain(s[j])) ++j;
+    const std::size_t j = scan(
+        s, i, [](std::uint64_t w) { return swar::less(w, 0x20) | swar::equal(w, 0x7f); },
+        [&](char c) { return !plain(c); });
     out.append(s.data() + i, j - i);  // a run of printable bytes in one piece
     if (j == s.size()) break;
     const auto c = static_cast<unsigned char>(s[j]);
@@ -124,8 +146,7 @@ void append_one_line(std::string& out, std::string_view s, std::size_t max) {
       ++i;
       continue;
     }
-    std::size_t j = i;
-    while (j < s.size() && !blank(s[j])) ++j;
+    const std::size_t j = scan(s, i, [](std::uint64_t w) { return swar::less(w, 0x21); }, blank);
     if (space) out += ' ';
     space = false;
     // One byte past `max` decides the cut: the run is appended up to there.

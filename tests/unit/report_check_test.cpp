@@ -1,6 +1,11 @@
 // Unit tests of the check report helpers (escaping, truncation, step descriptions).
 #include <doctest/doctest.h>
 
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "run/text.hpp"
 #include "trajcheck/report.hpp"
 #include "json/escape.hpp"
@@ -68,4 +73,57 @@ TEST_CASE("check formats by name") {
   CHECK(f == CheckFormat::markdown);
   CHECK_FALSE(parse_check_format("yaml", &f));
   CHECK(f == CheckFormat::markdown);
+}
+
+namespace {
+// Byte-at-a-time references of the report's text helpers, which scan eight bytes at a time.
+std::string printable_reference(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) out += ch;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+// Blanks trimmed and each run of them one space (no cut: `max` is never reached below).
+std::string one_line_reference(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("printing and folding text agree with byte-at-a-time references at every offset") {
+  std::mt19937 rng(31);
+  // Blanks, other control bytes, DEL, the bytes either side of the SWAR thresholds, UTF-8.
+  const std::string alphabet = std::string("  \n\t\r\x01\x1f\x7f!\"a\xc3\xa9\x80\xff", 16) + std::string(1, '\0');
+  ToolTable tools;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text;
+    const std::size_t n = rng() % 40;
+    for (std::size_t k = 0; k < n; ++k)
+      text += rng() % 3 ? 'x' : alphabet[rng() % alphabet.size()];
+    CAPTURE(text);
+    CHECK(detail::printable(text) == printable_reference(text));
+    Trajectory t(&tools);
+    Step& call = t.add_step(StepType::tool_call);
+    call.tool_name = t.store("a");
+    call.tool = tools.intern("a");
+    call.arguments = t.store(text);
+    const std::string folded = one_line_reference(text);
+    CHECK(describe_step(t, 0, 1000) == (folded.empty() && text.empty() ? "a" : "a " + folded));
+  }
 }
