@@ -750,31 +750,41 @@ struct Checker::Impl {
     });
   }
 
-  void results_parametric(std::uint32_t r, std::uint32_t n, Parametric& p, std::vector<RuleResult>& out) {
+  // The next result of this trace: element `used` of `out`, whose elements are reused from
+  // trace to trace (their vectors keep their storage), reset to a RuleResult{} of `rule`
+  // field by field. finish() trims `out` to the results it made.
+  static RuleResult& next_result(std::vector<RuleResult>& out, std::size_t& used, std::uint32_t rule) {
+    if (used == out.size()) out.emplace_back();
+    RuleResult& res = out[used++];
+    res.rule = rule;
+    res.status = VerdictStatus::satisfied;
+    res.steps.clear();
+    res.binding.clear();
+    res.bindings_dropped = 0;
+    res.details.clear();
+    return res;
+  }
+
+  void results_parametric(std::uint32_t r, std::uint32_t n, Parametric& p, std::vector<RuleResult>& out,
+                          std::size_t& used) {
     bool violated = false, satisfied = false;
-    const std::size_t first = out.size();
+    const std::size_t first = used;
     for (std::size_t j = 0; j < p.used; ++j) {
       RuleState& rs = p.slices[j].state;
       p.catch_up(p.slices[j], n);
       rs.finish_trace(n);
       if (rs.violated) {
         violated = true;
-        RuleResult res;
-        res.rule = r;
+        RuleResult& res = next_result(out, used, r);
         rs.result(res);
         res.binding.emplace_back(rules[r].spec->variable, detail::binding_json(p.slices[j].key.substr(0)));
-        out.push_back(std::move(res));
       }
       satisfied = satisfied || rs.satisfied;
     }
-    if (!violated) {  // one entry: satisfied if any binding was, else vacuous
-      RuleResult res;
-      res.rule = r;
-      res.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
-      out.push_back(std::move(res));
-    }
+    if (!violated)  // one entry: satisfied if any binding was, else vacuous
+      next_result(out, used, r).status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
     if (p.dropped != 0)
-      for (std::size_t k = first; k < out.size(); ++k) out[k].bindings_dropped = p.dropped;
+      for (std::size_t k = first; k < used; ++k) out[k].bindings_dropped = p.dropped;
   }
 
   // step(rs), and in guard mode the violation it made final, if any, into `report`.
@@ -985,20 +995,18 @@ struct Checker::Impl {
   }
 
   void finish(const Trajectory& trace, std::vector<RuleResult>& out) {
-    out.clear();
+    std::size_t used = 0;
     const auto n = static_cast<std::uint32_t>(trace.steps().size());
     for (std::uint32_t r = 0; r < rules.size(); ++r) {
       if (parametric[r]) {
-        results_parametric(r, n, *parametric[r], out);
+        results_parametric(r, n, *parametric[r], out, used);
         continue;
       }
       RuleState& rs = rules[r];
       rs.finish_trace(n);
-      RuleResult res;
-      res.rule = r;
-      rs.result(res);
-      out.push_back(std::move(res));
+      rs.result(next_result(out, used, r));
     }
+    out.resize(used);
     if (program->catalog)
       for (RuleResult& res : out) add_details(trace, res);
   }
