@@ -21,7 +21,7 @@ stages = [
     ("reading input (read(2), line splitting, copying records)",
      r"_copy_to_iter|filemap_|copy_page_to_iter|memchr|next_line|RecordSource|read_line|InputStream|_IO_fread|_IO_file_xsgetn|zstd|gz|inflate"),
     ("validation (simdjson stage 1, the walk over its indexes: grammar, escapes, numbers, member names)",
-     r"simdjson|validate_utf8|utf8|TapeDoc::validate|TapeDoc::parse|plain_number|fingerprint|detail::.*unique|detail::.*before"),
+     r"simdjson|validate_utf8|utf8|TapeDoc::validate|TapeDoc::parse|plain_number|fingerprint|distinct_names|all_distinct"),
     ("building the trace model (fields, tool names, raw JSON slices)",
      r"TapeDoc|read_native|read_step|ParseCtx|Trajectory::|normalize_tool_name|ToolTable|canonical_tape|write_tape_value|TraceParser|TapeValue|store_json"),
     ("rules (step classes, monitors, conditions, seen(), bindings)",
