@@ -503,7 +503,8 @@ struct Checker::Impl {
       const detail::RuleSpec& spec = program->specs[r];
       if (parametric[r]) continue;
       bool q = true;
-      for (const detail::StatementSpec& st : spec.statements) q = q && interest_of(st.kind).interest != Interest::every_step;
+      for (const detail::StatementSpec& st : spec.statements)
+        q = q && interest_of(st.kind).interest != Interest::every_step;
       if (!q) continue;
       quiet[r] = 1;
       for (const detail::StatementSpec& st : spec.statements) {
