@@ -13,6 +13,8 @@ namespace {
 
 using Name = TapeScratch::Name;
 constexpr std::size_t kKeptNameSlots = 1 << 16;
+// 2^64 / the golden ratio: multiplying by it spreads a fingerprint's bits over the high ones.
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
 // The first and the last eight bytes and the length: tells apart the names of one object
 // (keys sharing a long prefix still differ at their ends) in a few instructions. `s` lies in
@@ -24,7 +26,7 @@ std::uint64_t fingerprint(std::string_view s) {
   std::memcpy(&head, s.data(), 8);
   if (s.size() < 8) head &= (std::uint64_t{1} << (8 * s.size())) - 1;
   if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
-  return head ^ (tail * 0x9E3779B97F4A7C15ull) ^ (static_cast<std::uint64_t>(s.size()) << 56);
+  return head ^ (tail * kGolden) ^ (static_cast<std::uint64_t>(s.size()) << 56);
 }
 
 bool same(const Name& a, const Name& b) { return a.fingerprint == b.fingerprint && a.text == b.text; }
@@ -48,7 +50,7 @@ bool all_distinct(const Name* b, const Name* e, std::vector<std::uint32_t>& slot
   if (slots.size() < size) slots.assign(size, 0);
   bool ok = true;
   for (std::uint32_t i = 0; i < n && ok; ++i) {
-    std::size_t h = static_cast<std::size_t>((b[i].fingerprint * 0x9E3779B97F4A7C15ull) >> shift);
+    std::size_t h = static_cast<std::size_t>((b[i].fingerprint * kGolden) >> shift);
     for (; slots[h] != 0; h = (h + 1) & (size - 1))
       if (same(b[slots[h] - 1], b[i])) {
         ok = false;
@@ -249,7 +251,7 @@ key: {
   if (k >= n_ || text[idx[k]] != '"') return false;
   std::string_view name;
   if (!string(k, &name, &flags)) return false;
-  const std::uint64_t mixed = fingerprint(name) * 0x9E3779B97F4A7C15ull;
+  const std::uint64_t mixed = fingerprint(name) * kGolden;
   const std::uint64_t bits = (std::uint64_t{1} << (mixed >> 58)) | (std::uint64_t{1} << ((mixed >> 52) & 63));
   if ((seen & bits) == bits) flags |= kMaybeTwice;
   seen |= bits;
