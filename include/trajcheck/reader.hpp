@@ -71,10 +71,25 @@ struct NormalizeOptions {
 // (simdjson::SIMDJSON_PADDING; a static_assert in the parser keeps them equal.)
 constexpr std::size_t kRecordPadding = 64;
 
+// Bytes RecordSource reads from a JSONL file at a time: a line that lies whole in one read can
+// be lent (RawRecord::borrowed) rather than copied.
+constexpr std::size_t kRecordReadBuffer = std::size_t{1} << 16;
+
 // One record's bytes and where they came from.
 struct RawRecord {
   std::string text;  // reused between records; capacity() >= size() + kRecordPadding when
                      // RecordSource filled it (any other text is copied before parsing)
+  // Set by a caller that is done with each record before it asks for the next (the
+  // one-thread pipeline does): RecordSource may then lend it a line of its own read buffer
+  // (`borrowed`) instead of copying the line into `text`.
+  bool may_borrow = false;
+  // The record's bytes in RecordSource's read buffer, with kRecordPadding readable bytes past
+  // them, when it lent them (then `text` holds nothing of this record); valid until the next
+  // call to that source. Empty otherwise.
+  std::string_view borrowed;
+  // The record's bytes, wherever they are, and how many bytes from their start may be read.
+  std::string_view bytes() const { return borrowed.data() ? borrowed : std::string_view(text); }
+  std::size_t readable() const { return borrowed.data() ? borrowed.size() + kRecordPadding : text.capacity(); }
   RecordOrigin origin;
   // Set when the container itself failed (unreadable file, bad UTF-8 in a line that is
   // then not parsed, …): the record is rejected with this message at `origin`.

@@ -24,7 +24,7 @@ namespace trajcheck {
 
 namespace {
 
-constexpr std::size_t kReadBuffer = 1 << 16;
+constexpr std::size_t kReadBuffer = kRecordReadBuffer;
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -116,11 +116,12 @@ std::vector<std::string_view> object_keys(std::string_view text) {
   return keys;
 }
 
-// Fills `buf` from the start of a stream (up to its end or an error); returns the bytes read.
-std::size_t read_head(detail::InputStream& stream, std::vector<char>& buf, std::string& error) {
+// Fills `buf` with up to `limit` bytes from the start of a stream (up to its end or an error);
+// returns the bytes read.
+std::size_t read_head(detail::InputStream& stream, std::vector<char>& buf, std::size_t limit, std::string& error) {
   std::size_t end = 0;
-  while (end < buf.size()) {
-    std::size_t n = stream.read(buf.data() + end, buf.size() - end, error);
+  while (end < limit) {
+    std::size_t n = stream.read(buf.data() + end, limit - end, error);
     if (n == 0) break;
     end += n;
   }
@@ -242,7 +243,9 @@ struct RecordSource::Impl {
   std::string name;
   // lines
   detail::InputStream stream;
-  std::vector<char> buf = std::vector<char>(kReadBuffer);
+  // kReadBuffer bytes are read at a time; the padding past them makes every line in it
+  // readable as simdjson reads (kRecordPadding past its end), so a line can be lent.
+  std::vector<char> buf = std::vector<char>(kReadBuffer + kRecordPadding);
   std::size_t pos = 0, end = 0;
   bool eof = false;
   std::uint64_t line = 0;
@@ -281,17 +284,19 @@ struct RecordSource::Impl {
     out.container_error.clear();
   }
 
-  // Reads one line into `text`; false at end of file. *error set on a read error or a broken
-  // compressed stream (the partial line is dropped), or when the line is longer than
-  // detail::kMaxRecordBytes: the rest of that line is skipped and *too_long set, so reading goes on.
-  bool read_line(std::string& text, std::string* error, bool* too_long) {
+  // Reads one line into `text`, or, with `lent`, sets *lent to the line where it lies whole in
+  // the read buffer (`text` then left empty); false at end of file. *error set on a read error
+  // or a broken compressed stream (the partial line is dropped), or when the line is longer
+  // than detail::kMaxRecordBytes: the rest of that line is skipped and *too_long set, so
+  // reading goes on.
+  bool read_line(std::string& text, std::string_view* lent, std::string* error, bool* too_long) {
     text.clear();
-    bool any = false;
+    bool any = false, partial = false;
     *too_long = false;
     for (;;) {
       if (pos == end) {
         if (eof) return any;
-        end = stream.read(buf.data(), buf.size(), *error);
+        end = stream.read(buf.data(), kReadBuffer, *error);
         if (end == 0 && error->empty()) error->swap(pending_error);
         pos = 0;
         if (end == 0) {
@@ -304,6 +309,12 @@ struct RecordSource::Impl {
       const char* start = buf.data() + pos;
       const void* nl = std::memchr(start, '\n', end - pos);
       std::size_t n = nl ? static_cast<const char*>(nl) - start : end - pos;
+      if (lent && nl && !partial) {
+        *lent = std::string_view(start, n);
+        pos += n + 1;
+        return true;
+      }
+      partial = true;
       if (!*too_long && text.size() + n > detail::kMaxRecordBytes) {
         *too_long = true;
         std::string().swap(text);
@@ -318,7 +329,8 @@ struct RecordSource::Impl {
     for (;;) {
       std::string error;
       bool too_long = false;
-      if (!read_line(out.text, &error, &too_long)) {
+      std::string_view lent;
+      if (!read_line(out.text, out.may_borrow ? &lent : nullptr, &error, &too_long)) {
         if (!error.empty()) {
           emit_error(out, name, line + 1, 1, error);
           close();
@@ -333,12 +345,18 @@ struct RecordSource::Impl {
         return true;
       }
       std::uint64_t col = 1;
-      if (line == 1 && out.text.compare(0, kBom.size(), kBom) == 0) {
-        out.text.erase(0, kBom.size());
-        col += kBom.size();
+      std::string_view l = lent.data() ? lent : std::string_view(out.text);
+      std::size_t bom = line == 1 && l.compare(0, kBom.size(), kBom) == 0 ? kBom.size() : 0;
+      l.remove_prefix(bom);
+      col += bom;
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      if (std::all_of(l.begin(), l.end(), is_ws)) continue;  // blank: not a record
+      if (lent.data()) {
+        out.borrowed = l;
+      } else {
+        out.text.resize(bom + l.size());
+        out.text.erase(0, bom);
       }
-      if (!out.text.empty() && out.text.back() == '\r') out.text.pop_back();
-      if (std::all_of(out.text.begin(), out.text.end(), is_ws)) continue;  // blank: not a record
       out.origin = RecordOrigin{name, line, col, record_index++};
       out.container_error.clear();
       return true;
@@ -571,7 +589,7 @@ struct RecordSource::Impl {
     line = 0;
     pending_error.clear();
     mode = Mode::lines;
-    end = read_head(stream, buf, pending_error);
+    end = read_head(stream, buf, kReadBuffer, pending_error);
     if (format != InputFormat::session && !session_log_head(std::string_view(buf.data(), end))) return false;
     return read_session_log(out);
   }
@@ -715,15 +733,17 @@ bool RecordSource::is_session_log(const std::string& path, InputFormat format) {
   stream.open(f, true);
   std::vector<char> head(kReadBuffer);
   std::string error;
-  std::size_t end = read_head(stream, head, error);
+  std::size_t end = read_head(stream, head, head.size(), error);
   return session_log_head(std::string_view(head.data(), end));
 }
 
 bool RecordSource::next(RawRecord& out) {
   out.skip_warning.clear();
+  out.borrowed = {};
   if (!impl_->next(out)) return false;
   // Spare capacity lets TraceParser hand the text to simdjson in place (see RawRecord).
-  if (out.text.capacity() < out.text.size() + kRecordPadding) out.text.reserve(out.text.size() + kRecordPadding);
+  if (!out.borrowed.data() && out.text.capacity() < out.text.size() + kRecordPadding)
+    out.text.reserve(out.text.size() + kRecordPadding);
   return true;
 }
 

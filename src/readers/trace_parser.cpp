@@ -545,14 +545,14 @@ ParseOutcome TraceParser::parse(const RawRecord& record, Trajectory& scratch, co
   }
   const auto& overrides = impl_->c.options.context_overrides;
   if (!overrides.empty()) {
-    impl_->run(record.text, record.text.capacity(), record.origin, scratch, outcome, [&](Trajectory& t) {
+    impl_->run(record.bytes(), record.readable(), record.origin, scratch, outcome, [&](Trajectory& t) {
       apply_context_overrides(t, overrides);
       if (emit) emit(t);
     });
     if (!outcome.ok()) outcome.traces = 0;
     return outcome;
   }
-  impl_->run(record.text, record.text.capacity(), record.origin, scratch, outcome, emit);
+  impl_->run(record.bytes(), record.readable(), record.origin, scratch, outcome, emit);
   if (!outcome.ok()) outcome.traces = 0;
   return outcome;
 }

@@ -101,20 +101,36 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
     while (b.used < kBatchRecords && bytes < kBatchBytes) {
       if (b.used == b.records.size()) b.records.emplace_back();
       if (!input(b.records[b.used])) break;
-      bytes += b.records[b.used].text.size();
+      bytes += b.records[b.used].bytes().size();
       ++b.used;
     }
     detail::bound_kept_memory(b);
     return b.used > 0;
   };
   std::vector<Worker> workers;
+  // One thread: each record is processed right after it is read, while its bytes are still
+  // in the cache, and may borrow the source's read buffer (RawRecord::may_borrow); the text
+  // of a batch's worth of records is handed to `output` at once.
   auto run_serial = [&](Worker& w) {
     Batch b;
-    while (fill(b)) {
+    b.records.resize(1);
+    b.used = 1;
+    RawRecord& rec = b.records[0];
+    rec.may_borrow = true;
+    for (;;) {
       b.out.clear();
       b.err.clear();
-      for (std::size_t i = 0; i < b.used; ++i) w.process(b.records[i], b.out, b.err);
-      output(b.out, b.err);
+      std::size_t records = 0, bytes = 0;
+      bool more = true;
+      while (records < kBatchRecords && bytes < kBatchBytes) {
+        if (!(more = input(rec))) break;
+        bytes += rec.bytes().size();
+        ++records;
+        w.process(rec, b.out, b.err);
+      }
+      if (records) output(b.out, b.err);
+      detail::bound_kept_memory(b);
+      if (!more) break;
     }
   };
   if (jobs <= 1) {

@@ -361,12 +361,13 @@ struct ScoreRecordReader::Impl {
   // Where byte `off` of a record is, for messages.
   static RecordOrigin at(const RawRecord& rec, std::size_t off) {
     RecordOrigin o = rec.origin;
-    off = std::min(off, rec.text.size());
-    std::size_t nl = rec.text.rfind('\n', off == 0 ? 0 : off - 1);
-    if (off == 0 || nl == std::string::npos) {
+    const std::string_view text = rec.bytes();
+    off = std::min(off, text.size());
+    std::size_t nl = text.rfind('\n', off == 0 ? 0 : off - 1);
+    if (off == 0 || nl == std::string_view::npos) {
       o.column += off;
     } else {
-      o.line += static_cast<std::uint64_t>(std::count(rec.text.begin(), rec.text.begin() + off, '\n'));
+      o.line += static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + off, '\n'));
       o.column = off - nl;
     }
     return o;
@@ -486,11 +487,12 @@ struct ScoreRecordReader::Impl {
   bool fast_process(const RawRecord& rec, std::string& out) {
     if (!fast.enabled() || !rec.container_error.empty()) return false;
     simdjson::padded_string_view view;
-    if (rec.text.capacity() - rec.text.size() >= simdjson::SIMDJSON_PADDING) {
-      view = simdjson::padded_string_view(rec.text.data(), rec.text.size(), rec.text.capacity());
+    const std::string_view text = rec.bytes();
+    if (rec.readable() - text.size() >= simdjson::SIMDJSON_PADDING) {
+      view = simdjson::padded_string_view(text.data(), text.size(), rec.readable());
     } else {
-      buf.reserve(rec.text.size() + simdjson::SIMDJSON_PADDING);
-      buf.assign(rec.text);
+      buf.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+      buf.assign(text);
       view = simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity());
     }
     simdjson::ondemand::document doc;
@@ -543,8 +545,8 @@ struct ScoreRecordReader::Impl {
     if (!rec.container_error.empty()) return reject(rec.origin, rec.container_error, out, err);
     // A padded copy lets simdjson's on-demand parser hand out raw slices of each side
     // without re-serializing them.
-    buf.assign(rec.text);
-    buf.reserve(rec.text.size() + simdjson::SIMDJSON_PADDING);
+    buf.assign(rec.bytes());
+    buf.reserve(buf.size() + simdjson::SIMDJSON_PADDING);
     simdjson::ondemand::document doc;
     auto bad_json = [&](simdjson::error_code e) {
       const char* loc = nullptr;
@@ -557,7 +559,7 @@ struct ScoreRecordReader::Impl {
       // Rejected before iteration started (e.g. an unclosed string): the document has no
       // position to ask for (asking crashed), so the offending byte is searched for, and
       // the record's start is reported when it cannot be told.
-      std::size_t bad = json::stage1_error_offset(e, rec.text);
+      std::size_t bad = json::stage1_error_offset(e, rec.bytes());
       return reject(bad == std::string_view::npos ? rec.origin : at(rec, bad),
                     fmt::format("invalid JSON ({})", simdjson::error_message(e)), out, err);
     }

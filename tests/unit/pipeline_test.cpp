@@ -16,12 +16,13 @@ namespace fs = std::filesystem;
 
 namespace {
 struct EchoWorker {
-  std::uint64_t seen = 0;
+  std::uint64_t seen = 0, lent = 0;
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     ++seen;
+    lent += rec.borrowed.data() != nullptr;
     // Uneven work so that batches finish out of order.
     if (rec.origin.record % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    out += rec.text;
+    out += rec.bytes();
     out.push_back('\n');
     if (rec.origin.record % 100 == 0) err += "e" + std::to_string(rec.origin.record) + "\n";
   }
@@ -38,7 +39,7 @@ std::string slurp(std::FILE* f) {
 
 struct Run {
   std::string out, err;
-  std::uint64_t seen = 0;
+  std::uint64_t seen = 0, lent = 0;
   std::size_t workers = 0;
 };
 
@@ -49,7 +50,10 @@ Run run(const std::string& path, unsigned jobs) {
   std::function<EchoWorker()> make = [] { return EchoWorker{}; };
   auto workers = process_records<EchoWorker>(src, jobs, make, out, err);
   Run r;
-  for (auto& w : workers) r.seen += w.seen;
+  for (auto& w : workers) {
+    r.seen += w.seen;
+    r.lent += w.lent;
+  }
   r.workers = workers.size();
   std::fflush(out);
   std::fflush(err);
@@ -76,12 +80,15 @@ TEST_CASE("pipeline: -j 4 keeps input order and processes every record") {
   Run serial = run(p.string(), 1);
   CHECK(serial.workers == 1);
   CHECK(serial.seen == 5000);
+  // One thread processes each record before reading the next: it borrows the read buffer.
+  CHECK(serial.lent == 5000);
   CHECK(serial.out == expected);
   CHECK(serial.err == expected_err);
 
   Run parallel = run(p.string(), 4);
   CHECK(parallel.workers == 4);
   CHECK(parallel.seen == 5000);
+  CHECK(parallel.lent == 0);  // batches outlive the next read: every record is copied
   CHECK(parallel.out == expected);
   CHECK(parallel.err == expected_err);
   fs::remove(p);

@@ -2,6 +2,7 @@
 // positions, directories, stdin-like streams, and container errors.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
@@ -83,6 +84,87 @@ TEST_CASE("jsonl: memory stays flat while streaming many records") {
   }
   CHECK(n == 20000);
   CHECK(max_capacity < 256);  // the record buffer is reused, never the whole file
+}
+
+TEST_CASE("jsonl: a caller that may borrow gets the same records, lent from the read buffer where whole") {
+  // Records of every size from a few bytes to longer than the read buffer, so that many lie
+  // across two reads: a BOM, CRLF endings, blank lines and a last line with no newline.
+  TempDir d;
+  std::string body = "\xEF\xBB\xBF";
+  std::uint64_t seed = 12345;
+  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int i = 0; i < 400; ++i) {
+    std::size_t size = next() % 4 == 0 ? next() % 600000 : next() % 3000;
+    body += R"({"trace_id":"t)" + std::to_string(i) + R"(","steps":[{"type":"tool_call","tool":"get","result":")" +
+            std::string(size, static_cast<char>('a' + i % 26)) + R"("}]})";
+    body += i % 5 == 0 ? "\r\n" : "\n";
+    if (i % 9 == 0) body += "  \n";
+  }
+  body += R"({"trace_id":"last","steps":[]})";
+  std::string f = d.write("sizes.jsonl", body);
+
+  TraceParser parser(NormalizeOptions{});
+  ToolTable tools;
+  auto normalized = [&](const RawRecord& r) {
+    Trajectory t(&tools);
+    std::string out;
+    ParseOutcome o = parser.parse(r, t, [&](Trajectory& tr) { write_normalized_json(tr, out); });
+    REQUIRE(o.ok());
+    return out;
+  };
+  std::vector<RawRecord> copied = read_all({f});
+  REQUIRE(copied.size() == 401);
+  RecordSource src({f});
+  RawRecord r;
+  r.may_borrow = true;
+  std::size_t i = 0, lent = 0;
+  while (src.next(r)) {
+    REQUIRE(i < copied.size());
+    const RawRecord& c = copied[i++];
+    CHECK(c.borrowed.data() == nullptr);
+    CHECK(r.bytes() == c.text);
+    CHECK(r.origin.line == c.origin.line);
+    CHECK(r.origin.column == c.origin.column);
+    CHECK(r.origin.record == c.origin.record);
+    if (r.borrowed.data()) {
+      ++lent;
+      CHECK(r.text.empty());
+      CHECK(r.readable() >= r.bytes().size() + kRecordPadding);
+      // The padding simdjson may read is there (AddressSanitizer checks the reads).
+      unsigned sum = 0;
+      for (std::size_t k = 0; k < kRecordPadding; ++k) sum += static_cast<unsigned char>(r.bytes().data()[r.bytes().size() + k]);
+      (void)sum;
+    }
+    CHECK(normalized(r) == normalized(c));
+  }
+  CHECK(i == copied.size());
+  CHECK(lent > 200);               // most records lie whole in one read
+  CHECK(lent < copied.size() - 20);  // those across two reads, and the last, are copied
+  CHECK(copied[0].origin.column == 4);  // the BOM is not part of the first record
+}
+
+TEST_CASE("jsonl: a line lent from the end of a full read still has its padding") {
+  // A first line ending at each of the last bytes of the first read: the padding simdjson may
+  // read past it lies beyond the bytes read (AddressSanitizer checks the reads).
+  TempDir d;
+  for (std::size_t gap = 0; gap <= kRecordPadding + 2; ++gap) {
+    CAPTURE(gap);
+    const std::size_t size = kRecordReadBuffer - 1 - gap;  // its newline is byte size
+    std::string f = d.write("edge.jsonl", "\"" + std::string(size - 2, 'x') + "\"\n{\"b\":2}\n");
+    RecordSource src({f});
+    RawRecord r;
+    r.may_borrow = true;
+    REQUIRE(src.next(r));
+    REQUIRE(r.borrowed.data() != nullptr);
+    CHECK(r.bytes().size() == size);
+    unsigned sum = 0;
+    for (std::size_t k = 0; k < kRecordPadding; ++k) sum += static_cast<unsigned char>(r.bytes().data()[size + k]);
+    (void)sum;
+    REQUIRE(src.next(r));
+    CHECK(r.bytes() == "{\"b\":2}");
+    CHECK(r.origin.line == 2);
+    CHECK(!src.next(r));
+  }
 }
 
 TEST_CASE("json: an array of records is split, each element with its own line and column") {
