@@ -710,6 +710,49 @@ TEST_CASE("tape: strings with escapes decode as the DOM parser decodes them") {
   }
 }
 
+// Values whose escapes are all one-byte ones are decoded only when read, after the strings
+// the walk decoded (names, \u escapes): in any order, more than once, beside strings decoded
+// at once, each reads as the DOM parser decodes it and keeps its canonical size.
+TEST_CASE("tape: values decoded when first read agree with the DOM parser, in any order") {
+  std::mt19937 rng(7);
+  const char* pieces[] = {"a", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b\\f\\r", "xyz ", "\\u00e9", "é"};
+  for (int round = 0; round < 200; ++round) {
+    std::string record = "{";
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      std::string value;
+      for (unsigned j = rng() % 40; j > 0; --j) value += pieces[rng() % std::size(pieces)];
+      // The names hold escapes too (decoded by the walk), so the two kinds interleave.
+      record += (i ? ",\"k" : "\"k") + std::to_string(i) + (i % 3 ? "\\n" : "") + "\":\"" + value + "\"";
+    }
+    record += "}";
+    CAPTURE(record);
+    std::string padded = record + std::string(kRecordPadding, ' ');
+    detail::Scratch s;
+    detail::TapeDoc doc;
+    REQUIRE(doc.parse(s.tape, std::string_view(padded.data(), record.size())));
+    simdjson::dom::parser parser;
+    simdjson::dom::object root;
+    REQUIRE(!parser.parse(record).get_object().get(root));
+    std::vector<std::string_view> expected;
+    for (auto field : root) expected.push_back(field.value.get_string().value_unsafe());
+    std::vector<int> order(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int twice = 0; twice < 2; ++twice) {
+      for (int i : order) {
+        const std::uint32_t value_token = static_cast<std::uint32_t>(3 + 4 * i);
+        detail::TapeValue v(&doc, value_token);
+        CHECK(v.get_string().value_unsafe() == expected[static_cast<std::size_t>(i)]);
+        // Canonical (what append_json_string writes) exactly when the source holds no \/ or \u.
+        std::string_view source = json::trim_ws(doc.token(value_token));
+        const bool plain = source.find("\\/") == std::string_view::npos && source.find("\\u") == std::string_view::npos;
+        CHECK((doc.canonical_string_size(value_token) == (plain ? source.size() : 0)));
+      }
+    }
+  }
+}
+
 // Records of any size take the fast path: one far over the buffers' usual size, then small
 // ones again (the buffers shrink back), then a large one again, all read as the ondemand path
 // reads them.
