@@ -146,7 +146,13 @@ void append_one_line(std::string& out, std::string_view s, std::size_t max) {
       ++i;
       continue;
     }
-    const std::size_t j = scan(s, i, [](std::uint64_t w) { return swar::less(w, 0x21); }, blank);
+    // A run of text, single spaces between words included: it is appended in one piece.
+    std::size_t j = i;
+    for (;;) {
+      j = scan(s, j, [](std::uint64_t w) { return swar::less(w, 0x21); }, blank);
+      if (j + 1 >= s.size() || s[j] != ' ' || blank(s[j + 1])) break;
+      j += 2;  // one space, then a byte that is not blank
+    }
     if (space) out += ' ';
     space = false;
     // One byte past `max` decides the cut: the run is appended up to there.
@@ -184,7 +190,8 @@ void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std
   if (s.type == StepType::other) detail::append_printable(out, t.text(s.type_name));
   else out += to_string(s.type);
   if (!s.content.empty()) {
-    std::string line;
+    thread_local std::string line;  // a witness is printed for every failing trace: no allocation each
+    line.clear();
     append_one_line(line, t.text(s.content), max_bytes);
     out += ' ';
     append_json_string(out, line);

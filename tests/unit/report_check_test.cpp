@@ -125,5 +125,9 @@ TEST_CASE("printing and folding text agree with byte-at-a-time references at eve
     call.arguments = t.store(text);
     const std::string folded = one_line_reference(text);
     CHECK(describe_step(t, 0, 1000) == (folded.empty() && text.empty() ? "a" : "a " + folded));
+    // Cut anywhere, runs of words and single spaces included.
+    const std::size_t max = rng() % 40;
+    CAPTURE(max);
+    CHECK(describe_step(t, 0, max) == (folded.empty() && text.empty() ? "a" : "a " + detail::truncate_utf8(folded, max)));
   }
 }
