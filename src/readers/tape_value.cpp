@@ -132,6 +132,7 @@ bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
   if (n_ == 0) return false;
   text_ = text.data();
   idx_ = s.stage1->structural_indexes.get();
+  stage1_ = s.stage1.get();
   // Every string with an escape is decoded into one buffer: its decoded bytes are no more
   // than its source bytes, and each takes a 4-byte length besides (it spans at least four
   // source bytes), so twice the record and the decoder's padding always suffice.
@@ -177,25 +178,14 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
       return true;
     }
     if (slash < start) return false;  // a backslash outside a string
-    // A value whose escapes are all one-byte ones is valid as it is and decoded only if it is
-    // read (decode()): most such values are long texts stored as their source wrote them.
-    // (Stage 1 paired the quotes, so the byte after each backslash lies before q.) A member
-    // name is decoded now, for the duplicate check, and so is any string with a \u escape.
-    if (!out) {
-      bool canonical = true;
-      const char* b = slash;
-      for (; b; b = static_cast<const char*>(std::memchr(b + 2, '\\', static_cast<std::size_t>(q - (b + 2))))) {
-        if (b + 1 >= q) break;  // (never, after stage 1: the decoder below tells)
-        const char e = b[1];
-        if (e == '/') canonical = false;
-        else if (e != '"' && e != '\\' && e != 'n' && e != 'r' && e != 't' && e != 'b' && e != 'f') break;
-      }
-      if (!b) {
-        aux[k] = kUndecoded | (canonical ? 0 : kBlank);
-        if (!canonical) *flags |= kEscaped;
-        slash = static_cast<const char*>(std::memchr(q + 1, '\\', static_cast<std::size_t>(end - (q + 1))));
-        return true;
-      }
+    // A value whose escapes are all canonical ones (\" \\ \n \r \t \b \f, valid whatever
+    // surrounds them) is decoded only if it is read (decode()): most such values are long texts
+    // stored as their source wrote them. A member name is decoded now, for the duplicate check,
+    // and so is any string with another escape.
+    if (!out && json::canonical_string_size(std::string_view(start - 1, static_cast<std::size_t>(q - start) + 2))) {
+      aux[k] = kUndecoded;
+      slash = static_cast<const char*>(std::memchr(q + 1, '\\', static_cast<std::size_t>(end - (q + 1))));
+      return true;
     }
     char* dst = decoded + decoded_size + sizeof(std::uint32_t);
     auto* stop = s.stage1->parse_string(reinterpret_cast<const std::uint8_t*>(start), reinterpret_cast<std::uint8_t*>(dst));
@@ -312,31 +302,14 @@ close: {
 }
 
 std::uint32_t TapeDoc::decode(std::uint32_t k) const {
-  // The escapes are one-byte ones (validate() checked): runs between them are copied.
-  const char* p = text_ + idx_[k] + 1;
-  const char* const q = string_end(k);
+  // Through simdjson's decoder, as validate() decodes the others; its escapes were checked there.
   char* const dst = decoded_ + decoded_size_ + sizeof(std::uint32_t);
-  char* w = dst;
-  while (p < q) {
-    const char* b = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(q - p)));
-    if (!b) b = q;
-    std::memcpy(w, p, static_cast<std::size_t>(b - p));
-    w += b - p;
-    if (b == q) break;
-    switch (b[1]) {
-      case 'n': *w++ = '\n'; break;
-      case 'r': *w++ = '\r'; break;
-      case 't': *w++ = '\t'; break;
-      case 'b': *w++ = '\b'; break;
-      case 'f': *w++ = '\f'; break;
-      default: *w++ = b[1];  // " \ /
-    }
-    p = b + 2;
-  }
-  const auto len = static_cast<std::uint32_t>(w - dst);
+  auto* stop = stage1_->parse_string(reinterpret_cast<const std::uint8_t*>(text_ + idx_[k] + 1),
+                                     reinterpret_cast<std::uint8_t*>(dst));
+  const auto len = static_cast<std::uint32_t>(reinterpret_cast<char*>(stop) - dst);
   std::memcpy(decoded_ + decoded_size_, &len, sizeof len);
   const auto a = static_cast<std::uint32_t>(decoded_size_) + 1;
-  aux_[k] = a | (aux_[k] & kBlank);
+  aux_[k] = a;
   decoded_size_ += sizeof len + len;
   return a;
 }

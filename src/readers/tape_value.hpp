@@ -113,9 +113,9 @@ class TapeDoc {
 
   // aux_[k] for a container opening at k: the token where it closes, and the flags below;
   // for a string token: 0 when its text has no escape (the bytes between the quotes are its
-  // value), else 1 + the offset of its decoded form in decoded_, or kUndecoded for a value
-  // whose escapes are all one-byte ones (\" \\ \/ \b \f \n \r \t) and that is decoded when
-  // first read; with kBlank set when one of its escapes is not canonical.
+  // value), else 1 + the offset of its decoded form in decoded_, with kBlank set when one of
+  // its escapes is not canonical, or kUndecoded for a value whose escapes are all canonical
+  // and that is decoded when first read.
   static constexpr std::uint32_t kBlank = 1u << 31;    // a blank between two of its tokens
   static constexpr std::uint32_t kEscaped = 1u << 30;  // a \u or \/ escape in one of its strings
   static constexpr std::uint32_t kUndecoded = 1u << 30;  // (strings) not decoded yet
@@ -132,11 +132,12 @@ class TapeDoc {
   bool validate(TapeScratch& s, std::size_t size);
   bool distinct_names(std::uint32_t k, TapeScratch& s) const;
   // Decodes the kUndecoded string at token k after the strings decoded so far; returns its
-  // new aux_ entry without kBlank.
+  // new aux_ entry.
   std::uint32_t decode(std::uint32_t k) const;
 
   const char* text_ = nullptr;
   const std::uint32_t* idx_ = nullptr;
+  const simdjson::internal::dom_parser_implementation* stage1_ = nullptr;  // its string decoder
   // The document is read through const references; a string decoded when first read is
   // written to the scratch these point into (one document per thread).
   std::uint32_t* aux_ = nullptr;

@@ -710,9 +710,9 @@ TEST_CASE("tape: strings with escapes decode as the DOM parser decodes them") {
   }
 }
 
-// Values whose escapes are all one-byte ones are decoded only when read, after the strings
-// the walk decoded (names, \u escapes): in any order, more than once, beside strings decoded
-// at once, each reads as the DOM parser decodes it and keeps its canonical size.
+// Values whose escapes are all canonical ones (no \/ or \u) are decoded only when read, after
+// the strings the walk decoded (names, \/ and \u escapes): in any order, more than once, beside
+// strings decoded at once, each reads as the DOM parser decodes it and keeps its canonical size.
 TEST_CASE("tape: values decoded when first read agree with the DOM parser, in any order") {
   std::mt19937 rng(7);
   const char* pieces[] = {"a", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b\\f\\r", "xyz ", "\\u00e9", "é"};
