@@ -280,7 +280,7 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
         args_where = location_of(v);
         return c.get_string(v, &args_text, "function \"arguments\"") && (has_args = true);
       }
-      return c.write_value(v, extra.key(key));
+      return c.write_member(extra, key, v);
     });
   };
   if (legacy) {
@@ -321,7 +321,7 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
                                                               : json_error_message(e));
         return read_function(fo);
       }
-      return c.write_value(v, extra.key(key));
+      return c.write_member(extra, key, v);
     });
     if (!ok) return false;
   }
@@ -359,7 +359,7 @@ bool read_call_object(ParseCtx& c, Object& o, const char* where, std::uint32_t t
       return has_name = true;
     }
     if ((key == "input" || key == "args") && st.arguments.empty()) return c.set_arguments_value(st, v);
-    return c.write_value(v, extra.key(key));
+    return c.write_member(extra, key, v);
   });
   if (!ok) return false;
   if (!has_name) return c.fail(where, fmt::format("{} has no \"name\"", what == "tool_use" ? "tool_use block" : what));
@@ -426,7 +426,7 @@ bool read_tool_result_block(ParseCtx& c, Object& o, const char* where, std::uint
       has_content = true;
       return read_content(c, v, sink);
     }
-    return c.write_value(v, extra.key(key));
+    return c.write_member(extra, key, v);
   });
   if (!ok) return false;
   if (!c.s.result_blocks.empty()) {
@@ -671,7 +671,7 @@ bool read_blocks(ParseCtx& c, Array& a, BlockSink& sink) {
             return has_text = true;
           }
         }
-        return c.write_value(v, sink.extra->key(key));
+        return c.write_member(*sink.extra, key, v);
       });
       if (!ok) return false;
     } else if (sink.allow_tools && kind == BlockKind::tool_use) {
@@ -853,7 +853,7 @@ bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* w
     // A message's own id and status (Inspect, LangChain, the Responses API) are not those of
     // the step that keeps them (a call has its own id and status).
     if (key == "id" || key == "status") return c.write_value(v, extra.key(key == "id" ? "message_id" : "message_status"));
-    return c.write_value(v, extra.key(key));
+    return c.write_member(extra, key, v);
   });
   if (!ok) return false;
   if (!s.blocks.empty()) {

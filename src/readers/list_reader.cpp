@@ -63,7 +63,7 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
     return true;
   };
   auto args_from = [&](std::string_view key, od::value v) {
-    if (has_args) return c.write_value(v, extra.key(key));
+    if (has_args) return c.write_member(extra, key, v);
     has_args = true;
     return c.set_arguments_value(st, v);
   };
@@ -98,7 +98,7 @@ bool read_entry(ParseCtx& c, od::value ev, std::uint32_t index) {
       if (!c.get_string(v, &t, "\"type\"")) return false;
       if (t != "function" && t != "tool_call" && t != "tool_use") append_json_string(extra.key(key), t);
     } else {
-      ok = c.write_value(v, extra.key(key));
+      ok = c.write_member(extra, key, v);
     }
     return ok;
   });

@@ -99,7 +99,7 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
         return true;
       }
       error = true;
-      if (!c.write_value(v, extra.key(key))) return false;
+      if (!c.write_member(extra, key, v)) return false;
     } else {
       if (key == "turn") {
         std::string_view raw = trim_ws(v.raw_json_token());
@@ -109,7 +109,7 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
           st.turn = static_cast<std::uint32_t>(n);
         }
       }
-      if (!c.write_value(v, extra.key(key))) return false;
+      if (!c.write_member(extra, key, v)) return false;
     }
     return true;
   });

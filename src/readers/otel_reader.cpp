@@ -251,7 +251,7 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
         });
       });
     }
-    return c.write_value(v, extra.key(key));
+    return c.write_member(extra, key, v);
   });
   if (!ok) return false;
   if (start && end >= start) fmt::format_to(std::back_inserter(extra.key("latency_ms")), "{}", (end - start) / 1e6);
@@ -320,7 +320,7 @@ bool read_otel(ParseCtx& outer, od::object record) {
   ObjectWriter meta(s.meta);
   bool has_spans = false;
   bool ok = for_fields(c, record, [&](std::string_view key, od::value v) {
-    if (key != "resourceSpans") return c.write_value(v, meta.key(key));
+    if (key != "resourceSpans") return c.write_member(meta, key, v);
     has_spans = true;
     return for_elements(c, v, "\"resourceSpans\"", [&](od::value rv) {
       od::object ro;

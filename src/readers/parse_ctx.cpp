@@ -121,15 +121,23 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
     for (ToolCacheEntry& e : s.tools) e.valid = false;
     s.tools_serial = opts.serial;
   }
+  // The length and three of its bytes tell most names of a vocabulary apart; a name is
+  // looked for in its entry and the next (so two names of one entry both stay), and a new
+  // one takes the first of the two that is free, else the second.
   std::size_t h = raw.size();
-  if (!raw.empty()) h = h * 31 + static_cast<unsigned char>(raw.front()) * 7 + static_cast<unsigned char>(raw.back());
-  ToolCacheEntry& e = s.tools[h % s.tools.size()];
-  ToolTable* table = t.tools();
-  if (e.valid && e.raw == raw && (!table || (e.id < table->size() && table->name(e.id) == e.canonical))) {
-    step.tool_name = e.same ? step.raw_tool : t.store(e.canonical);
-    step.tool = table ? e.id : kNoTool;
-    return;
+  if (!raw.empty()) {
+    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(raw[i])); };
+    h = (h * 31 + byte(0) * 7 + byte(raw.size() - 1)) * 131 + byte(raw.size() / 2) * 17 + byte(raw.size() / 3);
   }
+  ToolTable* table = t.tools();
+  ToolCacheEntry* entry[2] = {&s.tools[h % s.tools.size()], &s.tools[(h + 1) % s.tools.size()]};
+  for (ToolCacheEntry* e : entry)
+    if (e->valid && e->raw == raw && (!table || (e->id < table->size() && table->name(e->id) == e->canonical))) {
+      step.tool_name = e->same ? step.raw_tool : t.store(e->canonical);
+      step.tool = table ? e->id : kNoTool;
+      return;
+    }
+  ToolCacheEntry& e = entry[0]->valid ? *entry[1] : *entry[0];
   normalize_tool_name(raw, opts.options.case_sensitive, s.name);  // a reused buffer
   std::string_view canonical = s.name;
   if (!opts.aliases.empty()) {

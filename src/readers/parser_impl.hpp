@@ -81,8 +81,9 @@ struct Scratch {
   std::vector<Step> pending;
   std::vector<PendingResult> results;
   std::vector<std::uint32_t> joined;  // steps the results of the current message joined
-  // Tool names seen lately (a trace names a few tools many times), for CompiledOptions::serial.
-  std::array<ToolCacheEntry, 64> tools;
+  // Tool names seen lately (a trace names a few tools many times), for CompiledOptions::serial:
+  // a name is looked for in two neighbouring entries (ParseCtx::set_tool).
+  std::array<ToolCacheEntry, 256> tools;
   std::uint64_t tools_serial = 0;
   // OTel
   Trajectory staging;
@@ -110,6 +111,12 @@ class ObjectWriter {
     out_.push_back(first_ ? '{' : ',');
     first_ = false;
     out_.append(object.substr(1, object.size() - 2));
+  }
+  // Appends one member given as its JSON text (`"name":value`).
+  void append_member(std::string_view member) {
+    out_.push_back(first_ ? '{' : ',');
+    first_ = false;
+    out_.append(member);
   }
   // The object text, or empty when no member was written.
   std::string_view finish() {
@@ -166,6 +173,16 @@ class ParseCtx {
     return true;
   }
   bool skip_value(const TapeValue&) { return true; }
+  // Writes the member `key`: `v` of the object being read into `w`, minified (the source's
+  // member text as it is when it is minified already).
+  bool write_member(ObjectWriter& w, std::string_view key, const od::value& v) { return write_value(v, w.key(key)); }
+  bool write_member(ObjectWriter& w, std::string_view key, const TapeValue& v) {
+    if (std::string_view m = canonical_tape_member(v); !m.empty()) {
+      w.append_member(m);
+      return true;
+    }
+    return write_value(v, w.key(key));
+  }
   // A string value, decoded (valid until the record is done).
   template <class V>
   bool get_string(V v, std::string_view* out, std::string_view what);
@@ -381,7 +398,7 @@ bool ParseCtx::wrapper_field(Wrapper& w, std::string_view key, V v) {
   bool null = false;
   if (!is_null(v, &null)) return false;
   if (null) return true;
-  return write_value(v, w.meta->key(key));
+  return write_member(*w.meta, key, v);
 }
 
 // `record` is a native trace (ondemand, or a validated record read off its tape).

@@ -69,7 +69,7 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
       custom_input = key == "input";
       return c.get_string(v, &args_text, fmt::format("item \"{}\"", key)) && (has_args_text = true);
     }
-    if (call && argument_member(key)) return c.write_value(v, args.key(key));
+    if (call && argument_member(key)) return c.write_member(args, key, v);
     if (result_member(key) && !has_result) {
       has_result = true;
       bool pattern = false;
@@ -94,7 +94,7 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
       append_json_string(extra.key("decision"), approve ? "approved" : "denied");
       return true;
     }
-    return c.write_value(v, extra.key(key));
+    return c.write_member(extra, key, v);
   });
   if (!ok) return false;
 

@@ -333,6 +333,31 @@ std::string_view canonical_tape_text(const TapeValue& v) {
   return std::string_view(d.pos(k), static_cast<std::size_t>(d.pos(close) - d.pos(k)) + 1);
 }
 
+std::string_view canonical_tape_member(const TapeValue& v) {
+  const TapeDoc& d = *v.doc();
+  const std::uint32_t k = v.token_index();
+  if (k < 2 || d.at(k - 1) != ':') return {};
+  const std::uint32_t name = k - 2;  // a colon follows a member name
+  const std::size_t name_size = d.canonical_string_size(name);
+  if (name_size == 0 || d.pos(name) + name_size != d.pos(k - 1) || d.pos(k - 1) + 1 != d.pos(k)) return {};
+  const char* end;
+  switch (d.at(k)) {
+    case '"': {
+      std::size_t size = d.canonical_string_size(k);
+      if (size == 0) return {};
+      end = d.pos(k) + size;
+      break;
+    }
+    case '{': case '[':
+      if (!d.canonical(k)) return {};
+      end = d.pos(d.close_of(k)) + 1;
+      break;
+    default:  // a number keeps its source text; or true/false/null
+      end = d.pos(k) + trim_ws(d.token(k)).size();
+  }
+  return std::string_view(d.pos(name), static_cast<std::size_t>(end - d.pos(name)));
+}
+
 namespace {
 
 // One string token, as write_value writes it: its source text when canonical, else decoded

@@ -257,6 +257,10 @@ void write_tape_value(const TapeValue& v, std::string& out);
 // The value's source text when it is already what write_value would write (so it can be
 // stored without a copy through a scratch buffer); empty otherwise.
 std::string_view canonical_tape_text(const TapeValue& v);
+// For the value of an object member: the member's source text, `"name":value`, when it is
+// what writing the name (append_json_string) and the value (write_tape_value) would write —
+// no blank, no escape but \" \\ \n \r \t \b \f; empty otherwise.
+std::string_view canonical_tape_member(const TapeValue& v);
 
 // json::canonical_string_size of a string value's token.
 inline std::size_t canonical_string_size(const TapeValue& v) { return v.doc()->canonical_string_size(v.token_index()); }

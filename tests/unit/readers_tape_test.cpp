@@ -196,6 +196,7 @@ struct Gen {
     if (!pick(3)) f.push_back(field("latency_ms", num()));
     if (!pick(5)) f.push_back(field("arguments_invalid", pick(2) ? "true" : "false"));
     if (!pick(4)) f.push_back(field("x\\u0041", value(2)));
+    if (!pick(4)) f.push_back(field("a\\n\\\"b", value(2)));  // a name with canonical escapes
     std::shuffle(f.begin(), f.end(), rng);
     std::string s = "{" + sp();
     for (std::size_t i = 0; i < f.size(); ++i) s += (i ? "," + sp() : "") + f[i] + sp();
@@ -269,8 +270,8 @@ struct Gen {
     }
   }
   std::string extra_field() {
-    static const char* keys[] = {"x\\u0041", "latency_ms", "cache_control", "name"};
-    return field(keys[pick(4)], value(2));
+    static const char* keys[] = {"x\\u0041", "latency_ms", "cache_control", "name", "a\\t\\\\b"};
+    return field(keys[pick(5)], value(2));
   }
   std::string openai_call() {
     std::vector<std::string> fn;
