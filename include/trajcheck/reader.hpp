@@ -150,6 +150,11 @@ class TraceParser {
   // it holds. Warnings (unparseable arguments, a result with no call, …) are attached to
   // the trajectory, formatted as "file:line:col: warning: …".
   ParseOutcome parse(const RawRecord& record, Trajectory& scratch, const Emit& emit) const;
+  // As parse(), but the trajectory handed to `emit` may refer to the record's bytes instead of
+  // copying them (Trajectory::borrow): it is valid while `emit` runs (a copy or a move of it
+  // owns its text), and `scratch` is cleared before this returns. What `trajcheck check`
+  // reads with: most of a record's text is then never copied.
+  ParseOutcome parse_borrowing(const RawRecord& record, Trajectory& scratch, const Emit& emit) const;
 
   // Parses a JSON value that is one trajectory in any format (used for the `actual` and
   // `expected` sides of score records). `origin` is used for messages.
@@ -158,6 +163,7 @@ class TraceParser {
   const NormalizeOptions& options() const;
 
  private:
+  ParseOutcome parse_record(const RawRecord& record, Trajectory& scratch, const Emit& emit, bool borrow) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -9,7 +9,10 @@
 //
 // Ownership: a Trajectory owns all of its text in one arena string; steps refer to it
 // by `Slice` (offset, length), so the arena may grow while a trace is being built and
-// `clear()` keeps every buffer's capacity for the next trace. A Trajectory is not
+// `clear()` keeps every buffer's capacity for the next trace. A trajectory may instead
+// borrow the bytes of the record it was read from (`borrow()`, what
+// TraceParser::parse_borrowing hands its callback): its slices then refer to that record,
+// which must outlive them; a copy or a move of it owns all its text. A Trajectory is not
 // thread-safe; give each thread its own. A ToolTable interns normalized tool names to
 // dense ids; it is shared by every trajectory of one thread (ids are only comparable
 // between trajectories that use the same table).
@@ -26,7 +29,8 @@
 
 namespace trajcheck {
 
-// A byte range of a Trajectory's arena. An empty slice (len == 0) means "absent".
+// A byte range of a Trajectory's text. An empty slice (len == 0) means "absent". The top
+// bit of `off` marks bytes in the source the trajectory borrows (Trajectory::borrow).
 struct Slice {
   std::uint32_t off = 0;
   std::uint32_t len = 0;
@@ -88,6 +92,12 @@ struct Step {
                                    // array is stored parsed (see docs/traces.md); empty if none
   Slice content;                   // decoded message text (messages, final_answer)
   Slice extra;                     // raw JSON object of every other source field; empty if none
+
+  // Calls fn(Slice&) for each of the slices above.
+  template <class Fn>
+  void for_each_slice(Fn&& fn) {
+    for (Slice* s : {&type_name, &tool_name, &raw_tool, &id, &arguments, &result, &content, &extra}) fn(*s);
+  }
 };
 
 // Where a record came from, for diagnostics and reports.
@@ -101,13 +111,37 @@ struct RecordOrigin {
 class Trajectory {
  public:
   explicit Trajectory(ToolTable* tools = nullptr) : tools_(tools) {}
+  // A copy, or the trajectory moved to, owns all its text: what `other` borrowed is copied
+  // (so its source must still be there).
+  Trajectory(const Trajectory& other);
+  Trajectory& operator=(const Trajectory& other);
+  Trajectory(Trajectory&& other) noexcept;
+  Trajectory& operator=(Trajectory&& other) noexcept;
+  ~Trajectory() = default;
 
-  // Forgets the trace but keeps every buffer's capacity.
+  // Forgets the trace (and the source it borrowed) but keeps every buffer's capacity.
   void clear();
 
-  std::string_view text(Slice s) const { return std::string_view(arena_.data() + s.off, s.len); }
-  // Appends bytes to the arena and returns their slice.
-  Slice store(std::string_view bytes);
+  std::string_view text(Slice s) const {
+    const char* at = s.off & kBorrowed ? source_.data() + (s.off & ~kBorrowed) : arena_.data() + s.off;
+    return std::string_view(at, s.len);
+  }
+  // The slice of `bytes`: bytes lying in the borrowed source are referred to where they are,
+  // others appended to the arena.
+  Slice store(std::string_view bytes) {
+    // (Unsigned: bytes before the source give a huge offset.)
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(bytes.data()) - reinterpret_cast<std::uintptr_t>(source_.data());
+    if (at < source_.size() && bytes.size() <= source_.size() - at && !bytes.empty())
+      return Slice{kBorrowed | static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(bytes.size())};
+    return append(bytes);
+  }
+  // From now on store() refers to bytes that lie in `source` instead of copying them. The
+  // caller keeps `source` alive and unchanged while the trajectory refers to it: until
+  // clear() or own(). A source of 2 GiB or more is not borrowed.
+  void borrow(std::string_view source);
+  // Copies the borrowed bytes into the arena: the trajectory then stands alone.
+  void own();
+  bool borrows() const { return !source_.empty(); }
   // The arena's size, and a way back to it: keeps the first `steps` steps and the text
   // stored before arena_size() was `arena` (what was added since must not be referred to).
   std::size_t arena_size() const { return arena_.size(); }
@@ -146,10 +180,13 @@ class Trajectory {
   std::vector<std::string> warnings;
 
  private:
+  static constexpr std::uint32_t kBorrowed = 1u << 31;
+  Slice append(std::string_view bytes);  // to the arena
   ToolTable* tools_ = nullptr;
   std::string arena_;
   std::vector<Step> steps_;
   Slice trace_id_, context_, metadata_;
+  std::string_view source_;  // what store() may refer to (empty: nothing)
 };
 
 // The tool-name normalization of every reader and of the catalog: trim and (unless

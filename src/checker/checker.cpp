@@ -1087,15 +1087,7 @@ struct Monitor::Impl {
   void append(const Trajectory& from, std::size_t index) {
     const Step& src = from.steps().at(index);
     Step st = src;
-    auto copy = [&](Slice s) { return s.empty() ? Slice{} : trace.store(from.text(s)); };
-    st.type_name = copy(src.type_name);
-    st.tool_name = copy(src.tool_name);
-    st.raw_tool = copy(src.raw_tool);
-    st.id = copy(src.id);
-    st.arguments = copy(src.arguments);
-    st.result = copy(src.result);
-    st.content = copy(src.content);
-    st.extra = copy(src.extra);
+    st.for_each_slice([&](Slice& s) { s = s.empty() ? Slice{} : trace.store(from.text(s)); });
     st.tool = src.type == StepType::tool_call ? tools.intern(from.text(src.tool_name)) : kNoTool;
     trace.steps().push_back(st);
   }

@@ -184,16 +184,17 @@ struct TraceParser::Impl {
 
   // `capacity`: bytes readable from json.data(); with kRecordPadding past the text, it is
   // parsed in place.
+  // `borrow`: a record read by the fast path is borrowed by `t` (Trajectory::borrow).
   bool run(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
-           ParseOutcome& outcome, const Emit& emit) const;
+           ParseOutcome& outcome, const Emit& emit, bool borrow = false) const;
   bool read(std::string_view json, std::size_t capacity, const RecordOrigin& origin, Trajectory& t,
-            ParseOutcome& outcome, const Emit& emit) const;
+            ParseOutcome& outcome, const Emit& emit, bool borrow) const;
   // The fast path of read() for native and chat records (the bulk of production logs): the
   // record is validated whole (TapeDoc), and the reader walks its token indexes instead of
   // ondemand values. False, with `t` cleared, when the record is not a valid native or chat
   // trace; the ondemand path then reads it, or says why not.
   bool read_validated(std::string_view text, const RecordOrigin& start, Trajectory& t, detail::Scratch& s,
-                      ParseOutcome& outcome, const Emit& emit) const;
+                      ParseOutcome& outcome, const Emit& emit, bool borrow) const;
 };
 
 namespace {
@@ -274,13 +275,15 @@ bool may_take_fast_path(std::string_view text, InputFormat format) {
 }  // namespace
 
 bool TraceParser::Impl::read_validated(std::string_view text, const RecordOrigin& start, Trajectory& t,
-                                       detail::Scratch& s, ParseOutcome& outcome, const Emit& emit) const {
+                                       detail::Scratch& s, ParseOutcome& outcome, const Emit& emit,
+                                       bool borrow) const {
   if (!c.options.dom_fast_path || !may_take_fast_path(text, c.options.format)) return false;
   detail::TapeDoc doc;
   if (!doc.parse(s.tape, text)) return false;
   Shape shape = tape_shape(doc, c.options.format);
   if (shape == Shape::unknown) return false;
   detail::TapeValue root(&doc, 0);
+  if (borrow) t.borrow(text);
   ParseOutcome attempt;
   detail::ParseCtx ctx(c, text, start, t, s, attempt);
   bool ok = shape == Shape::native ? detail::read_native(ctx, detail::TapeObject(root))
@@ -300,8 +303,8 @@ bool TraceParser::Impl::read_validated(std::string_view text, const RecordOrigin
 static_assert(kRecordPadding == simdjson::SIMDJSON_PADDING);
 
 bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const RecordOrigin& origin,
-                            Trajectory& t, ParseOutcome& outcome, const Emit& emit) const {
-  if (read(json, capacity, origin, t, outcome, emit)) return true;
+                            Trajectory& t, ParseOutcome& outcome, const Emit& emit, bool borrow) const {
+  if (read(json, capacity, origin, t, outcome, emit, borrow)) return true;
   // A structural error found while skipping is reported where simdjson stopped, which may
   // be far from the cause, and one in a part the reader had not reached yet may surface as a
   // shape error ("a step must be a JSON object" for `[}`): a record that is not JSON is
@@ -327,7 +330,7 @@ bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const R
 }
 
 bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const RecordOrigin& origin,
-                             Trajectory& t, ParseOutcome& outcome, const Emit& emit) const {
+                             Trajectory& t, ParseOutcome& outcome, const Emit& emit, bool borrow) const {
   ScratchLease lease;
   detail::Scratch& s = *lease.s;
   std::size_t skip = 0;
@@ -342,7 +345,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   start.column += skip;
   t.clear();
   t.origin = origin;
-  if (read_validated(text, start, t, s, outcome, emit)) return true;
+  if (read_validated(text, start, t, s, outcome, emit, borrow)) return true;
   detail::ParseCtx ctx(c, text, start, t, s, outcome);
 
   od::document doc;
@@ -536,6 +539,16 @@ void apply_context_overrides(Trajectory& t, const std::vector<std::pair<std::str
 }  // namespace
 
 ParseOutcome TraceParser::parse(const RawRecord& record, Trajectory& scratch, const Emit& emit) const {
+  return parse_record(record, scratch, emit, false);
+}
+
+ParseOutcome TraceParser::parse_borrowing(const RawRecord& record, Trajectory& scratch, const Emit& emit) const {
+  ParseOutcome outcome = parse_record(record, scratch, emit, true);
+  scratch.clear();
+  return outcome;
+}
+
+ParseOutcome TraceParser::parse_record(const RawRecord& record, Trajectory& scratch, const Emit& emit, bool borrow) const {
   ParseOutcome outcome;
   if (!record.container_error.empty()) {
     scratch.clear();
@@ -548,11 +561,11 @@ ParseOutcome TraceParser::parse(const RawRecord& record, Trajectory& scratch, co
     impl_->run(record.bytes(), record.readable(), record.origin, scratch, outcome, [&](Trajectory& t) {
       apply_context_overrides(t, overrides);
       if (emit) emit(t);
-    });
+    }, borrow);
     if (!outcome.ok()) outcome.traces = 0;
     return outcome;
   }
-  impl_->run(record.bytes(), record.readable(), record.origin, scratch, outcome, emit);
+  impl_->run(record.bytes(), record.readable(), record.origin, scratch, outcome, emit, borrow);
   if (!outcome.ok()) outcome.traces = 0;
   return outcome;
 }

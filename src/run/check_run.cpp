@@ -52,7 +52,7 @@ struct CheckWorker {
     if (!emit) emit = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
     cur_out = &out;
     cur_err = &err;
-    ParseOutcome o = parser->parse(rec, *scratch, emit);
+    ParseOutcome o = parser->parse_borrowing(rec, *scratch, emit);
     if (!o.ok()) {
       for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
       reject(o.errors[0], out, err);

@@ -42,20 +42,70 @@ ToolId ToolTable::find(std::string_view name) const {
   return it == ids_.end() ? kNoTool : it->second;
 }
 
+Trajectory::Trajectory(const Trajectory& other) { *this = other; }
+
+Trajectory& Trajectory::operator=(const Trajectory& other) {
+  if (this == &other) return *this;
+  origin = other.origin;
+  warnings = other.warnings;
+  tools_ = other.tools_;
+  arena_ = other.arena_;
+  steps_ = other.steps_;
+  trace_id_ = other.trace_id_;
+  context_ = other.context_;
+  metadata_ = other.metadata_;
+  source_ = other.source_;
+  own();
+  return *this;
+}
+
+Trajectory::Trajectory(Trajectory&& other) noexcept { *this = std::move(other); }
+
+Trajectory& Trajectory::operator=(Trajectory&& other) noexcept {
+  if (this == &other) return *this;
+  origin = std::move(other.origin);
+  warnings = std::move(other.warnings);
+  tools_ = other.tools_;
+  arena_ = std::move(other.arena_);
+  steps_ = std::move(other.steps_);
+  trace_id_ = other.trace_id_;
+  context_ = other.context_;
+  metadata_ = other.metadata_;
+  source_ = other.source_;
+  other.source_ = {};
+  own();  // allocates only when `other` borrowed
+  return *this;
+}
+
 void Trajectory::clear() {
   arena_.clear();
   steps_.clear();
   trace_id_ = context_ = metadata_ = Slice{};
+  source_ = {};
   warnings.clear();
   origin = RecordOrigin{};
 }
 
-Slice Trajectory::store(std::string_view bytes) {
-  if (arena_.size() + bytes.size() > 0xffffffffu)
-    throw std::length_error("trajectory text exceeds 4 GiB");
+Slice Trajectory::append(std::string_view bytes) {
+  if (arena_.size() + bytes.size() >= kBorrowed) throw std::length_error("trajectory text exceeds 2 GiB");
   Slice s{static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(bytes.size())};
   arena_.append(bytes);
   return s;
+}
+
+void Trajectory::borrow(std::string_view source) { source_ = source.size() < kBorrowed ? source : std::string_view{}; }
+
+void Trajectory::own() {
+  if (source_.empty()) return;
+  const std::string_view source = source_;
+  source_ = {};  // store() appends to the arena from here
+  auto own_one = [&](Slice& s) {
+    if (s.off & kBorrowed) s = store(source.substr(s.off & ~kBorrowed, s.len));
+  };
+  for (Step& st : steps_) st.for_each_slice(own_one);
+  own_one(trace_id_);
+  own_one(context_);
+  own_one(metadata_);
 }
 
 void normalize_tool_name(std::string_view raw, bool case_sensitive, std::string& out) {

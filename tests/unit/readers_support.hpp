@@ -2,6 +2,7 @@
 // RecordSource + TraceParser and keep every trajectory, error and warning.
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -51,8 +52,9 @@ inline ReadResult read_file(const std::string& rel, NormalizeOptions opts = {}) 
   return read_inputs({data_path(rel)}, std::move(opts));
 }
 
-// Parses one record given as text (origin "mem", line 1).
-inline ReadResult read_text(std::string_view text, NormalizeOptions opts = {}) {
+// Parses one record given as text (origin "mem", line 1). `borrow`: with parse_borrowing,
+// the record's bytes overwritten once it returns (the kept copies must not refer to them).
+inline ReadResult read_text(std::string_view text, NormalizeOptions opts = {}, bool borrow = false) {
   ReadResult r;
   TraceParser parser(std::move(opts));
   Trajectory t(r.tools.get());
@@ -60,13 +62,18 @@ inline ReadResult read_text(std::string_view text, NormalizeOptions opts = {}) {
   rec.text = std::string(text);
   rec.origin = RecordOrigin{"mem", 1, 1, 0};
   r.records = 1;
-  ParseOutcome o = parser.parse(rec, t, [&](Trajectory& tr) {
+  auto emit = [&](Trajectory& tr) {
     r.traces.push_back(tr);
     std::string line;
     write_normalized_json(tr, line);
     r.normalized.push_back(line);
     for (const auto& w : tr.warnings) r.warnings.push_back(w);
-  });
+  };
+  ParseOutcome o = borrow ? parser.parse_borrowing(rec, t, emit) : parser.parse(rec, t, emit);
+  if (borrow) {
+    std::fill(rec.text.begin(), rec.text.end(), '#');
+    if (!t.steps().empty() || t.borrows()) r.warnings.push_back("the scratch trajectory was not cleared");
+  }
   if (!o.ok()) {
     r.rejected = 1;
     r.errors = o.errors;
