@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <random>
+
+#include <nlohmann/json.hpp>
+
 #include "reference/builders.hpp"
 
 using namespace trajcheck;
@@ -207,6 +211,49 @@ TEST_CASE("no duplicate: deep equality, key order free, numbers by value, absent
   auto r = one(b, t.t);
   CHECK(r.status == V::violated);
   CHECK(r.steps == W{1, 5});
+}
+
+// Arguments of every shape the canonical key reads — flat objects of plain strings (read
+// without a parse) in and out of key order, with escapes, bytes outside ASCII, blanks,
+// numbers, nesting, repeated keys, text that is not JSON — are duplicates exactly when
+// nlohmann_json finds them equal.
+TEST_CASE("no duplicate: equal arguments by JSON equality, whatever their shape") {
+  const char* pool[] = {
+      R"({})", R"({"a":"x"})", R"({"a":"x","b":"y"})", R"({"b":"y","a":"x"})", R"({ "a" : "x" })",
+      R"({"a":"\u0078"})", R"({"a":"x\"y"})", R"({"a":"x\\"})", R"({"a":"caf\u00e9"})", "{\"a\":\"caf\xc3\xa9\"}",
+      R"({"a":1})", R"({"a":1.0})", R"({"a":"1"})", R"({"a":["x"]})", R"({"a":{"b":"x"}})",
+      R"({"a":"x","a":"y"})", R"({"a":"x",})", R"({"a":"x"} )", R"({"ab":"x"})", R"({"a":"x","ab":"y"})",
+      R"({"ab":"y","a":"x"})", R"({"":""})", R"({"a":""})", R"({"a":"x","b":null})", R"({"a":"}"})",
+      R"({"a":"x"}x)", R"({"a":true})", R"({"a":"x","b":"y","c":"z"})", R"({"c":"z","a":"x","b":"y"})",
+  };
+  auto parsed = [](std::string_view text, nlohmann::json* out) {
+    *out = nlohmann::json::parse(text, nullptr, false);
+    return !out->is_discarded();
+  };
+  IrBuilder b;
+  b.rule(IrBuilder::st(K::no_duplicate, b.any()));
+  std::vector<Diagnostic> d;
+  auto p = b.compile(&d);
+  REQUIRE(p != nullptr);
+  std::mt19937 rng(3);
+  constexpr std::size_t n = sizeof pool / sizeof pool[0];
+  for (int round = 0; round < 400; ++round) {
+    std::string_view x = pool[rng() % n], y = pool[rng() % n];
+    CAPTURE(x);
+    CAPTURE(y);
+    StepsBuilder t;
+    t.call("a", std::string(x));
+    t.call("a", std::string(y));
+    nlohmann::json jx, jy;
+    // Text that is not JSON is a key of its own bytes; repeated keys: the last one stands
+    // for nlohmann, both for the checker (equal only to the same text).
+    bool repeated = std::string_view(x).find(R"("a":"x","a")") != std::string_view::npos ||
+                    std::string_view(y).find(R"("a":"x","a")") != std::string_view::npos;
+    bool equal = parsed(x, &jx) && parsed(y, &jy) && !repeated ? jx == jy : x == y;
+    auto r = run(p, t.t);
+    REQUIRE(r.size() == 1);
+    CHECK((r[0].status == V::violated) == equal);
+  }
 }
 
 TEST_CASE("in a row: runs over tool calls only") {
