@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "json/text.hpp"
+
 namespace trajcheck::detail {
 
 using K = ir::StatementKind;
@@ -767,38 +769,18 @@ void append_size(std::string& out, std::uint64_t n) {
   out.append(digits.data(), digits.size());
 }
 
-// The arguments most calls carry — an object of a few strings, written minified, its keys in
-// order, no escape and no byte outside printable ASCII ({"order_id":"ord_1"}) — have the text
+// The arguments most calls carry — an object of plain strings written minified with its keys
+// in order ({"order_id":"ord_1"}, json::scan_flat_string_object) — have the text
 // canonical_value gives their parse without a parse: appended to `out`. False, and `out` as it
 // was, for any other text.
 bool append_flat_canonical(std::string& out, std::string_view text) {
   const std::size_t at = out.size();
-  auto give_up = [&] {
-    out.resize(at);
-    return false;
-  };
-  // A quoted run of plain bytes at text[i] (i at its opening quote); its bytes, i past it.
-  auto quoted = [&](std::size_t& i, std::string_view* run) {
-    if (i >= text.size() || text[i] != '"') return false;
-    const std::size_t from = ++i;
-    for (; i < text.size() && text[i] != '"'; ++i) {
-      const auto c = static_cast<unsigned char>(text[i]);
-      if (c < 0x20 || c >= 0x7f || c == '\\') return false;
-    }
-    if (i == text.size()) return false;
-    *run = text.substr(from, i - from);
-    ++i;
-    return true;
-  };
-  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
-  out += '{';
-  std::size_t i = 1;
   std::string_view previous;
-  for (bool first = true; i + 1 < text.size(); first = false) {
-    std::string_view key, value;
-    if (!first && text[i++] != ',') return give_up();
-    if (!quoted(i, &key) || (!first && !(previous < key))) return give_up();
-    if (i >= text.size() || text[i++] != ':' || !quoted(i, &value)) return give_up();
+  bool first = true, sorted = true;
+  out += '{';
+  bool flat = json::scan_flat_string_object(text, [&](std::string_view key, std::string_view value) {
+    sorted = sorted && (first || previous < key);
+    first = false;
     previous = key;
     append_size(out, key.size());
     out += ':';
@@ -807,8 +789,11 @@ bool append_flat_canonical(std::string& out, std::string_view text) {
     append_size(out, value.size());
     out += ':';
     out += value;
+  });
+  if (!flat || !sorted) {
+    out.resize(at);
+    return false;
   }
-  if (i + 1 != text.size()) return give_up();
   out += '}';
   return true;
 }

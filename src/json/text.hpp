@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
+
+#include "json/swar.hpp"
 
 namespace trajcheck::json {
 
@@ -28,5 +31,45 @@ std::size_t canonical_string_size(const char* p);
 // The same for a string value's raw_json_token() (which runs to the next structural
 // character, so the closing quote need not be searched for: faster on long strings).
 std::size_t canonical_string_size(std::string_view token);
+
+// Whether `s` is an object of plain strings written minified — {"a":"x","b":"y"}, {}: no
+// blank, no escape, no control byte, no byte outside ASCII, so each string's text is its value (the
+// arguments of most calls, the fields of most approvals). Calls fn(name, value) for each
+// member in order as it reads them: when the answer is false, fn may have seen a prefix.
+template <class Fn>
+bool scan_flat_string_object(std::string_view s, Fn&& fn) {
+  // The plain string at s[i] (its opening quote); i is left past its closing quote. Eight
+  // bytes at a time while eight remain: the first quote, backslash, control byte or byte
+  // outside ASCII ends the word's plain run.
+  auto plain = [&](std::size_t& i, std::string_view* out) {
+    if (i >= s.size() || s[i] != '"') return false;
+    const std::size_t from = ++i;
+    for (; i + 8 <= s.size(); i += 8) {
+      const std::uint64_t w = swar::load(s.data() + i);
+      const std::uint64_t stop = swar::equal(w, '"') | swar::equal(w, '\\') | swar::less(w, 0x20) | (w & swar::kHighs);
+      if (stop) {
+        i += swar::first(stop);
+        break;
+      }
+    }
+    for (; i < s.size() && s[i] != '"'; ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c < 0x20 || c >= 0x80 || c == '\\') return false;
+    }
+    if (i == s.size()) return false;
+    *out = s.substr(from, i - from);
+    ++i;
+    return true;
+  };
+  if (s.size() < 2 || s.front() != '{' || s.back() != '}') return false;
+  std::size_t i = 1;
+  for (bool first = true; i + 1 < s.size(); first = false) {
+    std::string_view name, value;
+    if (!first && s[i++] != ',') return false;
+    if (!plain(i, &name) || i >= s.size() || s[i++] != ':' || !plain(i, &value)) return false;
+    fn(name, value);
+  }
+  return i + 1 == s.size();
+}
 
 }  // namespace trajcheck::json

@@ -1,10 +1,13 @@
 // append_json_string (eight bytes at a time) against a byte-at-a-time reference, with and
-// without DEL escaped, and the canonical-string scan against what append_json_string writes.
+// without DEL escaped, the canonical-string scan against what append_json_string writes, and
+// the scan of flat string objects.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "json/escape.hpp"
 #include "json/text.hpp"
@@ -132,4 +135,43 @@ TEST_CASE("find_unescaped_control: the first control byte inside a string litera
   CHECK(find_unescaped_control("{\"a\": \"b\x01\"}") == 8);
   CHECK(find_unescaped_control("{\"a\\\"\x1f\": 1}") == 5);  // an escaped quote does not end it
   CHECK(find_unescaped_control("[\"\\\\\", \"\n\"]") == 8);    // an escaped backslash does not escape
+}
+
+TEST_CASE("scan_flat_string_object: objects of plain strings, read eight bytes at a time") {
+  using Members = std::vector<std::pair<std::string, std::string>>;
+  auto scan = [](std::string_view s, Members* members) {
+    members->clear();
+    return trajcheck::json::scan_flat_string_object(
+        s, [&](std::string_view k, std::string_view v) { members->emplace_back(std::string(k), std::string(v)); });
+  };
+  Members m;
+  CHECK(scan("{}", &m));
+  CHECK(m.empty());
+  CHECK(scan(R"({"a":"x","":"","order_id":"ord_81ks92 & co."})", &m));
+  CHECK(m == Members{{"a", "x"}, {"", ""}, {"order_id", "ord_81ks92 & co."}});
+  for (const char* no : {"", "{", "}", "[]", R"({"a":"x",})", R"({"a":"x"} )", R"( {"a":"x"})", R"({"a" :"x"})",
+                         R"({"a":1})", R"({"a":["x"]})", R"({"a":{"b":"x"}})", R"({"a":"x\"y"})", R"({"a":"x\ny"})",
+                         "{\"a\":\"caf\xc3\xa9\"}", "{\"a\":\"x\ty\"}", R"({"a":"x")", R"({"a":"x"}})", R"({"a"})",
+                         R"({"a":"x""b":"y"})", R"({"a":null})"})
+    CHECK_MESSAGE(!scan(no, &m), no);
+  // A stop byte (the closing quote, or one that rejects) at every place of strings of 0 to 40
+  // bytes, across the words the scan reads.
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (std::size_t at = 0; at <= n; ++at) {
+      std::string value(n, 'v');
+      CAPTURE(n);
+      CAPTURE(at);
+      std::string ok = "{\"k\":\"" + value + "\"}";
+      REQUIRE(scan(ok, &m));
+      CHECK(m == Members{{"k", value}});
+      if (at == n) continue;
+      for (char bad : {'\\', '\x01', '\x80', '\xff'}) {
+        std::string v = value;
+        v[at] = bad;
+        CHECK_FALSE(scan("{\"k\":\"" + v + "\",\"l\":\"w\"}", &m));
+      }
+      std::string v = value;
+      v[at] = '"';  // ends the string early: what follows is not a member
+      CHECK_FALSE(scan("{\"k\":\"" + v + "\"}", &m));
+    }
 }
