@@ -61,13 +61,26 @@ constexpr ToolId kNoTool = 0xffffffffu;
 // Interns normalized tool names. Not thread-safe: one per thread.
 class ToolTable {
  public:
+  ToolTable() = default;
+  ToolTable(const ToolTable& other);
+  ToolTable& operator=(const ToolTable& other);
+  ToolTable(ToolTable&& other) noexcept;
+  ToolTable& operator=(ToolTable&& other) noexcept;
+  ~ToolTable() = default;
+
   ToolId intern(std::string_view name);
   // kNoTool when the name was never interned.
   ToolId find(std::string_view name) const;
   std::string_view name(ToolId id) const { return names_[id]; }
   std::size_t size() const { return names_.size(); }
+  // A number no other table of the process has: a table only grows, so an id it gave keeps
+  // naming the same name as long as the serial is the same (caches keyed by a table check
+  // it instead of the name). A copy, and both sides of a move, get new serials.
+  std::uint64_t serial() const { return serial_; }
 
  private:
+  static std::uint64_t next_serial();
+  std::uint64_t serial_ = next_serial();
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }

@@ -58,9 +58,10 @@ bool StepEval::binds(std::uint32_t b) {
 void StepEval::begin_trace(const Trajectory& trace) {
   trace_ = &trace;
   docs_.begin_trace(trace);
-  if (trace.tools() != table_) {
+  const std::uint64_t serial = trace.tools() ? trace.tools()->serial() : 0;
+  if (serial != table_serial_) {
     // Ids of another table mean other names: forget the id cache, keep the name cache.
-    table_ = trace.tools();
+    table_serial_ = serial;
     by_table_id_.clear();
   }
 }
@@ -158,7 +159,6 @@ std::uint32_t StepEval::intern(std::string_view name) {
     if (observed == name) effective = canonical;
   auto id = static_cast<std::uint32_t>(names_.size());
   names_.emplace_back(effective);
-  source_names_.emplace_back(name);
   by_name_.emplace(std::string(name), id);
   return id;
 }
@@ -171,12 +171,11 @@ std::uint32_t StepEval::local_tool(const Trajectory& trace, const Step& step) {
     while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
     return intern(raw);
   }
-  if (table_ == nullptr || step.tool == kNoTool) return intern(trace.text(step.tool_name));
+  if (table_serial_ == 0 || step.tool == kNoTool) return intern(trace.text(step.tool_name));
   if (step.tool >= by_table_id_.size()) by_table_id_.resize(step.tool + 1, kNoId);
+  // The id cache holds for the table whose serial begin_trace saw (ToolTable::serial).
   std::uint32_t& slot = by_table_id_[step.tool];
-  std::string_view name = trace.text(step.tool_name);
-  // The id cache is keyed by table address, which a new table may reuse: confirm the name.
-  if (slot == kNoId || source_names_[slot] != name) slot = intern(name);
+  if (slot == kNoId) slot = intern(trace.text(step.tool_name));
   return slot;
 }
 

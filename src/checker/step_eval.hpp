@@ -103,11 +103,10 @@ class StepEval {
   std::string_view binding_;
   bool has_binding_ = false;
   // Tool-name columns per local tool id (tools × columns).
-  const ToolTable* table_ = nullptr;
+  std::uint64_t table_serial_ = 0;  // of the table by_table_id_ holds ids of (0: none)
   std::vector<std::uint32_t> by_table_id_;
   std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> by_name_;
   std::vector<std::string> names_;         // effective (aliased) name per local id
-  std::vector<std::string> source_names_;  // the name it was interned under
   // Whether the tool of the row being built matches each column (computed per row build).
   std::vector<std::uint8_t> columns_;
   // Class rows (slots × patterns), each class's slot (kNoId: none), the current class and row.

@@ -132,7 +132,7 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
   ToolTable* table = t.tools();
   ToolCacheEntry* entry[2] = {&s.tools[h % s.tools.size()], &s.tools[(h + 1) % s.tools.size()]};
   for (ToolCacheEntry* e : entry)
-    if (e->valid && e->raw == raw && (!table || (e->id < table->size() && table->name(e->id) == e->canonical))) {
+    if (e->valid && e->raw == raw && (!table || e->table == table->serial())) {
       step.tool_name = e->same ? step.raw_tool : t.store(e->canonical);
       step.tool = table ? e->id : kNoTool;
       return;
@@ -155,6 +155,7 @@ void ParseCtx::set_tool(Step& step, std::string_view raw) {
   step.tool_name = same ? step.raw_tool : t.store(canonical);
   step.tool = table ? table->intern(canonical) : kNoTool;
   e.id = step.tool;
+  e.table = table ? table->serial() : 0;
 }
 
 Slice ParseCtx::merge_extra(Slice a, std::string_view b) {

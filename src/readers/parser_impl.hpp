@@ -42,12 +42,13 @@ struct CompiledOptions {
 };
 
 // A raw tool name as set_tool last normalized it under one set of options: its normalized
-// name (aliases applied) and the id a ToolTable gave that name. Checked against the table on
-// use (the id must still name that name), so any table may be used with it.
+// name (aliases applied) and the id the ToolTable of serial `table` gave that name (an id
+// holds for that serial only: ToolTable::serial), so any table may be used with it.
 struct ToolCacheEntry {
   bool valid = false;
   bool same = false;  // the normalized name is the raw name
   ToolId id = kNoTool;
+  std::uint64_t table = 0;
   std::string raw, canonical;
 };
 

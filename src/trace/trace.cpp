@@ -1,6 +1,7 @@
 // The normalized trajectory: step-type names, tool-name interning and the per-trace arena.
 #include "trajcheck/trace.hpp"
 
+#include <atomic>
 #include <stdexcept>
 
 namespace trajcheck {
@@ -26,6 +27,40 @@ std::string_view to_string(StepStatus s) {
     case StepStatus::none: break;
   }
   return "";
+}
+
+std::uint64_t ToolTable::next_serial() {
+  static std::atomic<std::uint64_t> n{0};
+  return ++n;
+}
+
+ToolTable::ToolTable(const ToolTable& other) : names_(other.names_), ids_(other.ids_) {}
+
+ToolTable& ToolTable::operator=(const ToolTable& other) {
+  if (this != &other) {
+    names_ = other.names_;
+    ids_ = other.ids_;
+    serial_ = next_serial();
+  }
+  return *this;
+}
+
+ToolTable::ToolTable(ToolTable&& other) noexcept : names_(std::move(other.names_)), ids_(std::move(other.ids_)) {
+  other.names_.clear();
+  other.ids_.clear();
+  other.serial_ = next_serial();
+}
+
+ToolTable& ToolTable::operator=(ToolTable&& other) noexcept {
+  if (this != &other) {
+    names_ = std::move(other.names_);
+    ids_ = std::move(other.ids_);
+    serial_ = next_serial();
+    other.names_.clear();
+    other.ids_.clear();
+    other.serial_ = next_serial();
+  }
+  return *this;
 }
 
 ToolId ToolTable::intern(std::string_view name) {

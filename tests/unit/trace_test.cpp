@@ -14,6 +14,35 @@ TEST_CASE("tool names intern to dense ids") {
   CHECK(t.name(1) == "refund_order");
 }
 
+TEST_CASE("a tool table's serial is its own: kept while it grows, new for copies and both sides of a move") {
+  ToolTable a;
+  const std::uint64_t s = a.serial();
+  a.intern("x");
+  a.intern("y");
+  CHECK(a.serial() == s);
+  ToolTable copy = a;
+  CHECK(copy.serial() != s);
+  CHECK(copy.name(1) == "y");
+  ToolTable assigned;
+  const std::uint64_t before = assigned.serial();
+  assigned = a;
+  CHECK(assigned.serial() != before);
+  CHECK(assigned.serial() != s);
+  ToolTable moved(std::move(a));
+  CHECK(moved.find("y") == 1);
+  CHECK(moved.serial() != s);
+  CHECK(a.serial() != s);  // NOLINT(bugprone-use-after-move): emptied, and says so
+  CHECK(a.size() == 0);
+  CHECK(a.intern("z") == 0);
+  ToolTable target;
+  const std::uint64_t t0 = target.serial(), m0 = moved.serial();
+  target = std::move(moved);
+  CHECK(target.serial() != t0);
+  CHECK(moved.serial() != m0);  // NOLINT(bugprone-use-after-move)
+  CHECK(target.name(0) == "x");
+  CHECK(ToolTable().serial() != ToolTable().serial());
+}
+
 TEST_CASE("a trajectory keeps its buffers when cleared") {
   ToolTable tools;
   Trajectory tr(&tools);
