@@ -248,6 +248,10 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
                      c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", detail::printable(t.trace_id()),
                      c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
                      t.steps().size() == 1 ? "" : "s", c ? kReset : "");
+  auto append_decimal = [&](std::uint32_t n) {
+    const fmt::format_int digits(n);
+    out.append(digits.data(), digits.size());
+  };
   // Results of one rule are adjacent (rules-file order), so capping counts a run.
   std::uint32_t run_rule = 0xffffffffu;
   std::size_t run_count = 0;
@@ -289,14 +293,24 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
     for (std::size_t w = 0; w < r.steps.size() && w < kMaxWitnesses; ++w) {
       std::uint32_t s = r.steps[w];
       // The step before gives context (what the agent had just done or been told).
+      // (Appended piece by piece: these lines are most of a report, and a format_to call
+      // per line measured a tenth of writing it.)
       if (s > 0 && (first || s - 1 >= shown_until) &&
           !(w > 0 && r.steps[w - 1] == s - 1)) {
-        fmt::format_to(std::back_inserter(out), FMT_COMPILE("      {}#{} "), c ? kDim : "", s - 1);
+        out += "      ";
+        if (c) out += kDim;
+        out += '#';
+        append_decimal(s - 1);
+        out += ' ';
         append_step(out, t, s - 1);
         out += c ? kReset : "";
         out += '\n';
       }
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("    {}> #{} "), c ? kBold : "", s);
+      out += "    ";
+      if (c) out += kBold;
+      out += "> #";
+      append_decimal(s);
+      out += ' ';
       append_step(out, t, s);
       out += c ? kReset : "";
       out += '\n';
