@@ -285,7 +285,8 @@ struct RecordSource::Impl {
   }
 
   // Reads one line into `text`, or, with `lent`, sets *lent to the line where it lies whole in
-  // the read buffer (`text` then left empty); false at end of file. *error set on a read error
+  // the read buffer (`text` then left empty; a line begun near the end of one read may be
+  // moved to the buffer's front and completed there by the next); false at end of file. *error set on a read error
   // or a broken compressed stream (the partial line is dropped), or when the line is longer
   // than detail::kMaxRecordBytes: the rest of that line is skipped and *too_long set, so
   // reading goes on.
@@ -313,6 +314,22 @@ struct RecordSource::Impl {
         *lent = std::string_view(start, n);
         pos += n + 1;
         return true;
+      }
+      // A line that runs past the bytes read, for a caller that borrows: when its first part
+      // fills at most half the buffer, it moves to the front and the rest is read behind it,
+      // so the line is lent whole (copying it out instead costs a copy of all of it).
+      if (lent && !nl && !partial && !eof && end - pos <= kReadBuffer / 2) {
+        const std::size_t have = end - pos;
+        std::memmove(buf.data(), start, have);
+        pos = 0;
+        std::size_t got = stream.read(buf.data() + have, kReadBuffer - have, *error);
+        if (got == 0 && error->empty()) error->swap(pending_error);
+        if (got == 0) {
+          eof = true;
+          if (!error->empty()) return false;
+        }
+        end = have + got;
+        continue;
       }
       partial = true;
       if (!*too_long && text.size() + n > detail::kMaxRecordBytes) {

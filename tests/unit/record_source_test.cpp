@@ -139,7 +139,7 @@ TEST_CASE("jsonl: a caller that may borrow gets the same records, lent from the 
   }
   CHECK(i == copied.size());
   CHECK(lent > 200);               // most records lie whole in one read
-  CHECK(lent < copied.size() - 20);  // those across two reads, and the last, are copied
+  CHECK(lent < copied.size() - 20);  // those longer than half the buffer, and the last, are copied
   CHECK(copied[0].origin.column == 4);  // the BOM is not part of the first record
 }
 
@@ -163,6 +163,32 @@ TEST_CASE("jsonl: a line lent from the end of a full read still has its padding"
     REQUIRE(src.next(r));
     CHECK(r.bytes() == "{\"b\":2}");
     CHECK(r.origin.line == 2);
+    CHECK(!src.next(r));
+  }
+}
+
+TEST_CASE("jsonl: a line begun at the end of a read is lent whole when its first part is short") {
+  // The first line fills the read buffer but for `tail` bytes, which begin the second line:
+  // up to half a buffer, that part moves to the front and the next read completes the line.
+  TempDir d;
+  for (std::size_t tail : {std::size_t{1}, std::size_t{99}, kRecordReadBuffer / 2, kRecordReadBuffer / 2 + 1,
+                           kRecordReadBuffer * 5 / 8}) {
+    CAPTURE(tail);
+    const std::size_t first = kRecordReadBuffer - tail;  // with its newline
+    const std::string second = "\"" + std::string(kRecordReadBuffer * 3 / 4, 'y') + "\"";  // longer than any tail
+    std::string f = d.write("tail.jsonl", "\"" + std::string(first - 3, 'x') + "\"\n" + second + "\n{\"c\":3}");
+    RecordSource src({f});
+    RawRecord r;
+    r.may_borrow = true;
+    REQUIRE(src.next(r));
+    CHECK(r.bytes().size() == first - 1);
+    REQUIRE(src.next(r));
+    CHECK(r.bytes() == second);
+    CHECK(r.origin.line == 2);
+    CHECK((r.borrowed.data() != nullptr) == (tail <= kRecordReadBuffer / 2));
+    if (r.borrowed.data()) CHECK(r.readable() >= r.bytes().size() + kRecordPadding);
+    REQUIRE(src.next(r));
+    CHECK(r.bytes() == "{\"c\":3}");  // the last line, with no newline
     CHECK(!src.next(r));
   }
 }
