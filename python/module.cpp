@@ -417,6 +417,7 @@ class GuardMonitor {
     record_ = R"({"trace_id":"guard","steps":[]})";
     if (!context.empty()) record_ = std::string(R"({"trace_id":"guard","context":)") + std::string(context) + R"(,"steps":[]})";
     read();
+    has_context_ = !scratch_.context().empty();
     monitor_.reset(scratch_.context());
   }
 
@@ -439,6 +440,26 @@ class GuardMonitor {
   py::list observe(py::handle step) {
     read_step(step);
     return run(true);
+  }
+
+  // Observes every step of `trace` (a trace in any format the rule set reads: the history
+  // so far), in order, and returns the violations they made final. A monitor made without a
+  // context that has observed nothing takes the trace's context.
+  py::list replay(py::handle trace) {
+    if (finished_) throw py::value_error("the monitor has finished; start a new one");
+    std::string buffer;
+    record_.assign(trace_text(trace, buffer, "history"));
+    read();
+    if (!has_context_ && monitor_.trace().steps().empty() && !scratch_.context().empty()) {
+      has_context_ = true;
+      monitor_.reset(scratch_.context());
+    }
+    py::list out;
+    for (std::size_t i = 0; i < scratch_.steps().size(); ++i) {
+      monitor_.observe(scratch_, i, found_);
+      append_violations(out);
+    }
+    return out;
   }
 
   py::list pending() {
@@ -483,13 +504,18 @@ class GuardMonitor {
     if (take) monitor_.observe(scratch_, 0, found_);
     else monitor_.check(scratch_, 0, found_);
     py::list out;
+    append_violations(out);
+    return out;
+  }
+
+  void append_violations(py::list& out) {
+    if (found_.empty()) return;
     py::object violation = types().attr("Violation");
     for (const Violation& x : found_) {
       const RuleInfo& info = *monitor_.rules().rules()[x.rule].info;
       out.append(violation(info.name, std::string(to_string(info.severity)), info.message, steps_of(x.steps),
                            binding_of(x.binding), info.location));
     }
-    return out;
   }
 
   static py::list steps_of(const std::vector<std::uint32_t>& steps) {
@@ -515,6 +541,7 @@ class GuardMonitor {
   std::vector<Violation> found_;
   std::vector<Obligation> obligations_;
   bool finished_ = false;
+  bool has_context_ = false;  // the monitor's trace has a context
 };
 
 // ---------------------------------------------------------------------------------------
@@ -782,6 +809,7 @@ PYBIND11_MODULE(_native, m) {
       }), py::arg("rules"), py::arg("context"))
       .def("check", &GuardMonitor::check, py::arg("step"))
       .def("observe", &GuardMonitor::observe, py::arg("step"))
+      .def("replay", &GuardMonitor::replay, py::arg("trace"))
       .def("pending", &GuardMonitor::pending)
       .def("finish", &GuardMonitor::finish, py::arg("fail_on"))
       .def_property_readonly("steps", &GuardMonitor::steps);

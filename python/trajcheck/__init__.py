@@ -89,6 +89,22 @@ class Rules:
         trace's context object (``context.*`` in rules)."""
         return Monitor(self, context)
 
+    def decide(self, tool: str, arguments: Optional[Mapping[str, Any]] = None, history: Optional[Trace] = None, *,
+               context: Optional[Mapping[str, Any]] = None) -> Decision:
+        """Whether the tool call may be made now, after ``history``: the calls (and messages,
+        approvals…) made so far, as a trace in any format :meth:`check` reads — a native trace
+        dict, a list of native steps, OpenAI or Anthropic messages, Inspect or AgentDojo
+        messages. The :class:`Decision` is ``allowed``, or names the violations the call would
+        make final (``decision.message`` is the first rule's message): exactly what a
+        :class:`Monitor` that observed the history would answer for the call. ``context`` is
+        the trace's context (else the history's own). Stateless; for a running agent a
+        :class:`Monitor` is cheaper (the history is read again at each call here). Raises
+        :class:`TraceError` when the history cannot be read."""
+        mon = Monitor(self, context)
+        if history is not None:
+            mon.replay(history)
+        return mon.check_call(tool, arguments)
+
     def __repr__(self) -> str:
         return f"<trajcheck.Rules {', '.join(self.files)}: {len(self.rules)} rules>"
 
@@ -133,6 +149,15 @@ class Monitor:
     def observe(self, step: Union[Mapping[str, Any], str, bytes]) -> List[Violation]:
         """Takes the step as the trace's next; returns the violations it made final."""
         return self._native.observe(step)
+
+    def replay(self, history: Trace) -> List[Violation]:
+        """Observes every step of ``history`` (a trace in any format :meth:`Rules.check` reads,
+        or a list of native steps), in order; returns the violations they made final. A monitor
+        made without a context that has observed nothing takes the history's context."""
+        if isinstance(history, (list, tuple)) and history and all(
+                isinstance(s, Mapping) and "type" in s and "role" not in s for s in history):
+            history = {"trace_id": "history", "steps": list(history)}
+        return self._native.replay(history)
 
     def observe_call(self, tool: str, arguments: Optional[Mapping[str, Any]] = None, result: Any = None,
                      failed: bool = False) -> List[Violation]:
