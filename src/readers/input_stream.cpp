@@ -5,7 +5,9 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -15,7 +17,14 @@ namespace trajcheck::detail {
 
 namespace {
 constexpr std::size_t kChunk = 1 << 16;
+
+// A zstd frame's magic number, or a skippable frame's (pzstd writes one before each frame;
+// the decoder passes over them), little-endian.
+bool zstd_magic(const unsigned char* b) {
+  const std::uint32_t magic = std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
+  return magic == ZSTD_MAGICNUMBER || (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
 }
+}  // namespace
 
 struct InputStream::Impl {
   enum class Codec { unknown, plain, gzip, zstd };
@@ -31,6 +40,22 @@ struct InputStream::Impl {
   bool z_member_ended = true;  // between gzip members (a file may hold several)
   ZSTD_DStream* zs = nullptr;
   std::size_t zs_last = 0;  // ZSTD_decompressStream's last hint: 0 when a frame is complete
+  // Newlines in the decompressed bytes handed out, and the line the current gzip member or
+  // zstd frame began on: its checksum is at its end, so a corruption found there (or in its
+  // middle) makes every record read from that line on suspect, and the error says so.
+  std::uint64_t lines_out = 0, member_line = 1;
+
+  void member_starts(const char* buf, std::size_t produced) {
+    member_line = lines_out + static_cast<std::uint64_t>(std::count(buf, buf + produced, '\n')) + 1;
+  }
+  std::size_t count_lines(const char* buf, std::size_t k) {
+    lines_out += static_cast<std::uint64_t>(std::count(buf, buf + k, '\n'));
+    return k;
+  }
+  std::string suspect(std::string_view unit) const {
+    return fmt::format("; the records from line {} to here were read from this {} before its corruption was "
+                       "found and may be corrupt too", member_line, unit);
+  }
 
   ~Impl() { close(); }
 
@@ -69,7 +94,7 @@ struct InputStream::Impl {
     }
     const unsigned char* b = in.data();
     if (in_end >= 2 && b[0] == 0x1f && b[1] == 0x8b) codec = Codec::gzip;
-    else if (in_end >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) codec = Codec::zstd;
+    else if (in_end >= 4 && zstd_magic(b)) codec = Codec::zstd;
     else codec = Codec::plain;
   }
 
@@ -106,6 +131,7 @@ struct InputStream::Impl {
       if (have && z_member_ended) {
         inflateReset(&z);
         z_member_ended = false;
+        member_starts(buf, n - z.avail_out);
       }
       z.next_in = have ? in.data() + in_pos : nullptr;
       z.avail_in = have ? static_cast<uInt>(in_end - in_pos) : 0;
@@ -117,11 +143,11 @@ struct InputStream::Impl {
         if (z.avail_out == n) error = "truncated gzip stream";
         break;
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        error = fmt::format("corrupt gzip stream: {}", z.msg ? z.msg : zError(rc));
+        error = fmt::format("corrupt gzip stream: {}{}", z.msg ? z.msg : zError(rc), suspect("gzip member"));
         break;
       }
     }
-    return n - z.avail_out;
+    return count_lines(buf, n - z.avail_out);
   }
 
   std::size_t read_zstd(char* buf, std::size_t n, std::string& error) {
@@ -136,11 +162,12 @@ struct InputStream::Impl {
     while (out.pos == 0) {
       bool have = fill(error);
       if (!error.empty() || (!have && zs_last == 0)) break;  // a read error, or the end after a whole frame
+      if (have && zs_last == 0) member_starts(buf, out.pos);
       ZSTD_inBuffer inb{in.data(), have ? in_end : 0, have ? in_pos : 0};
       std::size_t rc = ZSTD_decompressStream(zs, &out, &inb);
       if (have) in_pos = inb.pos;
       if (ZSTD_isError(rc)) {
-        error = fmt::format("corrupt zstd stream: {}", ZSTD_getErrorName(rc));
+        error = fmt::format("corrupt zstd stream: {}{}", ZSTD_getErrorName(rc), suspect("zstd frame"));
         break;
       }
       zs_last = rc;
@@ -149,7 +176,7 @@ struct InputStream::Impl {
         break;
       }
     }
-    return out.pos;
+    return count_lines(buf, out.pos);
   }
 
   std::size_t read(char* buf, std::size_t n, std::string& error) {

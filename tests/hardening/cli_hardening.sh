@@ -95,6 +95,26 @@ open('bad.jsonl.gz', 'wb').write(b)"
 expect 2 'bad.jsonl.gz:[0-9]+:1: error: (corrupt|truncated) gzip stream' "$bin" normalize bad.jsonl.gz
 printf '\x1f\x8b' > tiny.jsonl.gz
 expect 2 'tiny.jsonl.gz:1:1: error: truncated gzip stream' "$bin" normalize tiny.jsonl.gz
+# A checksum is checked at the end of its gzip member or zstd frame, after the records before
+# it were read: the error names the line the member began on, whose records it makes suspect.
+python3 -c "
+b = bytearray(open('logs.jsonl.gz', 'rb').read()); b[-8] ^= 0xff; open('crc.jsonl.gz', 'wb').write(b)
+z = bytearray(open('logs.jsonl.zst', 'rb').read()); z[-2] ^= 0xff; open('crc.jsonl.zst', 'wb').write(z)"
+expect 2 'crc.jsonl.gz:3001:1: error: corrupt gzip stream: incorrect data check; the records from line 1 to here were read from this gzip member before its corruption was found' "$bin" normalize crc.jsonl.gz
+expect 2 'normalize: 3001 records read, 3000 traces, 1 rejected' "$bin" normalize crc.jsonl.gz
+expect 2 'bad.jsonl.gz:[0-9]+:1: error: corrupt gzip stream: .*; the records from line 1 to here were read from this gzip member' "$bin" normalize bad.jsonl.gz
+cat logs.jsonl.gz crc.jsonl.gz > second.jsonl.gz
+expect 2 'second.jsonl.gz:6001:1: error: corrupt gzip stream: incorrect data check; the records from line 3001 to here' "$bin" normalize second.jsonl.gz
+expect 2 'crc.jsonl.zst:[0-9]+:1: error: corrupt zstd stream: .*checksum; the records from line 1 to here were read from this zstd frame' "$bin" normalize crc.jsonl.zst
+# zstd streams that begin with a skippable frame (pzstd writes one before each frame) or hold
+# several frames.
+{ printf 'P*M\x18\x04\x00\x00\x00skip'; zstd -q -c plain.jsonl; printf '\x5f\x2a\x4d\x18\x00\x00\x00\x00'; zstd -q -c plain.jsonl; } > skippable.jsonl.zst
+expect 0 'normalize: 6000 records read, 6000 traces, 0 rejected' "$bin" normalize skippable.jsonl.zst
+expect 0 'normalize: 6000 records read, 6000 traces, 0 rejected' sh -c "'$bin' normalize - < skippable.jsonl.zst"
+if command -v pzstd >/dev/null; then
+  pzstd -q -p 2 -c plain.jsonl > parallel.jsonl.zst
+  expect 0 'normalize: 3000 records read, 3000 traces, 0 rejected' "$bin" normalize parallel.jsonl.zst
+fi
 
 # One record over the size limit is rejected at its line; the records around it are read.
 { printf '{"trace_id":"before","steps":[]}\n{"trace_id":"huge","pad":"'
