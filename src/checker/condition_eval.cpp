@@ -308,8 +308,11 @@ void StepDocs::index_earlier() {
 // search would exceed its budget (nothing decided: index instead).
 bool StepDocs::seen_raw(std::string_view s, bool* found) {
   const auto& steps = trace_->steps();
+  // A step with no text to search (a call without a result, an assistant message) still costs
+  // a step of the walk: counted as a byte, so that many of them get indexed too.
   for (; sized_ < index_; ++sized_) {
     const Step& st = steps[sized_];
+    unindexed_bytes_ += 1;
     if (st.type == StepType::tool_call) unindexed_bytes_ += st.result.len;
     else if (st.type == StepType::user_message) unindexed_bytes_ += st.content.len;
   }
@@ -319,6 +322,7 @@ bool StepDocs::seen_raw(std::string_view s, bool* found) {
   *found = false;
   for (std::uint32_t i = index_; i-- > indexed_ && !*found;) {  // the latest first: where a value usually is
     const Step& st = steps[i];
+    raw_cost_ += 1;
     if (st.type == StepType::user_message) {
       const std::string_view text = trace_->text(st.content);
       raw_cost_ += text.size();

@@ -216,6 +216,31 @@ TEST_CASE("seen(): only the steps before the one that asks are looked at; a trac
   CHECK(Provenance::steps_examined() - at == 3);
 }
 
+// Calls without a result and messages other than the user's cost the raw search nothing to
+// read, but walking past them is work too: a long run of them is indexed (skipped for good)
+// once, not walked again by every question. Counted in steps looked at, not timed.
+TEST_CASE("seen(): many questions over steps with no text to search stay linear") {
+  using trajcheck::detail::Provenance;
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id")))));
+  auto p = b.compile();
+  REQUIRE(p != nullptr);
+  constexpr int kCalls = 4000;
+  StepsBuilder t;
+  t.call("lookup", "", false, R"({"id":"r1"})");
+  for (int i = 0; i < kCalls; ++i) {
+    t.call("refund", R"({"id":"absent"})");  // no result
+    t.message(StepType::assistant_message, "working on it");
+  }
+  t.call("refund", R"({"id":"r1"})");  // seen, in the first step's result
+  const std::uint64_t before = Provenance::steps_examined();
+  const auto r = run(p, t.t);
+  const std::uint64_t examined = Provenance::steps_examined() - before;
+  REQUIRE(r[0].status == VerdictStatus::violated);
+  CHECK(r[0].steps.size() == kCalls);  // every absent id, and not the last call's
+  CHECK(examined <= 8 * (2 * kCalls + 2));  // walking every earlier step per question: ~16 000 000
+}
+
 namespace {
 // Whether `seen(arguments.id)` holds for `id` asked right after one step with this result,
 // searched raw (the first question of the trace) or from the index (after 40 questions,
