@@ -2,6 +2,9 @@
 // error messages and positions.
 #include "readers/json_util.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "json/member_names.hpp"
@@ -224,6 +227,24 @@ RecordOrigin locate(const RecordOrigin& origin, std::string_view text, std::size
       line_start = i + 1;
     }
   r.column = line_start == std::string_view::npos ? origin.column + offset : offset - line_start + 1;
+  return r;
+}
+
+RecordOrigin LineIndex::locate(const RecordOrigin& origin, std::string_view text, std::size_t offset) {
+  if (!built_) {
+    built_ = true;
+    scanned_ += text.size();
+    for (const char* p = text.data(); const void* nl = std::memchr(p, '\n', text.data() + text.size() - p);) {
+      newlines_.push_back(static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()));
+      p = static_cast<const char*>(nl) + 1;
+    }
+  }
+  if (offset > text.size()) offset = text.size();
+  // The newlines before `offset`: the line is origin's plus their count.
+  const auto before = std::lower_bound(newlines_.begin(), newlines_.end(), offset);
+  RecordOrigin r = origin;
+  r.line += static_cast<std::uint64_t>(before - newlines_.begin());
+  r.column = before == newlines_.begin() ? origin.column + offset : offset - before[-1];
   return r;
 }
 

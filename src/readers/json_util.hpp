@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -82,5 +83,20 @@ bool minify_document(od::parser& parser, std::string_view json, std::string& pad
 
 // 1-based line and byte column of `offset` inside a record that starts at `origin`.
 RecordOrigin locate(const RecordOrigin& origin, std::string_view text, std::size_t offset);
+
+// The same for many offsets of one record (its warnings, in any order): the record's newlines
+// are found once, on the first question, and each offset is then placed by a binary search,
+// so k positions in n bytes cost n + k log n, not k × n.
+class LineIndex {
+ public:
+  RecordOrigin locate(const RecordOrigin& origin, std::string_view text, std::size_t offset);
+  // Bytes of text looked at so far (for tests: the text's size at most).
+  std::size_t bytes_scanned() const { return scanned_; }
+
+ private:
+  bool built_ = false;
+  std::vector<std::size_t> newlines_;  // offsets of the '\n's of the text, ascending
+  std::size_t scanned_ = 0;
+};
 
 }  // namespace trajcheck::detail

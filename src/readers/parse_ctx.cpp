@@ -9,7 +9,7 @@ namespace trajcheck::detail {
 RecordOrigin ParseCtx::where(const char* p) const {
   std::size_t off = 0;
   if (p && p >= text.data() && p <= text.data() + text.size()) off = static_cast<std::size_t>(p - text.data());
-  return locate(origin, text, off);
+  return lines.locate(origin, text, off);
 }
 
 bool ParseCtx::fail(const char* p, std::string message) {

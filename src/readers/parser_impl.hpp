@@ -142,6 +142,7 @@ class ParseCtx {
   const CompiledOptions& opts;
   std::string_view text;  // the record, inside Scratch::padded (simdjson pointers point here)
   RecordOrigin origin;
+  mutable LineIndex lines;  // where() of many warnings
   Trajectory& t;
   Scratch& s;
   ParseOutcome& outcome;

@@ -1,7 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "readers/json_util.hpp"
 #include "unit/readers_support.hpp"
 
 using namespace trajcheck;
@@ -178,4 +182,38 @@ TEST_CASE("openai: arguments written before the name still warn with the tool's 
   REQUIRE(r.warnings.size() == 1);
   CHECK(r.warnings[0].rfind("mem:1:70: warning: arguments of 'Lookup' are not valid JSON", 0) == 0);
   CHECK(args_of(r.traces[0], 0) == R"("{bad")");
+}
+
+// Every unmatched result has a warning at its own line and column, found from one index of
+// the record's newlines (not a scan from the record's start per warning).
+TEST_CASE("openai: many unmatched tool results, each warned about at its position") {
+  constexpr int kResults = 3000;
+  std::string text = "[";
+  for (int i = 0; i < kResults; ++i)
+    text += fmt::format("{}\n  {{\"role\": \"tool\", \"tool_call_id\": \"c{}\", \"content\": \"x\"}}", i ? "," : "", i);
+  text += "]";
+  ReadResult r = read_text(text);
+  REQUIRE(r.rejected == 0);
+  REQUIRE(r.warnings.size() == kResults);
+  for (int i : {0, 1, 1234, kResults - 1})
+    CHECK(r.warnings[i] == fmt::format("mem:{}:3: warning: tool result for call 'c{}' matches no earlier tool call; "
+                                       "kept as a tool_call step without arguments", i + 2, i));
+}
+
+TEST_CASE("LineIndex places offsets, in any order, as locate() does, reading the text once") {
+  std::string text = "ab\n\ncd\r\nefg\n";
+  for (int i = 0; i < 500; ++i) text += i % 7 ? "xy" : "\n";
+  const RecordOrigin origin{"f", 5, 9, 0};
+  detail::LineIndex index;
+  std::vector<std::size_t> offsets;
+  for (std::size_t off = 0; off <= text.size() + 2; ++off) offsets.push_back(off);
+  std::reverse(offsets.begin(), offsets.end());
+  std::rotate(offsets.begin(), offsets.begin() + offsets.size() / 3, offsets.end());
+  for (std::size_t off : offsets) {
+    CAPTURE(off);
+    const RecordOrigin want = detail::locate(origin, text, off), got = index.locate(origin, text, off);
+    CHECK(got.line == want.line);
+    CHECK(got.column == want.column);
+  }
+  CHECK(index.bytes_scanned() == text.size());
 }
