@@ -1,8 +1,9 @@
-// The MCP proxy of `trajcheck guard`: two threads, one per direction, each reading
-// newline-delimited JSON-RPC messages. Client to server: a `tools/call` request is checked
-// (RuleSetMonitor::check) and either forwarded or answered with a tool error. Server to
-// client: the response to a forwarded call is observed as the call's step, with its result.
-// Writes to the client come from both threads and are serialized; so is the monitor.
+// The MCP proxy of `trajcheck guard`. GuardSession makes every decision from bytes (no
+// processes: the unit tests and the fuzz target drive it directly); run_guard runs the server
+// and two threads, one per direction, that feed it. Client to server: each message is read
+// strictly and a `tools/call` is checked against the calls forwarded so far (answered or not)
+// before it is forwarded or answered by the proxy. Server to client: bytes go through
+// unchanged; a response to a forwarded call gives the call's step its result.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,11 +14,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -31,6 +38,8 @@ namespace {
 
 using json = nlohmann::json;
 
+constexpr int kMaxDepth = 512;  // as the trace readers' nesting limit (docs/limits.md)
+
 bool write_all(int fd, std::string_view s) {
   while (!s.empty()) {
     ssize_t n = ::write(fd, s.data(), s.size());
@@ -41,13 +50,574 @@ bool write_all(int fd, std::string_view s) {
   return true;
 }
 
-// Calls f(line) for each newline-terminated line read from fd (the newline kept), and for a
-// last unterminated one; returns at end of input, or soon after `stop` is set.
+// Splits a byte stream into messages: on `\n` only, or (split_cr) on `\n`, `\r\n` and a lone
+// `\r`, as a text stream with universal newlines reads lines. A message is kept up to `limit`
+// bytes; a longer one is reported once (too_long) and skipped to its end, never buffered. Each
+// byte is looked at once.
+class Framer {
+ public:
+  Framer(bool split_cr, std::size_t limit) : split_cr_(split_cr), limit_(limit) {}
+
+  template <class Line, class TooLong>
+  void feed(std::string_view in, Line&& line, TooLong&& too_long) {
+    std::size_t i = 0;
+    while (i < in.size()) {
+      if (skip_lf_) {
+        skip_lf_ = false;
+        if (in[i] == '\n') {
+          ++i;
+          continue;
+        }
+      }
+      const std::size_t j = split_cr_ ? in.find_first_of("\r\n", i) : in.find('\n', i);
+      const std::size_t end = j == std::string_view::npos ? in.size() : j;
+      if (!dropping_) {
+        if (buf_.size() + (end - i) > limit_) {
+          dropping_ = true;
+          too_long();
+          std::string().swap(buf_);
+        } else {
+          buf_.append(in.data() + i, end - i);
+        }
+      }
+      if (j == std::string_view::npos) break;
+      skip_lf_ = in[j] == '\r';
+      if (!dropping_) line(std::string_view(buf_));
+      buf_.clear();
+      dropping_ = false;
+      i = j + 1;
+    }
+  }
+  template <class Line>
+  void end(Line&& line) {
+    if (!dropping_ && !buf_.empty()) line(std::string_view(buf_));
+    buf_.clear();
+    dropping_ = skip_lf_ = false;
+  }
+
+ private:
+  bool split_cr_;
+  std::size_t limit_;
+  std::string buf_;
+  bool dropping_ = false, skip_lf_ = false;
+};
+
+// Strict JSON for what the proxy forwards: nlohmann's parser (valid UTF-8, no lone
+// surrogates) plus no duplicate key in any object, no number out of a double's range, at
+// most kMaxDepth levels. A message another parser could read differently is not read.
+struct Unreadable {
+  std::string why;
+};
+bool parse_strict(std::string_view text, json& out, std::string& why) {
+  std::vector<std::set<std::string>> keys;
+  auto cb = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+        if (depth >= kMaxDepth) throw Unreadable{fmt::format("nested deeper than {} levels", kMaxDepth)};
+        keys.emplace_back();
+        break;
+      case json::parse_event_t::array_start:
+        if (depth >= kMaxDepth) throw Unreadable{fmt::format("nested deeper than {} levels", kMaxDepth)};
+        break;
+      case json::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+          throw Unreadable{fmt::format("duplicate key \"{}\"", parsed.get<std::string>())};
+        break;
+      case json::parse_event_t::value:
+        if (parsed.is_number_float() && !std::isfinite(parsed.get<double>()))
+          throw Unreadable{"a number out of range"};
+        break;
+      default: break;
+    }
+    return true;
+  };
+  try {
+    out = json::parse(text.begin(), text.end(), cb, true, false);
+    return true;
+  } catch (const Unreadable& e) {
+    why = e.why;
+  } catch (const json::exception& e) {
+    // nlohmann's text, without its "[json.exception…] " prefix and the bytes it last read.
+    why = e.what();
+    if (auto at = why.find("] "); at != std::string::npos) why.erase(0, at + 2);
+    if (auto at = why.find("; last read"); at != std::string::npos) why.erase(at);
+  }
+  return false;
+}
+
+// A request id the proxy can answer and match: a string or an integer. Its key compares
+// `1` and `"1"` as one, so that no server can mistake one for the other.
+// A message to the client, one line (the JSON of a message the guard read is valid UTF-8;
+// what it quotes of one it could not read might not be).
+std::string text_of(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& msg) { return text_of(msg) + "\n"; }
+
+bool usable_id(const json& id) { return id.is_string() || id.is_number_integer(); }
+std::string id_key(const json& id) { return id.is_string() ? id.get<std::string>() : id.dump(); }
+
+std::string folded(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+std::string utc_now(const char* format) {
+  const auto now = std::chrono::system_clock::now();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  return fmt::format(fmt::runtime(format), fmt::gmtime(std::chrono::system_clock::to_time_t(now)), ms);
+}
+
+// Every scalar value replaced by "***" (keys and shape kept); with `keys`, only the values of
+// those keys (at any depth).
+json masked(const json& v, const std::vector<std::string>* keys) {
+  if (v.is_object()) {
+    json r = json::object();
+    for (const auto& [k, x] : v.items())
+      r[k] = keys && std::find(keys->begin(), keys->end(), k) != keys->end() ? json("***") : masked(x, keys);
+    return r;
+  }
+  if (v.is_array()) {
+    json r = json::array();
+    for (const json& x : v) r.push_back(masked(x, keys));
+    return r;
+  }
+  return keys ? v : json("***");
+}
+
+}  // namespace
+
+struct GuardSession::Impl {
+  Impl(std::shared_ptr<const RuleSet> r, const GuardOptions& o, std::FILE* l)
+      : rules(std::move(r)), options(o), log(l), client_framer(true, o.max_message_bytes),
+        server_framer(false, o.max_message_bytes), parser(rules->reading_options({})), scratch(&tools),
+        replay(&tools), committed(rules, o.context) {}
+
+  std::shared_ptr<const RuleSet> rules;
+  GuardOptions options;
+  std::FILE* log;
+  Framer client_framer, server_framer;
+  TraceParser parser;
+  ToolTable tools;
+  Trajectory scratch, replay;  // a call read for a decision; a step read to be observed
+  RawRecord raw;
+  std::vector<Violation> found, ignored;
+
+  // The calls forwarded, in the order they were made. `committed` has observed a prefix of
+  // them, each with its result: every call up to the first still unanswered. `speculative`
+  // (when built) has observed all of them — the unanswered ones as calls without a result —
+  // and decides the next call while any is unanswered.
+  struct Call {
+    std::uint64_t seq;
+    json step;
+    bool answered = false;
+  };
+  RuleSetMonitor committed;
+  std::deque<Call> calls;  // forwarded, not yet observed by `committed`
+  std::optional<RuleSetMonitor> speculative;
+  std::uint64_t next_seq = 0;
+  // Client requests the server has not answered: id key -> the call's seq (or none).
+  std::map<std::string, std::optional<std::uint64_t>> in_flight;
+
+  GuardStats stats;
+  std::mutex mutex;
+
+  // The trace: one native record per session on one line, written as its steps are known.
+  std::FILE* trace = nullptr;
+  bool trace_started = false, trace_failed = false;
+  std::size_t trace_steps = 0;
+  std::string trace_id, client_name;
+  std::uint64_t decisions = 0;
+
+  // ---- client to server -------------------------------------------------------------
+
+  void on_client_message(std::string_view text, Output& out) {
+    if (text.find_first_not_of(" \t") == std::string_view::npos) return;  // a blank line: nothing to forward
+    json msg;
+    std::string why;
+    if (!parse_strict(text, msg, why)) {
+      refuse(out, json(), -32700, "trajcheck guard cannot read this message (" + why + "): not forwarded", text);
+      return;
+    }
+    if (msg.is_array()) return on_batch(msg, text, out);
+    if (!msg.is_object()) {
+      refuse(out, json(), -32600, "not a JSON-RPC message: not forwarded", text);
+      return;
+    }
+    const json* id = msg.contains("id") ? &msg["id"] : nullptr;
+    const json answer_id = id ? *id : json();
+    if (!msg.contains("method")) {
+      if (id && (msg.contains("result") || msg.contains("error"))) return forward(text, out);  // an answer to the server
+      refuse(out, json(), -32600, "not a JSON-RPC request, notification or response: not forwarded", text);
+      return;
+    }
+    const json& method = msg["method"];
+    if (!method.is_string()) {
+      refuse(out, answer_id, -32600, "the method is not a string: not forwarded", text);
+      return;
+    }
+    const std::string& m = method.get_ref<const std::string&>();
+    if (m != "tools/call" && folded(m) == "tools/call") {
+      refuse(out, answer_id, -32600, "a method spelled like tools/call but not exactly is not forwarded", text);
+      return;
+    }
+    if (m == "initialize" && msg.contains("params") && msg["params"].is_object()) {
+      const json& params = msg["params"];
+      if (params.contains("clientInfo") && params["clientInfo"].is_object() && params["clientInfo"].contains("name") &&
+          params["clientInfo"]["name"].is_string())
+        client_name = params["clientInfo"]["name"].get<std::string>();
+    }
+    if (m == "tools/call") return on_call(msg, text, out);
+    if (id) {
+      if (!usable_id(*id)) return forward(text, out);  // the server answers it an error; no tool runs
+      if (in_flight.count(id_key(*id))) {
+        refuse(out, *id, -32600, "this id is already used by a request still in flight: not forwarded", text);
+        return;
+      }
+      in_flight.emplace(id_key(*id), std::nullopt);
+    }
+    forward(text, out);
+  }
+
+  void on_call(const json& msg, std::string_view text, Output& out) {
+    ++stats.calls;
+    if (!msg.contains("id")) {
+      refuse(out, json(), 0, "a tools/call without an id (a notification) is not forwarded", text);
+      return;
+    }
+    const json& id = msg["id"];
+    if (!usable_id(id)) {
+      refuse(out, id, -32600, "a tools/call id must be a string or an integer: not forwarded", text);
+      return;
+    }
+    if (!msg.contains("params") || !msg["params"].is_object()) {
+      refuse(out, id, -32602, "tools/call params must be an object: not forwarded", text);
+      return;
+    }
+    const json& params = msg["params"];
+    if (!params.contains("name") || !params["name"].is_string() || params["name"].get_ref<const std::string&>().empty()) {
+      refuse(out, id, -32602, "tools/call needs a tool name (a non-empty string): not forwarded", text);
+      return;
+    }
+    const std::string& name = params["name"].get_ref<const std::string&>();
+    if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      refuse(out, id, -32602, "a tool name holding a control character is not forwarded", text);
+      return;
+    }
+    if (params.contains("arguments") && !params["arguments"].is_object()) {
+      refuse(out, id, -32602, "tools/call arguments must be an object: not forwarded", text);
+      return;
+    }
+    if (in_flight.count(id_key(id))) {
+      refuse(out, id, -32600, "this id is already used by a request still in flight: not forwarded", text);
+      return;
+    }
+    json step = {{"type", "tool_call"}, {"tool", name}, {"arguments", params.value("arguments", json::object())},
+                 {"id", id_key(id)}};
+    std::string error;
+    if (!read_step(step, scratch, &error)) {
+      refuse(out, id, -32602, "trajcheck guard cannot read this call (" + error + "): not forwarded", text);
+      return;
+    }
+    decide(found);
+    const bool deny = !found.empty() && options.deny;
+    for (const Violation& v : found) log_violation(options.deny ? "deny" : "warn", name, v);
+    log_decision(step, found.empty() ? nullptr : &found.front(), found.empty() ? "allow" : "deny", !deny);
+    if (deny) {
+      ++stats.denied;
+      json reply = {{"jsonrpc", "2.0"}, {"id", id},
+                    {"result", {{"content", json::array({{{"type", "text"}, {"text", message_of(found.front())}}})},
+                                {"isError", true}}}};
+      out.to_client += dump(reply);
+      return;
+    }
+    const std::uint64_t seq = next_seq++;
+    in_flight.emplace(id_key(id), seq);
+    if (speculative) speculative->observe(scratch, 0, ignored);
+    calls.push_back(Call{seq, std::move(step)});
+    forward(text, out);
+  }
+
+  // The call in `scratch`, decided against every call forwarded before it.
+  void decide(std::vector<Violation>& out) {
+    if (calls.empty()) return committed.check(scratch, 0, out);
+    if (!speculative) {
+      speculative.emplace(rules, options.context);
+      const Trajectory& done = committed.trace();
+      for (std::size_t i = 0; i < done.steps().size(); ++i) speculative->observe(done, i, ignored);
+      for (const Call& c : calls)
+        if (read_step(c.step, replay)) speculative->observe(replay, 0, ignored);
+    }
+    speculative->check(scratch, 0, out);
+  }
+
+  // A JSON-RPC batch. One holding no call (and nothing unreadable) is forwarded as it is; one
+  // holding a call is not forwarded at all — the server answers a batch as a whole, so
+  // deciding its calls one by one could let a denied one through or lose its answer — and
+  // each request in it is answered with a JSON-RPC error. (MCP since 2025-06-18 has no batches.)
+  void on_batch(const json& batch, std::string_view text, Output& out) {
+    auto suspect = [](const json& m) {
+      if (!m.is_object()) return true;
+      if (!m.contains("method")) return false;
+      return !m["method"].is_string() || folded(m["method"].get_ref<const std::string&>()) == "tools/call";
+    };
+    std::set<std::string> ids;
+    bool reused = false;
+    for (const json& m : batch)
+      if (m.is_object() && m.contains("method") && m.contains("id") && usable_id(m["id"]))
+        reused |= in_flight.count(id_key(m["id"])) > 0 || !ids.insert(id_key(m["id"])).second;
+    if (std::none_of(batch.begin(), batch.end(), suspect) && !reused) {
+      for (const std::string& k : ids) in_flight.emplace(k, std::nullopt);
+      return forward(text, out);
+    }
+    json replies = json::array();
+    for (const json& m : batch)
+      if (m.is_object() && m.contains("id") && m.contains("method"))
+        replies.push_back({{"jsonrpc", "2.0"}, {"id", m["id"]},
+                           {"error", {{"code", -32600}, {"message", "trajcheck guard does not forward a batch holding "
+                                                                    "tools/call (or a reused id): send each tool call on its own"}}}});
+    ++stats.batches_refused;
+    fmt::print(log, "guard: refused a batch of {} messages holding a tools/call or a reused id (not forwarded)\n",
+               batch.size());
+    if (!replies.empty()) out.to_client += dump(replies);
+  }
+
+  void forward(std::string_view text, Output& out) {
+    out.to_server.append(text);
+    out.to_server.push_back('\n');
+  }
+
+  // Not forwarded: logged, counted and, when the message has an id (or could have had one),
+  // answered with a JSON-RPC error. code 0: a notification, not answered.
+  void refuse(Output& out, const json& id, int code, const std::string& why, std::string_view text) {
+    ++stats.refused;
+    fmt::print(log, "guard: refused a client message: {}: {:.80}\n", why, text);
+    if (code == 0) return;
+    json reply = {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", why}}}};
+    out.to_client += dump(reply);
+  }
+
+  void too_long(Output& out) {
+    refuse(out, json(), -32600,
+           fmt::format("a message longer than the guard's limit of {} bytes: not forwarded", options.max_message_bytes), "");
+  }
+
+  // ---- server to client -------------------------------------------------------------
+
+  void on_server_message(std::string_view text) {
+    json msg = json::parse(text, nullptr, false);
+    if (msg.is_discarded()) {
+      if (text.find_first_not_of(" \t\r") != std::string_view::npos) {
+        ++stats.malformed;
+        fmt::print(log, "guard: a message from the server is not JSON: {:.80}\n", text);
+      }
+      return;
+    }
+    if (!msg.is_object() || !msg.contains("id") || msg.contains("method") || !(msg.contains("result") || msg.contains("error")))
+      return;
+    if (!usable_id(msg["id"])) return;
+    auto it = in_flight.find(id_key(msg["id"]));
+    if (it == in_flight.end()) return;
+    const std::optional<std::uint64_t> seq = it->second;
+    in_flight.erase(it);
+    if (!seq) return;
+    auto call = std::find_if(calls.begin(), calls.end(), [&](const Call& c) { return c.seq == *seq; });
+    if (call == calls.end()) return;
+    json& step = call->step;
+    const bool failed = msg.contains("error") || (msg["result"].is_object() && msg["result"].value("isError", false) == true);
+    step["result"] = msg.contains("error") ? msg["error"] : msg["result"];
+    if (failed) step["status"] = "error";
+    call->answered = true;
+    ++stats.results;
+    speculative.reset();  // it saw this call without its result
+    commit(false);
+  }
+
+  // Observes the answered calls at the front of `calls` (all of them at the end, the
+  // unanswered with status error) and appends them to the trace.
+  void commit(bool all) {
+    while (!calls.empty() && (all || calls.front().answered)) {
+      Call& c = calls.front();
+      if (!c.answered) {
+        c.step["status"] = "error";
+        c.step["unanswered"] = true;
+        ++stats.unanswered;
+        fmt::print(log, "guard: the call of {} (id {}) was never answered: recorded with status error\n",
+                   c.step["tool"].get<std::string>(), json(c.step["id"]).dump());
+      }
+      if (read_step(c.step, replay)) {
+        committed.observe(replay, 0, found);
+        for (const Violation& v : found) log_violation("violation", c.step["tool"].get<std::string>(), v);
+      }
+      write_step(c.step);
+      calls.pop_front();
+    }
+  }
+
+  // ---- the trace and the logs ---------------------------------------------------------
+
+  const std::string& id_of_trace() {
+    if (trace_id.empty())
+      trace_id = !options.trace_id.empty()
+                     ? options.trace_id
+                     : fmt::format("guard-{}{}-{}", client_name.empty() ? "" : client_name + "-",
+                                   utc_now("{:%Y%m%dT%H%M%S}.{:03}Z"), ::getpid());
+    return trace_id;
+  }
+
+  void write_trace(std::string_view text) {
+    if (trace == nullptr || trace_failed) return;
+    if (std::fwrite(text.data(), 1, text.size(), trace) != text.size() || std::fflush(trace) != 0) {
+      trace_failed = true;
+      fmt::print(log, "guard: cannot write the trace to {}: {}\n", options.trace_out, std::strerror(errno));
+    }
+  }
+  void start_trace() {
+    if (trace_started) return;
+    trace_started = true;
+    json head = {{"trace_id", id_of_trace()}};
+    std::string text = text_of(head);
+    text.pop_back();
+    if (!options.context.empty()) text += ",\"context\":" + options.context;
+    text += ",\"steps\":[";
+    write_trace(text);
+  }
+  void write_step(const json& step) {
+    start_trace();
+    write_trace((trace_steps++ ? "," : "") + text_of(step));
+  }
+
+  bool read_step(const json& step, Trajectory& into, std::string* error = nullptr) {
+    raw.text = R"({"trace_id":"guard","steps":[)" + text_of(step) + "]}";
+    raw.origin = RecordOrigin{"<mcp>", 1, 1, 0};
+    ParseOutcome outcome = parser.parse(raw, into, [](Trajectory&) {});
+    if (outcome.ok() && into.steps().size() == 1) return true;
+    std::string why = outcome.errors.empty() ? "not one step" : outcome.errors.front().message;
+    if (error) *error = why;
+    else fmt::print(log, "guard: cannot read the step of {}: {}\n", step["tool"].get<std::string>(), why);
+    return false;
+  }
+
+  std::string message_of(const Violation& v) const {
+    const RuleInfo& info = *rules->rules()[v.rule].info;
+    return info.message.empty() ? "denied by rule " + info.name : info.message;
+  }
+  void log_violation(std::string_view what, std::string_view tool, const Violation& v) {
+    const RuleInfo& info = *rules->rules()[v.rule].info;
+    std::string binding;
+    for (const auto& [var, value] : v.binding) binding += fmt::format(" (${} = {})", var, value);
+    fmt::print(log, "guard: {} {}: rule {}{} [{}] at {}{}\n", what, tool, info.name, binding, to_string(info.severity),
+               info.location, info.message.empty() ? "" : ": " + info.message);
+  }
+  void log_decision(const json& step, const Violation* v, std::string_view verdict, bool forwarded) {
+    if (options.decision_log == nullptr) return;
+    json d = {{"decision_id", fmt::format("{}:{}", id_of_trace(), ++decisions)},
+              {"time", utc_now("{:%Y-%m-%dT%H:%M:%S}.{:03}Z")},
+              {"trace_id", id_of_trace()},
+              {"call_id", step["id"]},
+              {"tool", step["tool"]},
+              {"arguments", masked(step["arguments"], options.log_arguments ? &options.mask_args : nullptr)},
+              {"verdict", verdict},
+              {"mode", options.deny ? "enforce" : "observe"},
+              {"forwarded", forwarded},
+              {"rule", v ? json(rules->rules()[v->rule].info->name) : json()},
+              {"message", v ? json(message_of(*v)) : json()},
+              {"rules_digest", options.rules_digest}};
+    std::string line = dump(d);
+    std::fwrite(line.data(), 1, line.size(), options.decision_log);
+    std::fflush(options.decision_log);
+  }
+};
+
+GuardSession::GuardSession(std::shared_ptr<const RuleSet> rules, const GuardOptions& options, std::FILE* log)
+    : impl_(std::make_unique<Impl>(std::move(rules), options, log)) {}
+GuardSession::~GuardSession() {
+  if (impl_->trace) std::fclose(impl_->trace);
+}
+
+bool GuardSession::open_trace(std::string* error) {
+  Impl& m = *impl_;
+  if (m.options.trace_out.empty()) return true;
+  m.trace = std::fopen(m.options.trace_out.c_str(), "ab+");
+  if (m.trace == nullptr) {
+    *error = fmt::format("cannot write the trace to {}: {}", m.options.trace_out, std::strerror(errno));
+    return false;
+  }
+  // A record cut short (a guard killed outright) stays a line of its own: the next starts on a new line.
+  if (std::fseek(m.trace, -1, SEEK_END) == 0 && std::fgetc(m.trace) != '\n') {
+    std::fseek(m.trace, 0, SEEK_END);
+    m.write_trace("\n");
+  }
+  std::fseek(m.trace, 0, SEEK_END);
+  return !m.trace_failed;
+}
+
+void GuardSession::client_bytes(std::string_view bytes, Output& out) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->client_framer.feed(
+      bytes, [&](std::string_view line) { impl_->on_client_message(line, out); }, [&] { impl_->too_long(out); });
+}
+void GuardSession::client_end(Output& out) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->client_framer.end([&](std::string_view line) { impl_->on_client_message(line, out); });
+}
+void GuardSession::server_bytes(std::string_view bytes) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->server_framer.feed(
+      bytes, [&](std::string_view line) { impl_->on_server_message(line); },
+      [&] {
+        ++impl_->stats.malformed;
+        fmt::print(impl_->log, "guard: a server message longer than {} bytes was forwarded unread\n",
+                   impl_->options.max_message_bytes);
+      });
+}
+void GuardSession::server_end() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->server_framer.end([&](std::string_view line) { impl_->on_server_message(line); });
+}
+
+bool GuardSession::finish(GuardStats* stats) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.commit(true);
+  m.in_flight.clear();
+  const TraceVerdict& v = m.committed.finish();
+  for (const RuleResult& r : v.results) {
+    if (r.status != VerdictStatus::violated) continue;
+    ++m.stats.violated_at_end;
+    const RuleInfo& info = *m.rules->rules()[r.rule].info;
+    fmt::print(m.log, "guard: at the end, rule {} [{}] is violated{}\n", info.name, to_string(info.severity),
+               info.message.empty() ? "" : ": " + info.message);
+  }
+  const GuardStats& s = m.stats;
+  fmt::print(m.log,
+             "guard: {} tool calls, {} denied, {} results recorded, {} never answered, {} malformed messages, "
+             "{} batches refused, {} messages refused\n",
+             s.calls, s.denied, s.results, s.unanswered, s.malformed, s.batches_refused, s.refused);
+  if (stats) *stats = s;
+  if (m.trace == nullptr) return true;
+  m.start_trace();
+  m.write_trace("]}\n");
+  const bool ok = !m.trace_failed && ::fsync(::fileno(m.trace)) == 0;
+  const bool closed = std::fclose(m.trace) == 0;
+  m.trace = nullptr;
+  return ok && closed;
+}
+
+namespace {
+
+std::atomic<int> g_signal{0};
+extern "C" void on_stop_signal(int sig) { g_signal = sig; }
+
+// Reads fd until end of input, an error, or `stop` (checked every 100 ms), calling f(bytes).
 template <class F>
-void each_line(int fd, const std::atomic<bool>& stop, F&& f) {
-  std::string buf;
+void each_read(int fd, const std::atomic<bool>& stop, F&& f) {
   char chunk[65536];
-  while (!stop) {
+  while (!stop && g_signal == 0) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 100);
     if (ready < 0 && errno != EINTR) break;
@@ -55,201 +625,9 @@ void each_line(int fd, const std::atomic<bool>& stop, F&& f) {
     ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    buf.append(chunk, static_cast<std::size_t>(n));
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1)
-      f(std::string_view(buf).substr(start, nl + 1 - start));
-    buf.erase(0, start);
+    f(std::string_view(chunk, static_cast<std::size_t>(n)));
   }
-  if (!buf.empty()) f(std::string_view(buf));
 }
-
-std::string_view trimmed(std::string_view line) {
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-  return line;
-}
-
-class Proxy {
- public:
-  Proxy(std::shared_ptr<const RuleSet> rules, const GuardOptions& options, std::FILE* log)
-      : options_(options), log_(log), parser_(rules->reading_options({})), scratch_(&tools_),
-        monitor_(rules, options.context) {}
-
-  // Client to server; false when the server's stdin is gone.
-  bool from_client(std::string_view line, int server_in, int client_out) {
-    json msg = json::parse(trimmed(line), nullptr, false);
-    if (msg.is_discarded()) {
-      if (!trimmed(line).empty()) note_malformed("client", line);
-      return write_all(server_in, line);
-    }
-    if (msg.is_array()) return from_client_batch(msg, line, server_in, client_out);
-    if (!msg.is_object() || msg.value("method", json()) != "tools/call" || !msg.contains("id")) return write_all(server_in, line);
-    const json& params = msg.value("params", json::object());
-    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) return write_all(server_in, line);
-    json step = {{"type", "tool_call"}, {"tool", params["name"]}, {"arguments", params.value("arguments", json::object())}};
-    if (msg["id"].is_string() || msg["id"].is_number()) step["id"] = msg["id"].is_string() ? msg["id"].get<std::string>() : msg["id"].dump();
-    std::string denial;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++stats_.calls;
-      if (read_step(step)) {
-        monitor_.check(scratch_, 0, found_);
-        for (const Violation& v : found_) log_violation(options_.deny ? "deny" : "warn", params["name"], v);
-        if (!found_.empty() && options_.deny) {
-          ++stats_.denied;
-          denial = message_of(found_.front());
-        }
-      }
-      if (denial.empty()) pending_[msg["id"].dump()] = Forwarded{next_call_++, std::move(step)};
-    }
-    if (denial.empty()) return write_all(server_in, line);
-    json reply = {{"jsonrpc", "2.0"}, {"id", msg["id"]},
-                  {"result", {{"content", json::array({{{"type", "text"}, {"text", denial}}})}, {"isError", true}}}};
-    to_client(client_out, reply.dump() + "\n");
-    return true;
-  }
-
-  // Server to client.
-  void from_server(std::string_view line, int client_out) {
-    json msg = json::parse(trimmed(line), nullptr, false);
-    if (msg.is_discarded()) {
-      if (!trimmed(line).empty()) note_malformed("server", line);
-    } else if (msg.is_object() && msg.contains("id") && (msg.contains("result") || msg.contains("error"))) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = pending_.find(msg["id"].dump());
-      if (it != pending_.end()) {
-        json step = std::move(it->second.step);
-        pending_.erase(it);
-        const bool failed = msg.contains("error") || (msg["result"].is_object() && msg["result"].value("isError", false) == true);
-        step["result"] = msg.contains("error") ? msg["error"] : msg["result"];
-        if (failed) step["status"] = "error";
-        ++stats_.results;
-        if (read_step(step)) {
-          monitor_.observe(scratch_, 0, found_);
-          for (const Violation& v : found_) log_violation("violation", step["tool"], v);
-        }
-      }
-    }
-    to_client(client_out, line);
-  }
-
-  void to_client(int fd, std::string_view text) {
-    std::lock_guard<std::mutex> lock(out_mutex_);
-    write_all(fd, text);
-  }
-
-  // The end. A call forwarded and never answered (the server exited, or the client stopped
-  // waiting) may have had its effect: it is a step too, in the order the calls were made,
-  // with status error and no result. Writes the trace; false when it could not.
-  bool finish(GuardStats* stats) {
-    std::vector<Forwarded*> unanswered;
-    for (auto& [id, call] : pending_) unanswered.push_back(&call);
-    std::sort(unanswered.begin(), unanswered.end(), [](const Forwarded* a, const Forwarded* b) { return a->seq < b->seq; });
-    for (Forwarded* call : unanswered) {
-      call->step["status"] = "error";
-      call->step["unanswered"] = true;
-      ++stats_.unanswered;
-      fmt::print(log_, "guard: the call of {} (id {}) was never answered: recorded with status error\n",
-                 call->step["tool"].get<std::string>(), call->step.value("id", json("?")).dump());
-      if (read_step(call->step)) {
-        monitor_.observe(scratch_, 0, found_);
-        for (const Violation& v : found_) log_violation("violation", call->step["tool"], v);
-      }
-    }
-    pending_.clear();
-    const TraceVerdict& v = monitor_.finish();
-    for (const RuleResult& r : v.results) {
-      if (r.status != VerdictStatus::violated) continue;
-      ++stats_.violated_at_end;
-      const RuleInfo& info = *monitor_.rules().rules()[r.rule].info;
-      fmt::print(log_, "guard: at the end, rule {} [{}] is violated{}\n", info.name, to_string(info.severity),
-                 info.message.empty() ? "" : ": " + info.message);
-    }
-    fmt::print(log_, "guard: {} tool calls, {} denied, {} results recorded, {} never answered, {} malformed messages, "
-                     "{} batches refused\n",
-               stats_.calls, stats_.denied, stats_.results, stats_.unanswered, stats_.malformed, stats_.batches_refused);
-    if (stats) *stats = stats_;
-    if (options_.trace_out.empty()) return true;
-    std::string text;
-    Trajectory t = monitor_.trace();
-    t.set_trace_id(t.store("guard"));
-    write_normalized_json(t, text);
-    text += '\n';
-    std::FILE* f = std::fopen(options_.trace_out.c_str(), "wb");
-    const bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    if (f != nullptr && std::fclose(f) != 0) return false;
-    if (!ok) fmt::print(log_, "guard: cannot write the trace to {}: {}\n", options_.trace_out, std::strerror(errno));
-    return ok;
-  }
-
- private:
-  // A JSON-RPC batch (an array of messages). One without a tools/call is forwarded as it is;
-  // one holding a call is not forwarded at all — checking its calls one by one while the
-  // server answers the batch as a whole would let a denied call through or lose its answer
-  // — and each request in it is answered with a JSON-RPC error. (MCP since 2025-06-18 has
-  // no batches; older clients can send every call on its own.)
-  bool from_client_batch(const json& batch, std::string_view line, int server_in, int client_out) {
-    auto is_call = [](const json& m) { return m.is_object() && m.value("method", json()) == "tools/call"; };
-    if (std::none_of(batch.begin(), batch.end(), is_call)) return write_all(server_in, line);
-    json replies = json::array();
-    for (const json& m : batch)
-      if (m.is_object() && m.contains("id") && m.contains("method"))
-        replies.push_back({{"jsonrpc", "2.0"}, {"id", m["id"]},
-                           {"error", {{"code", -32600}, {"message", "trajcheck guard does not forward a batch holding "
-                                                                    "tools/call: send each tool call on its own"}}}});
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++stats_.batches_refused;
-      fmt::print(log_, "guard: refused a batch of {} messages holding a tools/call (not forwarded)\n", batch.size());
-    }
-    if (!replies.empty()) to_client(client_out, replies.dump() + "\n");
-    return true;
-  }
-
-  bool read_step(const json& step) {
-    raw_.text = R"({"trace_id":"guard","steps":[)" + step.dump() + "]}";
-    raw_.origin = RecordOrigin{"<mcp>", 1, 1, 0};
-    ParseOutcome outcome = parser_.parse(raw_, scratch_, [](Trajectory&) {});
-    if (!outcome.ok() || scratch_.steps().size() != 1) {
-      for (const RecordError& e : outcome.errors) fmt::print(log_, "{}", format_record_error(e));
-      return false;
-    }
-    return true;
-  }
-  std::string message_of(const Violation& v) const {
-    const RuleInfo& info = *monitor_.rules().rules()[v.rule].info;
-    return info.message.empty() ? "denied by rule " + info.name : info.message;
-  }
-  void log_violation(std::string_view what, const json& tool, const Violation& v) {
-    const RuleInfo& info = *monitor_.rules().rules()[v.rule].info;
-    std::string binding;
-    for (const auto& [var, value] : v.binding) binding += fmt::format(" (${} = {})", var, value);
-    fmt::print(log_, "guard: {} {}: rule {}{} [{}] at {}{}\n", what, tool.is_string() ? tool.get<std::string>() : tool.dump(),
-               info.name, binding, to_string(info.severity), info.location, info.message.empty() ? "" : ": " + info.message);
-  }
-  void note_malformed(std::string_view side, std::string_view line) {
-    std::lock_guard<std::mutex> lock(log_mutex_);
-    ++stats_.malformed;
-    fmt::print(log_, "guard: a message from the {} is not JSON (forwarded as it is): {:.80}\n", side, trimmed(line));
-  }
-
-  GuardOptions options_;
-  std::FILE* log_;
-  TraceParser parser_;
-  ToolTable tools_;
-  Trajectory scratch_;
-  RawRecord raw_;
-  RuleSetMonitor monitor_;
-  std::vector<Violation> found_;
-  struct Forwarded {
-    std::uint64_t seq;  // the order calls were made in
-    json step;
-  };
-  std::map<std::string, Forwarded> pending_;  // forwarded calls by request id (its JSON text)
-  std::uint64_t next_call_ = 0;
-  GuardStats stats_;
-  std::mutex mutex_, out_mutex_, log_mutex_;
-};
 
 }  // namespace
 
@@ -257,6 +635,12 @@ int run_guard(std::shared_ptr<const RuleSet> rules, const GuardOptions& options,
               std::FILE* in, std::FILE* out, std::FILE* log, GuardStats* stats) {
   if (command.empty()) {
     fmt::print(log, "guard: no server command given\n");
+    return 2;
+  }
+  GuardSession session(std::move(rules), options, log);
+  std::string error;
+  if (!session.open_trace(&error)) {
+    fmt::print(log, "guard: {}; the server was not started\n", error);
     return 2;
   }
   int to_server[2], from_server[2];
@@ -284,26 +668,60 @@ int run_guard(std::shared_ptr<const RuleSet> rules, const GuardOptions& options,
     return 2;
   }
   ::signal(SIGPIPE, SIG_IGN);  // a side that went away is seen as a failed write
+  // SIGTERM/SIGINT end the session as the end of input does: the server is stopped, the
+  // calls in flight are recorded, the trace is closed.
+  g_signal = 0;
+  struct sigaction stop_action {}, old_term {}, old_int {};
+  stop_action.sa_handler = on_stop_signal;
+  sigemptyset(&stop_action.sa_mask);
+  ::sigaction(SIGTERM, &stop_action, &old_term);
+  ::sigaction(SIGINT, &stop_action, &old_int);
   std::fflush(out);
-  Proxy proxy(std::move(rules), options, log);
   const int client_in = fileno(in), client_out = fileno(out);
+  std::mutex out_mutex;
+  auto to_client = [&](std::string_view text) {
+    std::lock_guard<std::mutex> lock(out_mutex);
+    write_all(client_out, text);
+  };
   std::atomic<bool> server_gone{false};
   const std::atomic<bool> never{false};
   std::thread upstream([&] {
     bool open = true;
-    each_line(client_in, server_gone,
-              [&](std::string_view line) { open = open && proxy.from_client(line, to_server[1], client_out); });
+    GuardSession::Output o;
+    auto send = [&] {
+      if (!o.to_client.empty()) to_client(o.to_client);
+      open = open && (o.to_server.empty() || write_all(to_server[1], o.to_server));
+      o.to_client.clear();
+      o.to_server.clear();
+    };
+    each_read(client_in, server_gone, [&](std::string_view bytes) {
+      session.client_bytes(bytes, o);
+      send();
+    });
+    if (!server_gone && g_signal == 0) {
+      session.client_end(o);
+      send();
+    }
     ::close(to_server[1]);  // the client is done: so is the server's input
   });
-  each_line(from_server[0], never, [&](std::string_view line) { proxy.from_server(line, client_out); });
+  each_read(from_server[0], never, [&](std::string_view bytes) {
+    to_client(bytes);
+    session.server_bytes(bytes);
+  });
+  if (g_signal != 0) ::kill(pid, SIGTERM);
+  else session.server_end();
   ::close(from_server[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   server_gone = true;  // a client still sending has nobody to talk to
   upstream.join();
-  const bool written = proxy.finish(stats);
+  const bool written = session.finish(stats);
+  const int sig = g_signal;
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  ::sigaction(SIGINT, &old_int, nullptr);
   if (!written) return 2;
+  if (sig != 0) return 128 + sig;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

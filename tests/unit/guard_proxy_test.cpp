@@ -8,7 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <thread>
 
 #include "trajcheck/guard.hpp"
 
@@ -58,7 +61,7 @@ Run guard(const std::string& rules, const std::string& client_lines) {
 
 }  // namespace
 
-TEST_CASE("guard: a call forwarded and never answered is recorded, with status error, in call order") {
+TEST_CASE("guard: a call forwarded and never answered is recorded, with status error, and counts for the next") {
   Run r = guard("rule one_lookup: lookup at most 1\n",
                 R"({"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"lookup","arguments":{"q":1}}})"
                 "\n"
@@ -66,17 +69,17 @@ TEST_CASE("guard: a call forwarded and never answered is recorded, with status e
                 "\n");
   CHECK(r.status == 0);
   CHECK(r.stats.calls == 2);
-  CHECK(r.stats.unanswered == 2);
-  CHECK(r.stats.denied == 0);  // the first was never answered, so the second was allowed when asked
-  CHECK(r.to_client.empty());
-  // Both calls reached the server; both are steps of the trace, "b" first, as they were made.
-  CHECK(r.forwarded.find(R"("q":1)") < r.forwarded.find(R"("q":2)"));
-  CHECK(r.trace.find(R"("id":"b")") < r.trace.find(R"("id":"a")"));
+  CHECK(r.stats.unanswered == 1);
+  // The first was forwarded, unanswered yet: it is a step when the second is decided.
+  CHECK(r.stats.denied == 1);
+  CHECK(r.to_client.find(R"("id":"a")") != std::string::npos);
+  CHECK(r.forwarded.find(R"("q":1)") != std::string::npos);
+  CHECK(r.forwarded.find(R"("q":2)") == std::string::npos);
+  CHECK(r.trace.find(R"("id":"b")") != std::string::npos);
   CHECK(r.trace.find(R"("status":"error")") != std::string::npos);
   CHECK(r.trace.find(R"("unanswered":true)") != std::string::npos);
   CHECK(r.log.find("the call of lookup (id \"b\") was never answered") != std::string::npos);
-  // Recorded, the two lookups break the limit: the end of the run says so.
-  CHECK(r.stats.violated_at_end == 1);
+  CHECK(r.stats.violated_at_end == 0);
 }
 
 TEST_CASE("guard: a JSON-RPC batch holding a tools/call is refused, not forwarded; other batches pass") {
@@ -94,4 +97,41 @@ TEST_CASE("guard: a JSON-RPC batch holding a tools/call is refused, not forwarde
   CHECK(r.to_client.find(R"("id":2)") != std::string::npos);
   CHECK(r.log.find("refused a batch of 3 messages holding a tools/call") != std::string::npos);
   CHECK(r.stats.calls == 0);
+}
+
+TEST_CASE("guard: SIGTERM ends the session with the server stopped and the trace complete") {
+  RuleSetResult rs = compile_rule_set(std::vector<Source>{Source("g.rules", "rule r: lookup at most 5\n")});
+  REQUIRE(rs.ok());
+  fs::path dir = fs::temp_directory_path() / ("trajcheck_guard_term_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  int client[2];
+  REQUIRE(::pipe(client) == 0);
+  std::FILE* in = ::fdopen(client[0], "rb");
+  std::FILE* out = std::fopen((dir / "out.jsonl").c_str(), "wb");
+  std::FILE* log = std::fopen((dir / "log.txt").c_str(), "wb");
+  GuardOptions o;
+  o.trace_out = (dir / "trace.jsonl").string();
+  o.trace_id = "term";
+  int status = -1;
+  // The server reads its input and never answers nor ends on its own.
+  std::thread t([&] { status = run_guard(rs.rules, o, {"sh", "-c", "cat > /dev/null"}, in, out, log); });
+  const std::string c =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{}}})"
+      "\n";
+  REQUIRE(::write(client[1], c.data(), c.size()) == static_cast<ssize_t>(c.size()));
+  ::usleep(300000);
+  ::kill(::getpid(), SIGTERM);
+  t.join();
+  ::close(client[1]);
+  std::fclose(in);
+  std::fclose(out);
+  std::fclose(log);
+  CHECK(status == 128 + SIGTERM);
+  const std::string trace = slurp(dir / "trace.jsonl");
+  CHECK(trace.find(R"({"trace_id":"term","steps":[{)") == 0);
+  CHECK(trace.find(R"("unanswered":true)") != std::string::npos);
+  CHECK(trace.size() > 3);
+  CHECK(trace.substr(trace.size() - 3) == "]}\n");
+  fs::remove_all(dir);
 }
