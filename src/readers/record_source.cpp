@@ -224,14 +224,13 @@ bool array_is_one_record(std::string_view first) {
 
 struct RecordSource::Impl {
   struct Element {
-    Element(std::size_t off, std::size_t len, std::uint64_t line, std::uint64_t column, std::string source = {})
-        : off(off), len(len), line(line), column(column), source(std::move(source)) {}
+    Element(std::size_t off, std::size_t len, std::uint64_t line, std::uint64_t column)
+        : off(off), len(len), line(line), column(column) {}
     std::size_t off = 0, len = 0;
     std::uint64_t line = 1, column = 1;
-    std::string source;  // an archive's member ("log.eval/samples/1_epoch_1.json"); else the file
     std::string error;   // non-empty: a rejected record at line:column of the file
   };
-  enum class Mode { none, lines, whole };
+  enum class Mode { none, lines, whole, archive };
 
   std::vector<std::string> inputs;
   InputFormat format = InputFormat::auto_detect;
@@ -250,6 +249,8 @@ struct RecordSource::Impl {
   bool eof = false;
   std::uint64_t line = 0;
   std::string pending_error;  // met while the first bytes were looked at; reported in turn
+  // archive: an open .eval log
+  struct archive* archive = nullptr;
   // whole
   std::string whole;
   simdjson::dom::parser line_parser{kValidatedSessionLine};  // a session log's lines, checked one by one
@@ -260,6 +261,7 @@ struct RecordSource::Impl {
 
   void close() {
     stream.close();
+    close_archive();
     mode = Mode::none;
   }
 
@@ -495,63 +497,78 @@ struct RecordSource::Impl {
       return true;
     }
     if (el.len == std::string_view::npos) {
-      if (!el.source.empty()) {  // an archive's error: "<where>\n<what>"
-        std::size_t nl = el.source.find('\n');
-        emit_error(out, el.source.substr(0, nl), 1, 1, fmt::format("read error: {}", el.source.substr(nl + 1)));
-        return true;
-      }
       emit_error(out, name, el.line, el.column, "invalid JSON: unexpected content after the top-level array");
       return true;
     }
     emit_text(out, std::string_view(whole).substr(el.off, el.len), el.line, el.column);
-    if (!el.source.empty()) out.origin.file = el.source;
     return true;
   }
 
   // An Inspect AI `.eval` log: a zip archive whose samples/*.json members are one record
   // each (the sample's origin is "<log>/<member>"); its other members (header, summaries,
-  // journal) describe the whole eval. Read whole, as a .json file is.
+  // journal) describe the whole eval. Members are read one at a time, each up to the record
+  // limit (its declared size is checked first; reading stops at the limit whatever it says),
+  // so memory follows one sample, not the archive's expanded size.
   bool open_archive(const std::string& path, RawRecord& out) {
-    whole.clear();
-    elements.clear();
-    next_element = 0;
-    struct archive* a = archive_read_new();
-    archive_read_support_format_zip(a);
-    archive_read_support_filter_all(a);
-    if (archive_read_open_filename(a, path.c_str(), 1 << 16) != ARCHIVE_OK) {
-      emit_error(out, path, 1, 1, fmt::format("cannot read archive: {}", archive_error_string(a)));
-      archive_read_free(a);
+    archive = archive_read_new();
+    archive_read_support_format_zip(archive);
+    archive_read_support_filter_all(archive);
+    if (archive_read_open_filename(archive, path.c_str(), 1 << 16) != ARCHIVE_OK) {
+      emit_error(out, path, 1, 1, fmt::format("cannot read archive: {}", archive_error_string(archive)));
+      close_archive();
       return true;
     }
+    mode = Mode::archive;
+    return false;
+  }
+
+  void close_archive() {
+    if (archive) archive_read_free(archive);
+    archive = nullptr;
+  }
+
+  bool next_member(RawRecord& out) {
     struct archive_entry* entry;
-    int r;
-    while ((r = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
+    for (;;) {
+      int r = archive_read_next_header(archive, &entry);
+      if (r != ARCHIVE_OK) {  // the end, or the archive breaks: its error is one more record
+        if (r != ARCHIVE_EOF) emit_error(out, name, 1, 1, fmt::format("read error: {}", archive_error_string(archive)));
+        close_archive();
+        mode = Mode::none;
+        return r != ARCHIVE_EOF;
+      }
       std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
       if (member.rfind("samples/", 0) != 0 || !has_ext(member, ".json")) {
-        archive_read_data_skip(a);
+        archive_read_data_skip(archive);
         continue;
       }
-      Element el{whole.size(), 0, 1, 1, fmt::format("{}/{}", path, member)};
+      std::string where = fmt::format("{}/{}", name, member);
+      const std::string too_large = fmt::format("record is larger than the {} limit", size_text(detail::kMaxRecordBytes));
+      if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > static_cast<la_int64_t>(detail::kMaxRecordBytes)) {
+        archive_read_data_skip(archive);
+        emit_error(out, where, 1, 1, too_large);
+        return true;
+      }
+      out.text.clear();
       char chunk[1 << 16];
       la_ssize_t n;
-      while ((n = archive_read_data(a, chunk, sizeof chunk)) > 0) whole.append(chunk, static_cast<std::size_t>(n));
-      if (n < 0) {
-        whole.resize(el.off);
-        el.len = std::string_view::npos;
-        el.off = 0;
-        el.source = fmt::format("{}/{}\n{}", path, member, archive_error_string(a));
-      } else {
-        el.len = whole.size() - el.off;
+      while ((n = archive_read_data(archive, chunk, sizeof chunk)) > 0) {
+        if (out.text.size() + static_cast<std::size_t>(n) > detail::kMaxRecordBytes) {
+          std::string().swap(out.text);
+          archive_read_data_skip(archive);
+          emit_error(out, where, 1, 1, too_large);
+          return true;
+        }
+        out.text.append(chunk, static_cast<std::size_t>(n));
       }
-      elements.push_back(std::move(el));
+      if (n < 0) {
+        emit_error(out, where, 1, 1, fmt::format("read error: {}", archive_error_string(archive)));
+        return true;
+      }
+      out.origin = RecordOrigin{std::move(where), 1, 1, record_index++};
+      out.container_error.clear();
+      return true;
     }
-    if (r != ARCHIVE_EOF) {
-      Element bad{0, std::string_view::npos, 1, 1, fmt::format("{}\n{}", path, archive_error_string(a))};
-      elements.push_back(std::move(bad));
-    }
-    archive_read_free(a);
-    mode = Mode::whole;
-    return false;
   }
 
   // Reads the whole (decompressed) file into `whole`, up to detail::kMaxJsonFileBytes.
@@ -691,6 +708,7 @@ struct RecordSource::Impl {
     for (;;) {
       if (mode == Mode::lines && next_line(out)) return true;
       if (mode == Mode::whole && next_whole(out)) return true;
+      if (mode == Mode::archive && next_member(out)) return true;
       if (!dir_files.empty()) {
         DirEntry e = std::move(dir_files.front());
         dir_files.pop_front();

@@ -124,6 +124,32 @@ expect 2 'huge.jsonl:2:1: error: record is larger than the 64 MiB limit' "$bin" 
 expect 2 '"trace_id":"after"' "$bin" normalize huge.jsonl
 rm -f huge.jsonl
 
+# An .eval member larger than the record limit is one rejected record, found by its declared
+# size or, when that lies, by reading up to the limit (never all of it); the samples around it
+# are read. The large member is 65 MiB of blanks, about 66 KiB deflated.
+python3 - <<'PY'
+import struct, zipfile
+sample = '{"id":%d,"epoch":1,"messages":[{"role":"user","content":"hi"}]}'
+with zipfile.ZipFile('bomb.eval', 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('header.json', '{}')
+    z.writestr('samples/1_epoch_1.json', sample % 1)
+    z.writestr('samples/2_epoch_1.json', ' ' * (65 * 1024 * 1024))
+    z.writestr('samples/3_epoch_1.json', sample % 3)
+# The same archive, its large member declaring 100 bytes (local header and central directory).
+b = bytearray(open('bomb.eval', 'rb').read())
+name = b'samples/2_epoch_1.json'
+local = b.find(b'PK\x03\x04' + b'\x14\x00', b.find(b'samples/1_epoch_1.json'))
+central = b.rfind(name) - 46
+assert b[local + 30:local + 30 + len(name)] == name and b[central:central + 4] == b'PK\x01\x02'
+struct.pack_into('<I', b, local + 22, 100)
+struct.pack_into('<I', b, central + 24, 100)
+open('liar.eval', 'wb').write(b)
+PY
+for f in bomb liar; do
+  expect 2 "$f.eval/samples/2_epoch_1.json:1:1: error: record is larger than the 64 MiB limit" timeout 60 "$bin" normalize -j 1 $f.eval
+  expect 2 'normalize: 3 records read, 2 traces, 1 rejected' timeout 60 "$bin" normalize -j 2 $f.eval
+done
+
 # score: a record too large to compare pair by pair is rejected; the others are scored.
 python3 -c "
 calls = [{'tool': 't%d' % (i % 50)} for i in range(5000)]
