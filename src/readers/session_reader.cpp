@@ -91,6 +91,12 @@ bool scan_lines(ParseCtx& c, od::array lines, std::vector<Line>& out) {
       return true;  // the value is skipped, unread: read_line reads it
     });
     if (!ok) return false;
+    // Only lines whose type is a role (user, assistant, tool, system, developer) are the
+    // conversation. Newer Claude Code logs also copy the messages of each model request into
+    // lines of another type (`api-request-blob`): read, they would repeat the calls.
+    if (ln.message && !ln.type.empty() && ln.type != "user" && ln.type != "assistant" && ln.type != "tool" &&
+        ln.type != "system" && ln.type != "developer")
+      ln.message = false;
     const char* end = c.here();
     if (!end || end < ln.begin || end > c.text.data() + c.text.size()) end = c.text.data() + c.text.size();
     while (end > ln.begin && end[-1] != '}') --end;  // back over the separator and blanks

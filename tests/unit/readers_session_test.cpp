@@ -127,6 +127,24 @@ TEST_CASE("session log: parentUuid order over file order, later chains, cycles, 
   CHECK(texts == std::vector<std::string>{"q", "x1", "x2", "y1", "y2"});
 }
 
+TEST_CASE("session log: copies of request messages (type api-request-blob) make no steps") {
+  // Claude Code 2.x logs each model request's messages again in lines of their own; the
+  // calls are those of the assistant line, once.
+  const std::string call = R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]})";
+  const std::string result = R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a"}]})";
+  std::string text = line("s", "u1", "", "user", user("list")) + line("s", "a1", "u1", "assistant", call) +
+                     line("s", "r1", "a1", "user", result) +
+                     R"({"type":"api-request-blob","sessionId":"s","hash":"h1","message":)" + call + "}\n" +
+                     R"({"type":"api-request-blob","sessionId":"s","hash":"h2","message":)" + result + "}\n";
+  TempFile f(text);
+  ReadResult r = read_inputs({f.path});
+  REQUIRE(r.rejected == 0);
+  REQUIRE(r.traces.size() == 1);
+  CHECK(steps_of(r.traces[0]) == "user_message bash:ok");
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(contains(r.warnings[0], "2 lines of type 'api-request-blob' in this session"));
+}
+
 TEST_CASE("session log: a line cut short is a rejected record of its own; the session is read") {
   std::string text = line("s", "u1", "", "user", user("first")) +
                      R"({"sessionId":"s","uuid":"u2","parentUuid":"u1","type":"assistant","message":{"role":"assis)" "\n" +
