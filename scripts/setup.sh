@@ -69,6 +69,11 @@ case "$mode" in
     if ! (cd tests/mcp && npm ci --ignore-scripts --no-audit --no-fund); then
       echo "setup: npm ci failed in tests/mcp: the guard conversation test will be skipped" >&2
     fi
+    # The Claude Code CLI of the hook test, pinned likewise (its launcher's install script is
+    # not needed: the test runs the platform package's program directly).
+    if ! (cd tests/claude-code && npm ci --ignore-scripts --no-audit --no-fund); then
+      echo "setup: npm ci failed in tests/claude-code: the Claude Code hook test will be skipped" >&2
+    fi
     # The Release tree: the product (command line, library, Python package) and every test of
     # it — golden files, the command line, Python, Dask, the editor, the examples — but of the
     # C++ unit tests only the full-size soak and the allocation count (which the sanitizers'
