@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,9 @@ struct MonitorStep {
   std::string_view content;    // message text
   std::string_view extra;      // JSON object of the step's other fields (`decision`, …)
   std::string_view id;         // tool call id
+  // Steps of one assistant message share a number (Step::turn); none: a turn of its own (the
+  // step's index, as a native trace without `turn` gives it).
+  std::optional<std::uint32_t> turn;
 
   static MonitorStep call(std::string_view tool, std::string_view arguments, std::string_view result = {},
                           bool failed = false) {

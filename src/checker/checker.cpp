@@ -447,6 +447,7 @@ struct Checker::Impl {
         pm.classes.resize(pm.logs.size());
         for (std::size_t k = 0; k < pm.logs.size(); ++k) {
           const detail::StatementSpec& st = program->specs[r].statements[k];
+          pm.logs[k].groups = &eval.groups();
           if (is_lazy_expect(st)) pm.logs[k].classes = &pm.classes[k];
           if (st.nb != detail::NbEffect::lazy) continue;
           if (st.kind == ir::StatementKind::no_duplicate) {
@@ -603,6 +604,16 @@ struct Checker::Impl {
     eval.clear_binding();
   }
 
+  // `immediately followed by`'s log: its open turn ends, so the A's of the turn before it
+  // that it gave no B are found; its own A's wait on the next turn.
+  static void close_logged_turn(detail::NbEvents& e) {
+    if (!e.turn_b) e.b.insert(e.b.end(), e.prev_as.begin(), e.prev_as.end());
+    e.prev_as.swap(e.turn_as);
+    e.turn_as.clear();
+    e.turn_b = false;
+    e.turn = detail::kNoId;
+  }
+
   // Records what a step binding nothing does, for the slices' catch-up: once per rule,
   // whatever the number of slices. What each NbEvents list holds, per statement kind, is
   // what StatementMonitor::catch_up reads.
@@ -641,22 +652,38 @@ struct Checker::Impl {
           if (eval.match(st.a)) e.a.push_back(i);
           if (eval.match(st.b)) e.b.push_back(i);
           break;
-        case K::immediately_precedes: {  // b: B's whose logged predecessor is no A; c: B's
-          const bool ma = eval.match(st.a), mb = eval.match(st.b);
-          if (mb) {
+        case K::immediately_precedes: {  // b: B's with no A in the logged turn before; c: B's; d: A's
+          if (eval.group() != e.turn) {
+            e.prev_a = e.turn_a;
+            e.turn_a = false;
+            e.turn = eval.group();
+          }
+          if (eval.match(st.b)) {
             e.c.push_back(i);
-            if (e.bits.empty() || (e.bits.back() & 1) == 0) e.b.push_back(i);
+            if (!e.prev_a) e.b.push_back(i);
+          }
+          if (eval.match(st.a)) {
+            e.turn_a = true;
+            e.d.push_back(i);
           }
           e.a.push_back(i);
-          e.bits.push_back(static_cast<std::uint8_t>(ma | (mb << 1)));
           break;
         }
-        case K::immediately_followed_by: {  // b: A's whose logged successor is no B; c: A's
-          const bool ma = eval.match(st.a), mb = eval.match(st.b);
-          if (!e.bits.empty() && (e.bits.back() & 1) != 0 && !mb) e.b.push_back(e.a.back());
-          if (ma) e.c.push_back(i);
+        case K::immediately_followed_by: {  // b: A's with no B in the logged turn after; c: A's; d: B's
+          if (eval.group() != e.turn) {
+            if (e.turn != detail::kNoId) close_logged_turn(e);
+            e.turn = eval.group();
+          }
+          if (eval.match(st.b)) {
+            e.turn_b = true;
+            e.d.push_back(i);
+          }
+          if (eval.match(st.a)) {
+            e.c.push_back(i);
+            e.turn_as.push_back(i);
+          }
           e.a.push_back(i);
-          e.bits.push_back(static_cast<std::uint8_t>(ma | (mb << 1)));
+          if (eval.turn_ends()) close_logged_turn(e);
           break;
         }
         case K::starts_with: case K::ends_with:
@@ -1082,6 +1109,10 @@ struct Monitor::Impl {
     st.content = trace.store(in.content);
     st.extra = trace.store(in.extra);
     st.id = trace.store(in.id);
+    // A step without a turn has one of its own, which it ends; what follows a numbered one
+    // is not known yet.
+    st.turn = in.turn ? *in.turn : static_cast<std::uint32_t>(trace.steps().size() - 1);
+    checker.eval.set_turn_ends(in.turn ? std::nullopt : std::optional<bool>(true));
   }
 
   void append(const Trajectory& from, std::size_t index) {
@@ -1090,6 +1121,10 @@ struct Monitor::Impl {
     st.for_each_slice([&](Slice& s) { s = s.empty() ? Slice{} : trace.store(from.text(s)); });
     st.tool = src.type == StepType::tool_call ? tools.intern(from.text(src.tool_name)) : kNoTool;
     trace.steps().push_back(st);
+    // The trajectory's next step, when it has one, tells whether this one ends its turn.
+    checker.eval.set_turn_ends(index + 1 < from.steps().size()
+                                   ? std::optional<bool>(!detail::same_turn(src, from.steps()[index + 1]))
+                                   : std::nullopt);
   }
 
   template <class... A>

@@ -25,7 +25,10 @@ StatementMonitor::StatementMonitor(const StatementSpec& spec, const ProgramImpl&
 void StatementMonitor::begin(std::uint32_t at) {
   seg_start_ = at;
   done_ = activated_ = seen_a_ = seen_b_ = any_ = flag_ = false;
-  first_a_ = first_b_ = pending_ = last_ = nb_from_ = kNoId;
+  first_a_ = first_b_ = last_ = nb_from_ = turn_ = kNoId;
+  turn_a_ = turn_b_ = false;
+  turn_as_.clear();
+  prev_as_.clear();
   count_ = 0;
   reported_ = 0;
   buf_.clear();
@@ -55,45 +58,58 @@ void StatementMonitor::step(StepEval& ev) {
         if (!at_most || count_ > s.hi) buf_.push_back(i);
       }
       break;
-    case K::precedes:
+    case K::precedes:  // an A counts for the B's of later turns only
       if (ev.match(s.b)) {
         activated_ = true;
-        if (!seen_a_) buf_.push_back(i);
+        if (first_a_ == kNoId || first_a_ >= ev.group()) buf_.push_back(i);
       }
-      if (ev.match(s.a)) seen_a_ = true;
+      if (first_a_ == kNoId && ev.match(s.a)) first_a_ = i;
       break;
-    case K::immediately_precedes:
+    case K::immediately_precedes:  // a B needs an A in the turn just before its own
+      if (ev.group() != turn_) {
+        flag_ = turn_a_;
+        turn_a_ = false;
+        turn_ = ev.group();
+      }
       if (ev.match(s.b)) {
         activated_ = true;
         if (!flag_) buf_.push_back(i);
       }
-      flag_ = ev.match(s.a);  // the previous step of the (filtered) segment was an A
+      if (ev.match(s.a)) turn_a_ = true;
       break;
     case K::followed_by:
-      if (ev.match(s.b)) {  // every A so far now has a later B
-        buf_.clear();
-        nb_from_ = kNoId;
+      if (ev.match(s.b)) {  // every A of an earlier turn now has a later B
+        const std::uint32_t g = ev.group();
+        buf_.erase(buf_.begin(), std::lower_bound(buf_.begin(), buf_.end(), g));
+        if (nb_from_ != kNoId) {  // lazy: so do the pending A's binding nothing before its turn
+          nb_from_ = std::max(nb_from_, g);
+          if (nb_from_ >= i) nb_from_ = kNoId;
+        }
       }
       if (ev.match(s.a)) {
         activated_ = true;
         buf_.push_back(i);
       }
       break;
-    case K::immediately_followed_by:
-      if (pending_ != kNoId && !ev.match(s.b)) buf_.push_back(pending_);
-      pending_ = kNoId;
+    case K::immediately_followed_by:  // an A needs a B in the turn just after its own
+      if (ev.group() != turn_) {
+        if (turn_ != kNoId) close_turn();
+        turn_ = ev.group();
+      }
+      if (ev.match(s.b)) turn_b_ = true;
       if (ev.match(s.a)) {
         activated_ = true;
-        pending_ = i;
+        turn_as_.push_back(i);
       }
+      if (ev.turn_ends()) close_turn();
       break;
     case K::requires_:
       if (ev.match(s.a) && first_a_ == kNoId) first_a_ = i;
       if (ev.match(s.b)) seen_b_ = true;
       done_ = first_a_ != kNoId && seen_b_;
       break;
-    case K::never_followed_by:
-      if (first_a_ != kNoId && ev.match(s.b)) buf_.push_back(i);
+    case K::never_followed_by:  // a B of the first A's own turn does not follow it
+      if (first_a_ != kNoId && first_a_ < ev.group() && ev.match(s.b)) buf_.push_back(i);
       if (first_a_ == kNoId && ev.match(s.a)) first_a_ = i;
       break;
     case K::excludes:
@@ -220,62 +236,38 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
     }
     case K::precedes:
       if (any_b) activated_ = true;
-      // A B before (or at) the first A of the run has no A before it: B is checked first.
-      if (!seen_a_) buf_.insert(buf_.end(), b0, any_a ? std::upper_bound(b0, b1, *a0) : b1);
-      if (any_a) seen_a_ = true;
+      if (first_a_ == kNoId && any_a) first_a_ = *a0;
+      // A B whose turn began at or before the first A has no A before it (B is checked
+      // first); the B's are in step order, so their turns' first steps are too.
+      buf_.insert(buf_.end(), b0,
+                  first_a_ == kNoId ? b1
+                                    : std::partition_point(b0, b1, [&](std::uint32_t b) { return ev.group_of(b) <= first_a_; }));
       break;
-    case K::immediately_precedes: {  // a: every step (bits: A, B); b: B's after a non-A; c: B's
-      if (!any_a) break;
-      // Only the first step's predecessor is the slice's own; later ones are logged steps.
-      const std::uint32_t s1 = *a0;
-      if ((ev.bits[a0 - ev.a.data()] & 2) != 0) {
-        activated_ = true;
-        if (!flag_) buf_.push_back(s1);
-      }
-      if (b0 != b1 && *b0 == s1) ++b0;
-      buf_.insert(buf_.end(), b0, b1);
-      if (!activated_) {
-        auto [c0, c1] = events(ev.c, from, to);
-        activated_ = c0 != c1;
-      }
-      flag_ = (ev.bits[a1 - 1 - ev.a.data()] & 1) != 0;
+    case K::immediately_precedes:
+    case K::immediately_followed_by:
+      catch_up_adjacent(ev, from, to);
       break;
-    }
     case K::followed_by:
       if (any_a) activated_ = true;
-      if (any_b) {  // the last B answers every A before it; an A at that step is pending
-        buf_.clear();
-        nb_from_ = *(b1 - 1);
+      if (any_b) {  // the last B answers every A of an earlier turn; those of its own are pending
+        const std::uint32_t g = ev.group_of(*(b1 - 1));
+        buf_.erase(buf_.begin(), std::lower_bound(buf_.begin(), buf_.end(), g));
+        // With none pending before the range, a turn begun before it holds no pending A.
+        nb_from_ = nb_from_ == kNoId ? std::max(g, from) : std::max(nb_from_, g);
       } else if (nb_from_ == kNoId) {
         nb_from_ = from;
       }
       break;
-    case K::immediately_followed_by: {  // a: every step (bits: A, B); b: A's before a non-B; c: A's
-      if (!any_a) break;
-      // The slice's pending A is answered by the first step; later A's by logged successors.
-      const std::uint32_t sk = *(a1 - 1);
-      if (pending_ != kNoId && (ev.bits[a0 - ev.a.data()] & 2) == 0) buf_.push_back(pending_);
-      if (b0 != b1 && *(b1 - 1) == sk) --b1;  // sk's successor is not in the range
-      buf_.insert(buf_.end(), b0, b1);
-      if (!activated_) {
-        auto [c0, c1] = events(ev.c, from, to);
-        activated_ = c0 != c1;
-      }
-      pending_ = (ev.bits[a1 - 1 - ev.a.data()] & 1) != 0 ? sk : kNoId;
-      break;
-    }
     case K::requires_:
       if (first_a_ == kNoId && any_a) first_a_ = *a0;
       if (any_b) seen_b_ = true;
       done_ = first_a_ != kNoId && seen_b_;
       break;
     case K::never_followed_by:
-      if (first_a_ != kNoId) {
-        buf_.insert(buf_.end(), b0, b1);
-      } else if (any_a) {  // a B at the first A's own step comes before it
-        first_a_ = *a0;
-        buf_.insert(buf_.end(), std::upper_bound(b0, b1, *a0), b1);
-      }
+      if (first_a_ == kNoId && any_a) first_a_ = *a0;
+      if (first_a_ != kNoId)  // the B's of turns after the first A's
+        buf_.insert(buf_.end(),
+                    std::partition_point(b0, b1, [&](std::uint32_t b) { return ev.group_of(b) <= first_a_; }), b1);
       break;
     case K::excludes:
       if (first_a_ == kNoId && any_a) first_a_ = *a0;
@@ -398,6 +390,106 @@ void StatementMonitor::catch_up_retries(const NbEvents& ev, std::uint32_t from, 
     else touched_[keep++] = t;
   }
   touched_.resize(keep);
+}
+
+void StatementMonitor::close_turn() {
+  if (!turn_b_) buf_.insert(buf_.end(), prev_as_.begin(), prev_as_.end());
+  prev_as_.swap(turn_as_);
+  turn_as_.clear();
+  turn_b_ = false;
+  turn_ = kNoId;
+}
+
+// Lazy adjacency between turns over the steps binding nothing in [from, to): ev.a every
+// such step, ev.c the B's (precedes) / A's (followed by), ev.d the A's / B's, ev.b what the
+// log found violated between its own turns (B's whose previous turn had no A / A's whose
+// next turn had no B). The slice's own steps lie outside the range, so only the range's
+// first turn (which may go on from the slice's open turn) and the turn after it see them;
+// from there on the log's findings are the slice's. Cost: O(log) plus the witnesses, and
+// the A's of the range's last two turns (followed by) that stay pending.
+void StatementMonitor::catch_up_adjacent(const NbEvents& ev, std::uint32_t from, std::uint32_t to) {
+  const std::uint32_t* a0 = lower_bound_from_back(ev.a.data(), ev.a.data() + ev.a.size(), from);
+  const std::uint32_t* a1 = lower_bound_from_back(a0, ev.a.data() + ev.a.size(), to);
+  if (a0 == a1) return;
+  auto at = [&](const std::uint32_t* p) { return p == a1 ? to : *p; };
+  // The first logged step of a later turn than *p's (or a1).
+  auto turn_end = [&](const std::uint32_t* p) {
+    const std::uint32_t g = ev.group_of(*p);
+    return std::partition_point(p, a1, [&](std::uint32_t x) { return ev.group_of(x) == g; });
+  };
+  auto any_in = [](const std::vector<std::uint32_t>& v, std::uint32_t lo, std::uint32_t hi) {
+    auto [x, y] = events(v, lo, hi);
+    return x != y;
+  };
+  auto add = [&](std::vector<std::uint32_t>& out, const std::vector<std::uint32_t>& v, std::uint32_t lo, std::uint32_t hi) {
+    auto [x, y] = events(v, lo, hi);
+    out.insert(out.end(), x, y);
+  };
+  const std::uint32_t* e1 = turn_end(a0);
+  if (spec_->kind == K::immediately_precedes) {  // c: B's, d: A's, b: B's with no A in the turn before
+    activated_ = activated_ || any_in(ev.c, from, to);
+    const std::uint32_t g1 = ev.group_of(*a0);
+    const bool before1 = g1 == turn_ ? flag_ : turn_a_;
+    const bool in1 = (g1 == turn_ && turn_a_) || any_in(ev.d, *a0, at(e1));
+    if (!before1) add(buf_, ev.c, *a0, at(e1));
+    if (e1 == a1) {
+      turn_ = g1;
+      flag_ = before1;
+      turn_a_ = in1;
+      return;
+    }
+    const std::uint32_t* e2 = turn_end(e1);
+    const bool in2 = any_in(ev.d, *e1, at(e2));
+    if (!in1) add(buf_, ev.c, *e1, at(e2));
+    if (e2 == a1) {
+      turn_ = ev.group_of(*e1);
+      flag_ = in1;
+      turn_a_ = in2;
+      return;
+    }
+    add(buf_, ev.b, *e2, to);  // the turns after: the turn before each is all in the range
+    const std::uint32_t gl = ev.group_of(*(a1 - 1));
+    const std::uint32_t* sl = std::lower_bound(e2, a1, gl);  // the last turn's first logged step
+    const std::uint32_t gp = ev.group_of(*(sl - 1));
+    turn_ = gl;
+    turn_a_ = any_in(ev.d, *sl, to);
+    flag_ = gp == ev.group_of(*e1) ? in2 : any_in(ev.d, gp, gl);
+    return;
+  }
+  // immediately followed by: c: A's, d: B's, b: A's with no B in the turn after.
+  activated_ = activated_ || any_in(ev.c, from, to);
+  // Takes the turn of the logged steps [p, q) as step() would, closing it when it ended
+  // before `to`.
+  auto take_turn = [&](const std::uint32_t* p, const std::uint32_t* q) {
+    const std::uint32_t g = ev.group_of(*p);
+    if (g != turn_) {
+      if (turn_ != kNoId) close_turn();
+      turn_ = g;
+    }
+    turn_b_ = turn_b_ || any_in(ev.d, *p, at(q));
+    add(turn_as_, ev.c, *p, at(q));
+    if (q != a1 || (to < ev.groups->size() && ev.group_of(to) != g)) close_turn();
+  };
+  if (ev.groups == nullptr) return;
+  take_turn(a0, e1);
+  if (e1 == a1) return;
+  const std::uint32_t* e2 = turn_end(e1);
+  take_turn(e1, e2);
+  if (e2 == a1) return;
+  const std::uint32_t gl = ev.group_of(*(a1 - 1));
+  const std::uint32_t* sl = std::lower_bound(e2, a1, gl);  // the last turn's first logged step
+  if (sl != e2) {
+    // The A's of the turns from e1's up to the one before the last are all answered (or not)
+    // inside the range: the log's findings. The one before the last waits on the last.
+    const std::uint32_t* sp = std::lower_bound(e2, sl, ev.group_of(*(sl - 1)));
+    add(buf_, ev.b, *e1, *sp);
+    prev_as_.clear();
+    add(prev_as_, ev.c, *sp, *sl);
+    turn_as_.clear();
+    turn_b_ = false;
+    turn_ = kNoId;
+  }
+  take_turn(sl, a1);
 }
 
 void ExpectClasses::reset(const Nfa* nfa) {
@@ -624,16 +716,26 @@ void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
       }
       break;
     case K::precedes:
-      if (!seen_a_ && ev.match(s.b)) out.push_back(i);
+      if ((first_a_ == kNoId || first_a_ >= ev.group()) && ev.match(s.b)) out.push_back(i);
       break;
     case K::immediately_precedes:
-      if (!flag_ && ev.match(s.b)) out.push_back(i);
+      if (!(ev.group() != turn_ ? turn_a_ : flag_) && ev.match(s.b)) out.push_back(i);
       break;
-    case K::immediately_followed_by:
-      if (pending_ != kNoId && !ev.match(s.b)) out.push_back(pending_);
+    case K::immediately_followed_by: {
+      const std::vector<std::uint32_t>* waiting = &prev_as_;  // on a B of this step's turn
+      bool b = turn_b_;
+      if (ev.group() != turn_) {
+        if (turn_ != kNoId) {  // the step closes the open turn
+          if (!turn_b_) out.insert(out.end(), prev_as_.begin(), prev_as_.end());
+          waiting = &turn_as_;
+        }
+        b = false;
+      }
+      if (ev.turn_ends() && !b && !ev.match(s.b)) out.insert(out.end(), waiting->begin(), waiting->end());
       break;
+    }
     case K::never_followed_by:
-      if (first_a_ != kNoId && ev.match(s.b)) {
+      if (first_a_ != kNoId && first_a_ < ev.group() && ev.match(s.b)) {
         if (buf_.empty()) out.push_back(first_a_);
         out.push_back(i);
       }
@@ -713,7 +815,9 @@ VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) co
       break;
     case K::immediately_followed_by:
       take_buf();
-      if (pending_ != kNoId) witnesses.push_back(pending_);  // an A at the end has no next step
+      // The A's of the last turn have no next turn; those of the one before, unless it had a B.
+      if (turn_ == kNoId || !turn_b_) witnesses.insert(witnesses.end(), prev_as_.begin(), prev_as_.end());
+      if (turn_ != kNoId) witnesses.insert(witnesses.end(), turn_as_.begin(), turn_as_.end());
       violated = witnesses.size() != at;
       vacuous = !activated_;
       break;

@@ -142,13 +142,21 @@ class RangeMax {
 
 class ExpectClasses;
 struct NbEvents {
+  // The first step of each step's turn (StepEval::groups), for the statements that order by
+  // turn; null: every step is a turn of its own.
+  const std::vector<std::uint32_t>* groups = nullptr;
+  std::uint32_t group_of(std::uint32_t step) const { return groups != nullptr ? (*groups)[step] : step; }
   std::vector<std::uint32_t> a, b;
   // Adjacency and `in a row` (shared prefix data: a slice's own state matters only up to
-  // the first step of its range): `c` a third sorted list, `bits` one entry per element of
-  // `a` (bit 0: matches A, bit 1: matches B), `run` the matching run at the log's end.
-  std::vector<std::uint32_t> c;
-  std::vector<std::uint8_t> bits;
+  // the first step of its range): `c` and `d` two more sorted lists, `run` the matching run
+  // at the log's end. Adjacency is between turns: `turn` is the log's open turn (kNoId: none
+  // or closed), `turn_a`/`turn_b` whether it had an A / a B, `prev_a` whether the turn before
+  // it had an A, `turn_as`/`prev_as` the A's of it and of the turn before.
+  std::vector<std::uint32_t> c, d;
   std::uint64_t run = 0;
+  std::uint32_t turn = kNoId;
+  bool turn_a = false, turn_b = false, prev_a = false;
+  std::vector<std::uint32_t> turn_as, prev_as;
   ExpectClasses* classes = nullptr;  // `expect`: the automaton states of untouched slices
   // `no duplicate`: the keys of the steps binding nothing so far (`a`: those repeating an
   // earlier one, witnesses in every slice), and the slices waiting on their own keys.
@@ -191,8 +199,12 @@ struct NbEvents {
     a.clear();
     b.clear();
     c.clear();
-    bits.clear();
+    d.clear();
     run = 0;
+    turn = kNoId;
+    turn_a = turn_b = prev_a = false;
+    turn_as.clear();
+    prev_as.clear();
     prev.clear();
     last_at.clear();
     for (ToolCalls& t : tools) {
@@ -301,8 +313,8 @@ class StatementMonitor {
   // followed by), the first step taken (starts with). True for the other statements.
   bool idle() const {
     switch (spec_->kind) {
-      case ir::StatementKind::immediately_precedes: return !flag_;
-      case ir::StatementKind::immediately_followed_by: return pending_ == kNoId;
+      case ir::StatementKind::immediately_precedes: return !flag_ && !turn_a_;
+      case ir::StatementKind::immediately_followed_by: return turn_as_.empty() && prev_as_.empty();
       case ir::StatementKind::in_a_row: return count_ == 0;
       case ir::StatementKind::never_followed_by: return first_a_ == kNoId;
       case ir::StatementKind::starts_with: return any_;
@@ -317,6 +329,9 @@ class StatementMonitor {
   // (returns whether any).
   bool expect_next(StepEval& ev, bool* letter);
   void catch_up_retries(const NbEvents& ev, std::uint32_t from, std::uint32_t to);
+  void catch_up_adjacent(const NbEvents& ev, std::uint32_t from, std::uint32_t to);
+  // immediately followed by: the open turn ends (its A's now wait on the next turn's B's).
+  void close_turn();
   void canonical_arguments(StepEval& ev);
   void canonical_value(simdjson::dom::element el);
 
@@ -325,7 +340,13 @@ class StatementMonitor {
   bool done_ = false;
   bool activated_ = false;  // the statement's trigger occurred (vacuity)
   bool seen_a_ = false, seen_b_ = false, any_ = false, flag_ = false;
-  std::uint32_t first_a_ = kNoId, first_b_ = kNoId, pending_ = kNoId, last_ = kNoId;
+  std::uint32_t first_a_ = kNoId, first_b_ = kNoId, last_ = kNoId;
+  // Adjacency between turns: the open turn (its first step; kNoId: none, or closed), whether
+  // it has an A / a B (`flag_`: whether the turn before it had an A), and the A's of it and
+  // of the turn before, waiting on a B in the next turn.
+  std::uint32_t turn_ = kNoId;
+  bool turn_a_ = false, turn_b_ = false;
+  std::vector<std::uint32_t> turn_as_, prev_as_;
   // followed by, lazy: every A of NbEvents::a from this step on is pending (kNoId: none).
   std::uint32_t nb_from_ = kNoId;
   std::uint64_t count_ = 0;

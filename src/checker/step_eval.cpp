@@ -57,6 +57,7 @@ bool StepEval::binds(std::uint32_t b) {
 
 void StepEval::begin_trace(const Trajectory& trace) {
   trace_ = &trace;
+  groups_.clear();
   docs_.begin_trace(trace);
   const std::uint64_t serial = trace.tools() ? trace.tools()->serial() : 0;
   if (serial != table_serial_) {
@@ -69,6 +70,9 @@ void StepEval::begin_trace(const Trajectory& trace) {
 void StepEval::begin_step(const Step& step, std::uint32_t index) {
   step_ = &step;
   index_ = index;
+  group_ = index > 0 && index <= groups_.size() && same_turn(trace_->steps()[index - 1], step) ? groups_[index - 1] : index;
+  groups_.resize(index);  // a step asked about (Monitor::check) is taken again with its index
+  groups_.push_back(group_);
   if (++epoch_ == 0) {  // wrapped: stale stamps could collide
     std::fill(stamp_.begin(), stamp_.end(), 0);
     std::fill(bind_stamp_.begin(), bind_stamp_.end(), 0);

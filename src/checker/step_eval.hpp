@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,6 +19,11 @@ namespace trajcheck::detail {
 // written over `out` (whose storage is reused) or returned.
 void binding_json(std::string_view key, std::string& out);
 std::string binding_json(std::string_view key);
+
+// Whether adjacent steps a, b were made in one turn: both tool calls with one Step::turn.
+inline bool same_turn(const Step& a, const Step& b) {
+  return a.type == StepType::tool_call && b.type == StepType::tool_call && a.turn == b.turn;
+}
 
 class StepEval {
  public:
@@ -53,6 +59,23 @@ class StepEval {
   bool has_binding() const { return has_binding_; }
   const Step& step() const { return *step_; }
   std::uint32_t index() const { return index_; }
+  // The first step of the current step's turn: the maximal run of adjacent tool calls with
+  // one Step::turn (calls issued together, in one assistant message); any other step is a
+  // turn of its own. A step is ordered before step j only when it comes before j's group():
+  // the calls of one turn are unordered among themselves.
+  std::uint32_t group() const { return group_; }
+  // Per step of the trace so far, its group() (read by the lazy slices' catch-up).
+  const std::vector<std::uint32_t>& groups() const { return groups_; }
+  // Whether the current step is known to be the last of its turn: the trace's next step is
+  // there and of another turn, or the caller said (a Monitor's step with a turn of its own).
+  bool turn_ends() const {
+    if (turn_ends_) return *turn_ends_;
+    if (step_->type != StepType::tool_call) return true;
+    const std::vector<Step>& steps = trace_->steps();
+    return index_ + 1 < steps.size() && !same_turn(*step_, steps[index_ + 1]);
+  }
+  // What turn_ends() says of the steps to come (none: look at the next step).
+  void set_turn_ends(std::optional<bool> ends) { turn_ends_ = ends; }
   bool is_tool_call() const { return step_->type == StepType::tool_call; }
   // Dense id of the step's (aliased) tool within this checker; kNoId for other steps.
   std::uint32_t tool() const { return tool_; }
@@ -92,6 +115,9 @@ class StepEval {
   const Trajectory* trace_ = nullptr;
   const Step* step_ = nullptr;
   std::uint32_t index_ = 0;
+  std::uint32_t group_ = 0;
+  std::vector<std::uint32_t> groups_;
+  std::optional<bool> turn_ends_;
   std::uint32_t tool_ = kNoId;
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> stamp_;

@@ -101,12 +101,13 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
       error = true;
       if (!c.write_member(extra, key, v)) return false;
     } else {
-      if (key == "turn") {
+      if (key == "turn") {  // a whole number: the step's turn (written back by normalize)
         std::string_view raw = trim_ws(v.raw_json_token());
         std::uint64_t n = 0;
         if (is_json_number(raw) && raw.size() < 10 && raw.find_first_of(".eE-") == std::string_view::npos) {
           for (char ch : raw) n = n * 10 + static_cast<std::uint64_t>(ch - '0');
           st.turn = static_cast<std::uint32_t>(n);
+          return true;
         }
       }
       if (!c.write_member(extra, key, v)) return false;

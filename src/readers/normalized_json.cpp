@@ -49,6 +49,10 @@ void write_normalized_json(const Trajectory& t, std::string& out) {
     out += t.metadata();
   }
   out += ",\"steps\":[";
+  // Turns are written when a step's differs from its index (what the native reader gives a
+  // step without one), so that steps sharing a turn read back sharing it.
+  bool turns = false;
+  for (std::size_t i = 0; i < t.steps().size() && !turns; ++i) turns = t.steps()[i].turn != i;
   bool first = true;
   for (const Step& s : t.steps()) {
     if (!first) out.push_back(',');
@@ -87,6 +91,10 @@ void write_normalized_json(const Trajectory& t, std::string& out) {
     if (message || !s.content.empty()) {
       out += ",\"content\":";
       append_json_string(out, t.text(s.content));
+    }
+    if (turns) {
+      out += ",\"turn\":";
+      out += std::to_string(s.turn);
     }
     append_members(out, t.text(s.extra));
     out.push_back('}');

@@ -241,6 +241,7 @@ struct StepsBuilder {
   Step& call(const std::string& name, const std::string& args = "", bool failed = false,
              const std::string& result = "") {
     Step& s = t.add_step(StepType::tool_call);
+    s.turn = static_cast<std::uint32_t>(t.steps().size() - 1);  // a turn of its own, as a reader gives
     s.tool = tools.intern(name);
     s.tool_name = t.store(name);
     s.raw_tool = s.tool_name;
@@ -251,6 +252,7 @@ struct StepsBuilder {
   }
   Step& message(StepType type, const std::string& content = "", const std::string& extra = "") {
     Step& s = t.add_step(type);
+    s.turn = static_cast<std::uint32_t>(t.steps().size() - 1);
     s.content = t.store(content);
     s.extra = t.store(extra);
     return s;

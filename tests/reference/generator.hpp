@@ -106,6 +106,7 @@ struct Gen {
   int status_binder = 0;     // percent of binders also testing `status` (a call binds or not by its outcome)
   int failed_binder = 0;     // percent of binders wrapped in `failed` (only a failed call binds)
   int force_kind = -1;       // every statement of this kind (ir::StatementKind), when >= 0
+  int shared_turns = 50;    // percent of traces whose steps carry turns, adjacent ones often shared
 
   ir::Id binder() {
     ir::Id bind = b.cmp_var(chance(80) ? "arguments.id" : "arguments.tags[0]", "o");
@@ -184,7 +185,15 @@ struct Gen {
     t.t.clear();
     if (chance(50)) t.context(chance(50) ? R"({"user":"u1"})" : R"({"user":"u1","ids":["p",1]})");
     int n = pick(max_len + 1);
+    // Half the traces say which steps share a turn (parallel calls of one message): runs of
+    // steps with one turn number, or no number at all (a turn of its own).
+    const bool turns = shared_turns > 0 && chance(shared_turns);
+    std::uint32_t turn = 0;
     for (int i = 0; i < n; ++i) {
+      const std::size_t before = t.t.steps().size();
+      const bool share = turns && i > 0 && chance(45);
+      if (turns && !share) ++turn;
+      const bool own = turns && !share && chance(10);
       int k = pick(10);
       if (k < 6) {
         // "x" and "p" as keys, and "p" escaped: seen() must read leaves, not raw bytes.
@@ -200,6 +209,7 @@ struct Gen {
       } else {
         t.message(StepType::approval_request);
       }
+      if (turns && t.t.steps().size() > before) t.t.steps().back().turn = own ? 1000 + static_cast<std::uint32_t>(i) : turn;
     }
   }
 };
@@ -217,6 +227,7 @@ inline std::string describe(const Trajectory& t) {
   for (std::size_t i = 0; i < t.steps().size(); ++i) {
     const Step& st = t.steps()[i];
     s += std::to_string(i) + ": " + std::string(to_string(st.type));
+    s += " turn=" + std::to_string(st.turn);
     if (st.type == StepType::tool_call)
       s += " " + std::string(t.text(st.tool_name)) + " " + std::string(t.text(st.arguments)) +
            " status=" + std::string(to_string(st.status)) + " result=" + std::string(t.text(st.result));

@@ -418,6 +418,14 @@ struct Ref {
   }
 
   bool is_call(std::uint32_t i) const { return t.steps()[i].type == StepType::tool_call; }
+  // The first step of step i's turn (adjacent tool calls with one turn number; any other
+  // step is a turn of its own): steps of one turn are unordered, so step j is before step i
+  // only when j < turn_start(i).
+  std::uint32_t turn_start(std::uint32_t i) const {
+    auto call = [&](std::uint32_t k) { return t.steps()[k].type == StepType::tool_call; };
+    while (i > 0 && call(i) && call(i - 1) && t.steps()[i - 1].turn == t.steps()[i].turn) --i;
+    return i;
+  }
 
   // Adds witnesses to `w`; returns the statement's verdict on segment `S`.
   VerdictStatus statement(const ir::Statement& st, const std::vector<std::uint32_t>& S,
@@ -460,7 +468,7 @@ struct Ref {
           if (B(k)) {
             any_b = true;
             bool before = false;
-            for (std::size_t j = 0; j < k; ++j) before = before || A(j);
+            for (std::size_t j = 0; j < k; ++j) before = before || (A(j) && L[j] < turn_start(L[k]));
             if (!before) mine.push_back(L[k]);
           }
         violated = !mine.empty();
@@ -472,7 +480,12 @@ struct Ref {
         for (std::size_t k = 0; k < n; ++k)
           if (B(k)) {
             any_b = true;
-            if (k == 0 || !A(k - 1)) mine.push_back(L[k]);
+            // An A in the turn just before B's (the steps of L, from the segment, by turn).
+            std::size_t j = k;
+            while (j > 0 && turn_start(L[j - 1]) == turn_start(L[k])) --j;
+            bool a_before = false;
+            for (std::size_t m = j; m-- > 0 && turn_start(L[m]) == turn_start(L[j - 1]);) a_before = a_before || A(m);
+            if (!a_before) mine.push_back(L[k]);
           }
         violated = !mine.empty();
         vacuous = !any_b;
@@ -484,7 +497,7 @@ struct Ref {
           if (A(k)) {
             any_a = true;
             bool after = false;
-            for (std::size_t j = k + 1; j < n; ++j) after = after || B(j);
+            for (std::size_t j = k + 1; j < n; ++j) after = after || (B(j) && L[k] < turn_start(L[j]));
             if (!after) mine.push_back(L[k]);
           }
         violated = !mine.empty();
@@ -496,7 +509,12 @@ struct Ref {
         for (std::size_t k = 0; k < n; ++k)
           if (A(k)) {
             any_a = true;
-            if (k + 1 == n || !B(k + 1)) mine.push_back(L[k]);
+            // A B in the turn just after A's.
+            std::size_t j = k + 1;
+            while (j < n && turn_start(L[j]) == turn_start(L[k])) ++j;
+            bool b_after = false;
+            for (std::size_t m = j; m < n && turn_start(L[m]) == turn_start(L[j]); ++m) b_after = b_after || B(m);
+            if (!b_after) mine.push_back(L[k]);
           }
         violated = !mine.empty();
         vacuous = !any_a;
@@ -521,7 +539,7 @@ struct Ref {
         vacuous = !first_a;
         for (std::size_t k = 0; k < n; ++k) {
           bool a_before = false;
-          for (std::size_t j = 0; j < k; ++j) a_before = a_before || A(j);
+          for (std::size_t j = 0; j < k; ++j) a_before = a_before || (A(j) && L[j] < turn_start(L[k]));
           if (B(k) && a_before) mine.push_back(L[k]);
         }
         violated = !mine.empty();

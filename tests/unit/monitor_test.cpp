@@ -40,6 +40,7 @@ MonitorStep as_monitor_step(const Trajectory& t, std::size_t i) {
   m.content = t.text(s.content);
   m.extra = t.text(s.extra);
   m.id = t.text(s.id);
+  m.turn = s.turn;
   return m;
 }
 
