@@ -1080,6 +1080,8 @@ struct Monitor::Impl {
   bool case_sensitive = false;
   bool finished = false;
   std::string name;
+  const Trajectory* last_from = nullptr;  // where the last step was copied from, and its index
+  std::size_t last_index = 0;
 
   Impl(std::shared_ptr<const Program> p, std::string_view context)
       : program(std::move(p)),
@@ -1093,6 +1095,7 @@ struct Monitor::Impl {
     if (!context.empty()) trace.set_context(trace.store(context));
     checker.begin_trace(trace);
     finished = false;
+    last_from = nullptr;
   }
 
   void append(const MonitorStep& in) {
@@ -1111,8 +1114,15 @@ struct Monitor::Impl {
     st.id = trace.store(in.id);
     // A step without a turn has one of its own, which it ends; what follows a numbered one
     // is not known yet.
-    st.turn = in.turn ? *in.turn : static_cast<std::uint32_t>(trace.steps().size() - 1);
+    st.turn = in.turn ? *in.turn : fresh_turn();
     checker.eval.set_turn_ends(in.turn ? std::nullopt : std::optional<bool>(true));
+    last_from = nullptr;
+  }
+
+  // A turn number the step before the last one does not have.
+  std::uint32_t fresh_turn() const {
+    const std::size_t n = trace.steps().size();
+    return n < 2 ? 0 : trace.steps()[n - 2].turn + 1;
   }
 
   void append(const Trajectory& from, std::size_t index) {
@@ -1121,10 +1131,16 @@ struct Monitor::Impl {
     st.for_each_slice([&](Slice& s) { s = s.empty() ? Slice{} : trace.store(from.text(s)); });
     st.tool = src.type == StepType::tool_call ? tools.intern(from.text(src.tool_name)) : kNoTool;
     trace.steps().push_back(st);
-    // The trajectory's next step, when it has one, tells whether this one ends its turn.
-    checker.eval.set_turn_ends(index + 1 < from.steps().size()
-                                   ? std::optional<bool>(!detail::same_turn(src, from.steps()[index + 1]))
-                                   : std::nullopt);
+    // Turns are numbered by the monitor: a step shares the turn of the step before only when
+    // both are steps of one trajectory given in order (a replayed history), one after the
+    // other and in one turn there. So the step ends its turn unless its trajectory's next
+    // step continues it: a step read alone is a turn of its own.
+    const bool shares = last_from == &from && index > 0 && index == last_index + 1 &&
+                        detail::same_turn(from.steps()[index - 1], src);
+    trace.steps().back().turn = shares ? trace.steps()[trace.steps().size() - 2].turn : fresh_turn();
+    checker.eval.set_turn_ends(index + 1 >= from.steps().size() || !detail::same_turn(src, from.steps()[index + 1]));
+    last_from = &from;
+    last_index = index;
   }
 
   template <class... A>
@@ -1142,11 +1158,15 @@ struct Monitor::Impl {
     checker.clear_report(out);
     if (finished) return;
     const std::size_t arena = trace.arena_size();
+    const Trajectory* from = last_from;
+    const std::size_t index = last_index;
     append(step...);
     checker.report = &out;
     checker.probe_step(trace, static_cast<std::uint32_t>(trace.steps().size() - 1));
     checker.report = nullptr;
     trace.truncate(trace.steps().size() - 1, arena);
+    last_from = from;  // the step was not taken
+    last_index = index;
   }
 };
 

@@ -144,3 +144,35 @@ TEST_CASE("turns: a monitor decides adjacency when the shared turn ends") {
   REQUIRE(out.size() == 1);
   CHECK(out[0].status == VerdictStatus::satisfied);
 }
+
+TEST_CASE("turns: a monitor fed one step at a time numbers the turns itself") {
+  CompileResult r = compile(Source("turns.rules", "order_get precedes refund_order\nx is immediately followed by y\n"));
+  REQUIRE(r.ok());
+  // Each step read on its own (as `trajcheck guard` and Python's monitor read them) has turn
+  // 0 in its own record: still one turn per step.
+  Trace get = read_trace(R"({"trace_id":"s","steps":[{"tool":"order_get"}]})");
+  Trace refund = read_trace(R"({"trace_id":"s","steps":[{"tool":"refund_order"}]})");
+  Trace x = read_trace(R"({"trace_id":"s","steps":[{"tool":"x"}]})");
+  Monitor one(r.program);
+  std::vector<Violation> v;
+  one.observe(get, 0, v);
+  one.check(refund, 0, v);
+  CHECK(v.empty());
+  one.observe(refund, 0, v);
+  CHECK(v.empty());
+  one.observe(x, 0, v);
+  CHECK(v.empty());
+  one.observe(get, 0, v);  // not a y: the step after x is denied at once
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].steps == std::vector<std::uint32_t>{2});
+  // A history replayed in order keeps its shared turns.
+  Trace parallel = read_trace(R"({"trace_id":"p","steps":[{"tool":"order_get","turn":1},{"tool":"refund_order","turn":1}]})");
+  Monitor replay(r.program);
+  replay.observe(parallel, 0, v);
+  CHECK(v.empty());
+  replay.check(parallel, 1, v);
+  REQUIRE(v.size() == 1);
+  replay.observe(parallel, 1, v);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].steps == std::vector<std::uint32_t>{1});
+}
