@@ -14,3 +14,14 @@ add_test(NAME hook.claude_code_conversation
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/claude-code/run.sh $<TARGET_FILE:trajcheck_cli>
                  ${CMAKE_CURRENT_BINARY_DIR}/hook-claude-code)
 set_tests_properties(hook.claude_code_conversation PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
+
+# The AgentDojo replay (bench/agentdojo_replay.py) on the example's seven runs: each call decided
+# before it is observed; the figures of the run slice (docs/findings-agentdojo.md has the full set's).
+if(TRAJCHECK_PYTHON AND Python3_EXECUTABLE)
+  add_test(NAME hook.agentdojo_replay_slice
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/agentdojo_replay.py
+                   ${PROJECT_SOURCE_DIR}/examples/agentdojo/runs)
+  set_tests_properties(hook.agentdojo_replay_slice PROPERTIES
+    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1"
+    PASS_REGULAR_EXPRESSION "[|] [*][*]all[*][*] [|] 2/3 [(]66[.]7%[)] [|] 1 [|] 0/1 [(]0[.]0%; 0[)] [|] 2/3 [(]66[.]7%; 2 / 0; 0[)] [|]")
+endif()
