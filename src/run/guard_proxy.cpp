@@ -207,8 +207,9 @@ struct GuardSession::Impl {
   RawRecord raw;
   std::vector<Violation> found, ignored;
 
-  // The calls forwarded, in the order they were made. `committed` has observed a prefix of
-  // them, each with its result: every call up to the first still unanswered. `speculative`
+  // The calls forwarded (and the denied attempts, as `denied_call` steps), in the order they
+  // were made. `committed` has observed a prefix of them, each with its result: every call up
+  // to the first still unanswered. `speculative`
   // (when built) has observed all of them — the unanswered ones as calls without a result —
   // and decides the next call while any is unanswered.
   struct Call {
@@ -329,10 +330,18 @@ struct GuardSession::Impl {
     log_decision(step, found.empty() ? nullptr : &found.front(), found.empty() ? "allow" : "deny", !deny);
     if (deny) {
       ++stats.denied;
+      const std::string message = message_of(found.front());
       json reply = {{"jsonrpc", "2.0"}, {"id", id},
-                    {"result", {{"content", json::array({{{"type", "text"}, {"text", message_of(found.front())}}})},
-                                {"isError", true}}}};
+                    {"result", {{"content", json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}}}};
       out.to_client += dump(reply);
+      // The attempt is a step of the trace too (not a tool call: it did not run), in call order.
+      json attempt = {{"type", "denied_call"}, {"id", id_key(id)}, {"denied_tool", name},
+                      {"arguments", step["arguments"]}, {"rule", rules->rules()[found.front().rule].info->name},
+                      {"message", message}};
+      if (!read_step(attempt, replay)) return;
+      if (speculative) speculative->observe(replay, 0, ignored);
+      calls.push_back(Call{next_seq++, std::move(attempt), true});
+      commit(false);
       return;
     }
     const std::uint64_t seq = next_seq++;
@@ -451,7 +460,8 @@ struct GuardSession::Impl {
       }
       if (read_step(c.step, replay)) {
         committed.observe(replay, 0, found);
-        for (const Violation& v : found) log_violation("violation", c.step["tool"].get<std::string>(), v);
+        for (const Violation& v : found)
+          log_violation("violation", c.step.value("tool", c.step.value("denied_tool", std::string())), v);
       }
       write_step(c.step);
       calls.pop_front();
@@ -498,7 +508,7 @@ struct GuardSession::Impl {
     if (outcome.ok() && into.steps().size() == 1) return true;
     std::string why = outcome.errors.empty() ? "not one step" : outcome.errors.front().message;
     if (error) *error = why;
-    else fmt::print(log, "guard: cannot read the step of {}: {}\n", step["tool"].get<std::string>(), why);
+    else fmt::print(log, "guard: cannot read the step of {}: {}\n", step.value("tool", step.value("denied_tool", std::string())), why);
     return false;
   }
 

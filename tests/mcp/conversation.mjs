@@ -66,9 +66,21 @@ assert.match(denyLog, /guard: 5 tool calls, 3 denied, 2 results recorded/);
 const denied = readFileSync(denyTrace, "utf8").trim().split("\n");
 assert.equal(denied.length, 1);
 const steps = JSON.parse(denied[0]).steps;
-assert.deepEqual(steps.map((s) => s.tool), ["list_directory", "read_text_file"]);
-// The recorded trace (the calls that happened) satisfies the rules, as the live decisions said.
+// The calls that ran, and the three attempts denied (steps of type denied_call, with the rule), in call order.
+assert.deepEqual(steps.map((s) => s.tool ?? `denied ${s.denied_tool} by ${s.rule}`),
+                 ["denied read_text_file by list_first", "list_directory", "read_text_file",
+                  "denied read_text_file by one_read", "denied write_file by no_writes"]);
+// The recorded trace satisfies the rules, as the live decisions said; a rule on the attempts sees them.
 execFileSync(trajcheck, ["check", "-r", rules, "--quiet", denyTrace]);
+const attemptsRules = join(work, "attempts.rules");
+writeFileSync(attemptsRules, 'rule no_attempts: forbid step where type == "denied_call" and denied_tool == "write_file"\n');
+let attempts = 0;
+try {
+  execFileSync(trajcheck, ["check", "-r", attemptsRules, "--quiet", denyTrace]);
+} catch (e) {
+  attempts = e.status;
+}
+assert.equal(attempts, 1, "check must see the denied write attempt");
 
 // warn: the write goes through, and the recorded trace fails the rule the proxy warned about.
 const warnTrace = join(work, "warn.jsonl");

@@ -115,7 +115,8 @@ assert.match(log, /guard: 12 tool calls, 5 denied, 3 results recorded, 0 never a
 const lines = readFileSync(trace, "utf8").split("\n").filter((l) => l);
 assert.equal(lines.length, 1);
 const steps = JSON.parse(lines[0]).steps;
-assert.deepEqual(steps.map((s) => s.tool), ["list_directory", "read_text_file", "list_directory"]);
+assert.deepEqual(steps.filter((s) => s.type === "tool_call").map((s) => s.tool), ["list_directory", "read_text_file", "list_directory"]);
+assert.deepEqual(steps.filter((s) => s.type === "denied_call").map((s) => s.id), ["9", "10", "13", "21", "22"]);
 execFileSync(trajcheck, ["check", "-r", rules, "--quiet", trace]);
 // One decision line per call decided.
 const decided = readFileSync(decisions, "utf8").trim().split("\n").map((l) => JSON.parse(l));

@@ -345,3 +345,23 @@ TEST_CASE("guard session: the decision log, masked by default; observe mode deci
   std::fclose(decisions);
   std::free(buf);
 }
+
+TEST_CASE("guard session: a denied call is a denied_call step of the trace, in call order, seen by the rules") {
+  TempDir dir;
+  GuardOptions o;
+  o.trace_out = (dir.path / "trace.jsonl").string();
+  o.trace_id = "t";
+  Session s("rule no_writes: forbid save\n    message \"no\"\nrule attempts: (step where type == \"denied_call\") at most 1\n", o);
+  s.client(call("1", "read") + "\n" + call("2", "save", R"({"p":"x"})") + "\n");
+  s.server(answer("1"));
+  s.client(call("3", "save") + "\n");
+  CHECK(s.finish());
+  CHECK(s.stats.denied == 2);
+  CHECK(s.stats.violated_at_end == 1);  // attempts: the second attempt, decided live as check decides it
+  CHECK(s.log_text().find("guard: violation save: rule attempts") != std::string::npos);
+  const std::string text = slurp(o.trace_out);
+  CHECK(text.find(R"("steps":[{"arguments":{},"id":"1",)") != std::string::npos);  // the call before the attempt
+  CHECK(text.find(R"({"arguments":{"p":"x"},"denied_tool":"save","id":"2","message":"no","rule":"no_writes","type":"denied_call"})") !=
+        std::string::npos);
+  CHECK(text.find(R"("denied_tool":"save","id":"3")") != std::string::npos);
+}
