@@ -47,7 +47,7 @@ const send = (bytes) => guard.stdin.write(typeof bytes === "string" ? Buffer.fro
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function answerTo(id, count = 1) {
   const key = JSON.stringify(id);
-  for (let i = 0; i < 200; ++i) {
+  for (let i = 0; i < 2400; ++i) {  // up to 60 s: a loaded CI machine starts node slowly
     if ((answers.get(key) ?? []).length >= count) return answers.get(key);
     await sleep(25);
   }
