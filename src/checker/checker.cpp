@@ -608,7 +608,7 @@ struct Checker::Impl {
   // that it gave no B are found; its own A's wait on the next turn.
   static void close_logged_turn(detail::NbEvents& e) {
     if (!e.turn_b) e.b.insert(e.b.end(), e.prev_as.begin(), e.prev_as.end());
-    e.prev_as.swap(e.turn_as);
+    e.prev_as.assign(e.turn_as.begin(), e.turn_as.end());  // not swap: each keeps its capacity
     e.turn_as.clear();
     e.turn_b = false;
     e.turn = detail::kNoId;

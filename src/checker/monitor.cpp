@@ -394,7 +394,9 @@ void StatementMonitor::catch_up_retries(const NbEvents& ev, std::uint32_t from, 
 
 void StatementMonitor::close_turn() {
   if (!turn_b_) buf_.insert(buf_.end(), prev_as_.begin(), prev_as_.end());
-  prev_as_.swap(turn_as_);
+  // Copied, not swapped: each list keeps its own capacity, so a pooled slice reused for a
+  // trace with a different number of turns does not find an empty one where it pushes.
+  prev_as_.assign(turn_as_.begin(), turn_as_.end());
   turn_as_.clear();
   turn_b_ = false;
   turn_ = kNoId;
