@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <new>
 #include <system_error>
 
 #include <archive.h>
@@ -229,6 +230,7 @@ struct RecordSource::Impl {
     std::size_t off = 0, len = 0;
     std::uint64_t line = 1, column = 1;
     std::string error;   // non-empty: a rejected record at line:column of the file
+    bool in_rest = false;  // its text is in whole_rest, not whole
   };
   enum class Mode { none, lines, whole, archive };
 
@@ -253,6 +255,7 @@ struct RecordSource::Impl {
   struct archive* archive = nullptr;
   // whole
   std::string whole;
+  std::string whole_rest;  // a session log's lines that stay out of its array
   simdjson::dom::parser line_parser{kValidatedSessionLine};  // a session log's lines, checked one by one
   std::vector<Element> elements;
   std::size_t next_element = 0;
@@ -488,6 +491,7 @@ struct RecordSource::Impl {
 
   bool next_whole(RawRecord& out) {
     if (next_element >= elements.size()) {
+      std::string().swap(whole_rest);
       mode = Mode::none;
       return false;
     }
@@ -500,7 +504,16 @@ struct RecordSource::Impl {
       emit_error(out, name, el.line, el.column, "invalid JSON: unexpected content after the top-level array");
       return true;
     }
-    emit_text(out, std::string_view(whole).substr(el.off, el.len), el.line, el.column);
+    if (el.in_rest) {
+      emit_text(out, std::string_view(whole_rest).substr(el.off, el.len), el.line, el.column);
+    } else if (el.off == 0 && el.len == whole.size()) {
+      out.text.swap(whole);  // the whole text is one record (a session log): lent, not copied
+      out.origin = RecordOrigin{name, el.line, el.column, record_index++};
+      out.container_error.clear();
+      std::string().swap(whole);
+    } else {
+      emit_text(out, std::string_view(whole).substr(el.off, el.len), el.line, el.column);
+    }
     return true;
   }
 
@@ -572,7 +585,7 @@ struct RecordSource::Impl {
   }
 
   // Reads the whole (decompressed) file into `whole`, up to detail::kMaxJsonFileBytes.
-  bool read_whole(std::string* error) {
+  bool read_whole(std::string* error) try {
     whole.clear();
     std::vector<char> chunk(kReadBuffer);
     for (;;) {
@@ -586,6 +599,10 @@ struct RecordSource::Impl {
       }
       whole.append(chunk.data(), n);
     }
+  } catch (const std::bad_alloc&) {
+    *error = fmt::format("not enough memory to read this .json file whole ({} read)", size_text(whole.size()));
+    std::string().swap(whole);
+    return false;
   }
 
   // Opens a file; returns true if a record (an error) was emitted instead.
@@ -634,72 +651,108 @@ struct RecordSource::Impl {
   // crash, bytes that are not UTF-8, a colon missing) stays out of the array and is a record
   // of its own, which the parser rejects at its error, so that it costs the session nothing.
   // A read error is one more rejected record, at the line where it broke (the cut line before
-  // it is dropped).
+  // it is dropped). The array is built as the file is read, a line at a time, and handed to
+  // the parser without a copy: the file's text is held once.
   bool read_session_log(RawRecord& out) {
-    whole.assign(buf.data(), end);
     std::string error;
     error.swap(pending_error);
-    std::vector<char> chunk(error.empty() ? kReadBuffer : 0);
-    while (error.empty()) {
-      std::size_t n = stream.read(chunk.data(), chunk.size(), error);
-      if (n == 0) break;
-      if (whole.size() + n > detail::kMaxJsonFileBytes) {
-        close();
-        std::string().swap(whole);
-        emit_error(out, name, 1, 1, fmt::format("a session log is read whole and this one is larger than the {} limit",
-                                                size_text(detail::kMaxJsonFileBytes)));
-        return true;
-      }
-      whole.append(chunk.data(), n);
-    }
-    stream.close();
-    if (!error.empty()) whole.resize(whole.rfind('\n') == std::string::npos ? 0 : whole.rfind('\n') + 1);
-    std::string text = "[";
+    elements.clear();
+    next_element = 0;
+    std::string rest;  // the lines that stay out of the array, one after the other
     struct Bad {
       std::size_t off, len;
       std::uint64_t line, column;
     };
     std::vector<Bad> bad;
+    whole.assign("[");
     std::size_t last_comma = std::string::npos;  // after the last line in the array
     std::uint64_t ln = 0;
-    for (std::size_t start = 0; start < whole.size();) {
-      std::size_t nl = whole.find('\n', start);
-      std::size_t stop = nl == std::string::npos ? whole.size() : nl;
+    std::string partial;  // a line not ended yet in the bytes read so far
+    std::size_t read_bytes = 0;
+    // Takes the line `l` (without its '\n') into the array, or out of it.
+    auto take = [&](std::string_view l) {
       ++ln;
-      std::string_view l(whole.data() + start, stop - start);
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
       std::uint64_t col = 1;
       if (ln == 1 && l.compare(0, kBom.size(), kBom) == 0) {
-        text.append(kBom.size(), ' ');
+        whole.append(kBom.size(), ' ');
         l.remove_prefix(kBom.size());
         col += kBom.size();
       }
       if (!std::all_of(l.begin(), l.end(), is_ws)) {
         if (session_line(line_parser, l)) {
-          text.append(l);
-          last_comma = text.size();
-          text.push_back(',');
+          whole.append(l);
+          last_comma = whole.size();
+          whole.push_back(',');
         } else {
-          bad.push_back(Bad{static_cast<std::size_t>(l.data() - whole.data()), l.size(), ln, col});
+          bad.push_back(Bad{rest.size(), l.size(), ln, col});
+          rest.append(l);
         }
       }
-      text.push_back('\n');
-      start = stop + 1;
+      whole.push_back('\n');
+    };
+    // Splits `bytes` into lines, the last kept in `partial` until its end is read.
+    auto feed = [&](std::string_view bytes) {
+      for (std::size_t start = 0; start < bytes.size();) {
+        const void* nl = std::memchr(bytes.data() + start, '\n', bytes.size() - start);
+        if (!nl) {
+          partial.append(bytes.substr(start));
+          return;
+        }
+        std::size_t stop = static_cast<const char*>(nl) - bytes.data();
+        if (partial.empty()) {
+          take(bytes.substr(start, stop - start));
+        } else {
+          partial.append(bytes.substr(start, stop - start));
+          take(partial);
+          partial.clear();
+        }
+        start = stop + 1;
+      }
+    };
+    const std::string too_large = fmt::format("a session log is read whole and this one is larger than the {} limit",
+                                              size_text(detail::kMaxJsonFileBytes));
+    try {
+      read_bytes = end;
+      feed(std::string_view(buf.data(), end));
+      std::vector<char> chunk(error.empty() ? kReadBuffer : 0);
+      while (error.empty()) {
+        std::size_t n = stream.read(chunk.data(), chunk.size(), error);
+        if (n == 0) break;
+        if (read_bytes + n > detail::kMaxJsonFileBytes) {
+          close();
+          std::string().swap(whole);
+          emit_error(out, name, 1, 1, too_large);
+          return true;
+        }
+        read_bytes += n;
+        feed(std::string_view(chunk.data(), n));
+      }
+      stream.close();
+      if (error.empty() && !partial.empty()) take(partial);  // the last line, without a '\n'
+      // (After a read error the cut line is dropped.)
+      std::string().swap(partial);
+      if (last_comma != std::string::npos) whole[last_comma] = ' ';  // the last line takes none
+      whole.push_back(']');
+      whole.reserve(whole.size() + kRecordPadding);  // parsed in place (RecordSource::next)
+    } catch (const std::bad_alloc&) {
+      close();
+      std::string().swap(whole);
+      std::string().swap(partial);
+      emit_error(out, name, 1, 1, fmt::format("not enough memory to read this session log whole ({} read)",
+                                              size_text(read_bytes)));
+      return true;
     }
-    if (last_comma != std::string::npos) text[last_comma] = ' ';  // the last line takes none
-    text.push_back(']');
-    elements.clear();
-    next_element = 0;
-    if (last_comma != std::string::npos) elements.push_back(Element{0, text.size(), 1, 0});
+    if (last_comma != std::string::npos) elements.push_back(Element{0, whole.size(), 1, 0});
     for (const Bad& b : bad) {  // after the array, each line that stays out of it
-      elements.push_back(Element{text.size(), b.len, b.line, b.column});
-      text.append(whole, b.off, b.len);
+      elements.push_back(Element{b.off, b.len, b.line, b.column});
+      elements.back().in_rest = true;
     }
     if (!error.empty()) {
       elements.push_back(Element{0, 0, ln + 1, 1});
       elements.back().error = std::move(error);
     }
-    whole.swap(text);
+    whole_rest.swap(rest);
     mode = Mode::whole;
     return false;
   }

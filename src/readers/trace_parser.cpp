@@ -2,6 +2,9 @@
 // state and normalization rules are ParseCtx, readers/parse_ctx.cpp).
 #include <string.h>
 
+#include <algorithm>
+#include <new>
+
 #include <fmt/format.h>
 
 #include "readers/chat_formats.hpp"
@@ -304,7 +307,23 @@ static_assert(kRecordPadding == simdjson::SIMDJSON_PADDING);
 
 bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const RecordOrigin& origin,
                             Trajectory& t, ParseOutcome& outcome, const Emit& emit, bool borrow) const {
-  if (read(json, capacity, origin, t, outcome, emit, borrow)) return true;
+  try {
+    if (read(json, capacity, origin, t, outcome, emit, borrow)) return true;
+  } catch (const std::bad_alloc&) {
+    // Memory ran out while this record was read: it is rejected, at its first byte (a session
+    // log's "[" stands in column 0), and the records after it are read.
+    RecordOrigin origin_of_record = origin;
+    origin_of_record.column = std::max<std::uint64_t>(origin.column, 1);
+    outcome.errors.clear();
+    outcome.errors.push_back(RecordError{origin_of_record,
+                                         fmt::format("not enough memory to read this record of {} MiB (reading one "
+                                                     "takes several times its size; docs/limits.md)",
+                                                     json.size() >> 20)});
+    const RecordOrigin kept = t.origin;
+    t.clear();
+    t.origin = kept;
+    return false;
+  }
   // A structural error found while skipping is reported where simdjson stopped, which may
   // be far from the cause, and one in a part the reader had not reached yet may surface as a
   // shape error ("a step must be a JSON object" for `[}`): a record that is not JSON is
@@ -352,6 +371,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   ctx.doc = &doc;
   std::vector<Trajectory> sessions;  // a session log's traces, read before any is emitted
   if (auto e = s.parser.iterate(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
+    if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // reported by run()
     std::size_t bad = detail::stage1_error_offset(e, text);
     return ctx.fail(bad == std::string_view::npos ? nullptr : text.data() + bad, detail::json_error_message(e));
   }

@@ -150,6 +150,25 @@ for f in bomb liar; do
   expect 2 'normalize: 3 records read, 2 traces, 1 rejected' timeout 60 "$bin" normalize -j 2 $f.eval
 done
 
+# A session log is read whole: when memory runs out reading it, it is one rejected record
+# that says so, and the inputs after it are read (not "invalid JSON", not a crash). Run where
+# an address-space limit leaves the program room to start (not under a sanitizer).
+if sh -c "ulimit -v 1000000 && exec '$bin' --version" >/dev/null 2>&1; then
+  python3 - <<'PY'
+import json, sys
+with open('big_session.jsonl', 'w') as f:
+    parent = None
+    for i in range(120000):
+        f.write(json.dumps({"parentUuid": parent, "sessionId": "s", "uuid": f"u{i}", "type": "user",
+                            "message": {"role": "user", "content": "x" * 200}}) + "\n")
+        parent = f"u{i}"
+PY
+  expect 2 'big_session.jsonl:1:1: error: not enough memory to (read|parse) this (record|session log)' \
+    sh -c "ulimit -v 250000 && exec '$bin' normalize -j 1 big_session.jsonl traces.jsonl"
+  expect 2 'normalize: 3 records read, 2 traces, 1 rejected' sh -c "ulimit -v 250000 && exec '$bin' normalize -j 1 big_session.jsonl traces.jsonl"
+  rm -f big_session.jsonl
+fi
+
 # score: a record too large to compare pair by pair is rejected; the others are scored.
 python3 -c "
 calls = [{'tool': 't%d' % (i % 50)} for i in range(5000)]
