@@ -507,7 +507,7 @@ struct RecordSource::Impl {
     if (el.in_rest) {
       emit_text(out, std::string_view(whole_rest).substr(el.off, el.len), el.line, el.column);
     } else if (el.off == 0 && el.len == whole.size()) {
-      out.text.swap(whole);  // the whole text is one record (a session log): lent, not copied
+      out.text.swap(whole);  // the whole text is one record (a session log, a .json file): moved, not copied
       out.origin = RecordOrigin{name, el.line, el.column, record_index++};
       out.container_error.clear();
       std::string().swap(whole);
