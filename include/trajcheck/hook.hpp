@@ -18,9 +18,9 @@
 // result. The session's steps so far — every call decided, allowed or denied, with its
 // result once known — are kept in a state file per session, `<state_dir>/<session_id>.json`,
 // a native trace (`trajcheck check` reads it), updated under an exclusive lock
-// (`<session_id>.lock`), so hooks of parallel calls take turns. A denied call is a step with
-// status "error", `"denied": true`, the rule in `denied_by` and its message as the result; it
-// had no effect, so later decisions do not count it.
+// (`<session_id>.lock`), so hooks of parallel calls take turns. A denied call did not run: it
+// is recorded as `trajcheck guard` records one, a `denied_call` step (`denied_tool`,
+// `arguments`, `rule`, `message`), which later decisions observe like any step.
 //
 // Nothing fails open: input that is not a hook event, a session id that is not a safe file
 // name, a state directory or file that cannot be read or written, blocks the call — exit

@@ -1,6 +1,7 @@
 // `trajcheck hook claude-code`: one Claude Code hook event decided against the session's state
 // file (trajcheck/hook.hpp). The state is a native trace; each PreToolUse reads it whole, feeds
-// its steps that happened (not the denied ones) to a RuleSetMonitor and checks the new call.
+// its steps (denied attempts too, as guard's monitor observes them) to a RuleSetMonitor and
+// checks the new call.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -168,8 +169,7 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
     // The steps that happened, then the call: read as `check` reads a trace.
     json trace = {{"trace_id", session}, {"steps", json::array()}};
     if (state.contains("context")) trace["context"] = state["context"];
-    for (const json& s : steps)
-      if (!(s.is_object() && s.value("denied", false) == true)) trace["steps"].push_back(s);
+    trace["steps"] = steps;
     trace["steps"].push_back(step);
     TraceParser parser(rules->reading_options(reading));
     ToolTable tools;
@@ -194,10 +194,11 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
     monitor.check(t, last, found);
     if (!found.empty()) {
       const std::string reason = message_of(*rules, found.front());
-      step["status"] = "error";
-      step["denied"] = true;
-      step["denied_by"] = rules->rules()[found.front().rule].info->name;
-      step["result"] = reason;
+      // The attempt did not run: not a tool call, but a step of its own (as `guard` records it).
+      json attempt = {{"type", "denied_call"}, {"denied_tool", tool}, {"arguments", *tool_input},
+                      {"rule", rules->rules()[found.front().rule].info->name}, {"message", reason}};
+      if (!call_id.empty()) attempt["id"] = call_id;
+      step = std::move(attempt);
       json out = {{"hookSpecificOutput",
                    {{"hookEventName", "PreToolUse"}, {"permissionDecision", "deny"}, {"permissionDecisionReason", reason}}}};
       answer.out = out.dump() + "\n";
@@ -207,7 +208,8 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
     // The result of a call decided before: the last step of that id still waiting for one.
     json* call = nullptr;
     for (auto it = steps.rbegin(); it != steps.rend() && !call_id.empty(); ++it)
-      if (it->is_object() && it->value("id", json()) == call_id && !it->contains("result") && it->value("denied", false) != true)
+      if (it->is_object() && it->value("type", json()) == "tool_call" && it->value("id", json()) == call_id &&
+          !it->contains("result"))
         call = &*it;
     if (call == nullptr) {
       // A call no PreToolUse of this hook saw (its matcher left it out): recorded now, late.

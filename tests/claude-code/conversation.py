@@ -8,8 +8,9 @@ model API (mock_anthropic.py; no network). The model asks for three Bash command
 
 Checks that the allowed command ran and the denied ones did not, that the model was told each
 rule's message, that Claude Code's transcript shows the denials, that the hook's state file
-records every call (denied ones as denied), and that `trajcheck check` on the transcript and
-on the state finds the same rules violated at the same calls the hook denied.
+records every call (denied ones as `denied_call` steps, so the state's check passes: only the
+allowed call ran), and that `trajcheck check` on the transcript finds the rules violated at
+the calls the hook denied.
 
     conversation.py TRAJCHECK CLAUDE WORKDIR
 """
@@ -104,12 +105,16 @@ def main():
     # The hook's state: every call, the denied ones marked.
     state_file = os.path.join(state, session + ".json")
     st = json.load(open(state_file))
-    calls = [(s.get("id"), s.get("denied_by"), "result" in s) for s in st["steps"]]
-    expect(calls == [("toolu_mock_00", None, True), ("toolu_mock_01", "no_rm", True), ("toolu_mock_02", "one_echo", True)],
-           f"the state records the three calls, two denied: {calls}")
+    calls = [(s["type"], s.get("id"), s.get("rule"), "result" in s) for s in st["steps"]]
+    expect(calls == [("tool_call", "toolu_mock_00", None, True), ("denied_call", "toolu_mock_01", "no_rm", False),
+                     ("denied_call", "toolu_mock_02", "one_echo", False)],
+           f"the state records the three calls, two as denied attempts: {calls}")
+    check = subprocess.run([TRAJCHECK, "check", "-r", RULES, state_file], capture_output=True, text=True)
+    expect(check.returncode == 0, f"check on the state passes: only the allowed call ran ({check.stdout[-500:]})")
 
-    # `trajcheck check` agrees, on the transcript and on the state.
-    for name, path in (("transcript", transcript), ("state", state_file)):
+    # `trajcheck check` on the transcript agrees with the hook: Claude Code records each denied
+    # call as a call whose result is the hook's error.
+    for name, path in (("transcript", transcript),):
         norm = subprocess.run([TRAJCHECK, "normalize", path], capture_output=True, text=True)
         check = subprocess.run([TRAJCHECK, "check", "-r", RULES, "--format", "jsonl", path], capture_output=True, text=True)
         expect(check.returncode == 1 and norm.returncode == 0, f"check fails the {name} (exit {check.returncode})" + ("" if check.returncode == 1 else check.stderr[-1000:]))

@@ -115,15 +115,22 @@ expect(denial(hook(pre("s5", "Write", {"file_path": "/proj/a.txt"}, "w0"), state
 
 # The state file is a native trace of every call: check agrees with the hook.
 st = json.load(open(os.path.join(state, "s1.json")))
-expect([(s["id"], s.get("status", "ok"), s.get("denied_by")) for s in st["steps"]] == [
-    ("t0", "error", "no_rm"), ("t1", "ok", None), ("t2", "error", "tested_first"), ("t3", "error", None),
-    ("t4", "error", "tested_first"), ("t5", "ok", None), ("t6", "ok", None)], f"the state records each call: {st['steps']}")
+expect([(s["type"], s["id"], s.get("status", "ok"), s.get("rule")) for s in st["steps"]] == [
+    ("denied_call", "t0", "ok", "no_rm"), ("tool_call", "t1", "ok", None), ("denied_call", "t2", "ok", "tested_first"),
+    ("tool_call", "t3", "error", None), ("denied_call", "t4", "ok", "tested_first"), ("tool_call", "t5", "ok", None),
+    ("tool_call", "t6", "ok", None)], f"the state records each call, the denied ones as denied_call steps: {st['steps']}")
+expect(st["steps"][0] == {"type": "denied_call", "id": "t0", "denied_tool": "Bash", "arguments": {"command": "rm -rf /"},
+                          "rule": "no_rm", "message": "no recursive deletes"}, f"a denied call's step: {st['steps'][0]}")
 expect(st["steps"][1]["result"] == {"stdout": "a\n", "stderr": ""} and st["context"] == {"cwd": "/proj"},
        "results and the context are kept")
-check = subprocess.run([TRAJCHECK, "check", "-r", RULES_FILE, "--format", "jsonl", os.path.join(state, "s1.json")],
-                       capture_output=True, text=True)
-violated = sorted(r["rule"] for r in json.loads(check.stdout)["results"] if r["status"] == "violated")
-expect(check.returncode == 1 and violated == ["no_rm", "tested_first"], f"check on the state agrees: {violated}")
+# check on the state agrees with the decisions: what ran breaks no rule; the attempts are there.
+state_rules = RULES + 'rule no_attempts: forbid step where type == "denied_call"\n  message "blocked"\n'
+with open(os.path.join(WORK, "state.rules"), "w") as f:
+    f.write(state_rules)
+check = subprocess.run([TRAJCHECK, "check", "-r", os.path.join(WORK, "state.rules"), "--format", "jsonl",
+                        os.path.join(state, "s1.json")], capture_output=True, text=True)
+violated = {r["rule"]: r["steps"] for r in json.loads(check.stdout)["results"] if r["status"] == "violated"}
+expect(check.returncode == 1 and violated == {"no_attempts": [0, 2, 4]}, f"check on the state agrees: {violated}")
 
 # Parallel calls of one session take turns: none is lost.
 with ThreadPoolExecutor(8) as pool:
