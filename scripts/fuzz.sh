@@ -8,7 +8,8 @@
 # with -DTRAJCHECK_FUZZ=ON already (the set-up script's sanitizer tree is one).
 # Targets: fuzz_rules (parser, fmt, compiler), fuzz_traces (every reader), fuzz_compressed
 # (gzip/zstd input), fuzz_suite, fuzz_catalog, fuzz_compare (compare's report reader), fuzz_lsp
-# (the language server, seeded with the framed conversations of tests/fuzz/lsp_seeds/).
+# (the language server, seeded with the framed conversations of tests/fuzz/lsp_seeds/), fuzz_guard
+# (the MCP guard's framing and decisions, seeded with tests/fuzz/guard_seeds/).
 # tests/fuzz/regressions/TARGET/ holds inputs that once crashed TARGET; they are seeds too.
 set -euo pipefail
 seconds="${1:?usage: scripts/fuzz.sh SECONDS [target…]}"
@@ -57,6 +58,7 @@ run_target() {
     fuzz_catalog) copy_seeds "$seeds" 'tools*.json' 'catalog*.json' 'broken.json' 'lookaround.json' ;;
     fuzz_compare) copy_seeds "$seeds" 'baseline.json' 'report*.json' 'run-*.json' ;;
     fuzz_lsp) cp "$root"/tests/fuzz/lsp_seeds/*.txt "$seeds"/ ;;
+    fuzz_guard) cp "$root"/tests/fuzz/guard_seeds/*.txt "$seeds"/ ;;
     *) copy_seeds "$seeds" '*.rules' ;;
   esac
   # Inputs that once crashed a target stay among its seeds, so a regression shows at once.
