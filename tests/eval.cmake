@@ -30,6 +30,12 @@ trajcheck_eval_golden(compare_json ${EVAL_EXAMPLE} compare.json.expected
                       compare reports/release-41.json reports/candidate-b.json --seed 7 --format json)
 trajcheck_eval_golden(compare_markdown ${EVAL_EXAMPLE} compare.md.expected
                       compare reports/release-41.json reports/candidate-b.json --seed 7 --format markdown)
+# compare refuses what it cannot read whole: broken JSON (located FILE:LINE:COL), a share out
+# of [0, 1], a case without a case_id, a baseline metric out of range.
+trajcheck_eval_golden(compare_broken_json ${EVAL_DATA}/compare compare-broken.expected compare ok.json broken.json)
+trajcheck_eval_golden(compare_huge_share ${EVAL_DATA}/compare compare-huge.expected compare huge.json ok.json)
+trajcheck_eval_golden(compare_no_case_id ${EVAL_DATA}/compare compare-no-id.expected compare ok.json no-id.json)
+trajcheck_eval_golden(compare_metric_share ${EVAL_DATA}/compare compare-shares.expected compare shares.json ok.json)
 # tau-bench retail judged against its own tasks (real data; policy rules of rules/tau-retail.rules).
 trajcheck_eval_golden(tau_retail_markdown ${PROJECT_SOURCE_DIR}/examples/tau-retail tau-retail.md.expected
                       eval tau-retail.suite --error-pattern ^Error --format markdown -j 2)

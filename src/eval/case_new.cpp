@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -112,6 +116,31 @@ bool file_safe(std::string_view id) {
   });
 }
 
+// Writes `text` to a file that must not exist yet: created with O_EXCL | O_NOFOLLOW, so a link
+// or file put there since it was looked at is not written through or replaced.
+bool write_new_file(const std::string& path, std::string_view text, std::string& reason) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    reason = std::strerror(errno);
+    return false;
+  }
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      reason = std::strerror(errno);
+      ::close(fd);
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    reason = std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool copy_case_fixture(const SuiteFile& suite, const std::string& file, const std::string& version,
@@ -142,20 +171,22 @@ bool copy_case_fixture(const SuiteFile& suite, const std::string& file, const st
   fs::path dest = fs::path(suite.suite->directory) / rel;
   std::error_code ec;
   fs::create_directories(dest.parent_path(), ec);
-  if (fs::exists(dest, ec)) {
+  // A symbolic link where the copy goes (dangling or not) would have the copy written, or
+  // compared, wherever it points, outside the suite: refused, never followed.
+  const fs::file_status st = fs::symlink_status(dest, ec);
+  if (fs::is_symlink(st)) {
+    error = fmt::format("{} is a symbolic link; the fixture is not written through it", dest.string());
+    return false;
+  }
+  if (fs::exists(st)) {
     std::string old;
     if (!read_regular_file(dest.string(), kMaxSourceBytes, old, reason) || old != text) {
       error = fmt::format("{} exists and differs from {}; not replaced", dest.string(), file);
       return false;
     }
-  } else {
-    std::ofstream out(dest, std::ios::binary);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      error = fmt::format("cannot write {}", dest.string());
-      return false;
-    }
+  } else if (!write_new_file(dest.string(), text, reason)) {
+    error = fmt::format("cannot write {}: {}", dest.string(), reason);
+    return false;
   }
   o.fixture_path = rel;
   o.fixture_version = version.empty() ? suite_fixtures_version(suite) : version;

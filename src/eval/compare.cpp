@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <random>
 
 #include <fmt/format.h>
@@ -12,6 +14,8 @@
 
 #include "eval/eval_internal.hpp"
 #include "eval/report_util.hpp"
+#include "json/located_parse.hpp"
+#include "run/text.hpp"
 #include "util/read_file.hpp"
 
 namespace trajcheck::eval {
@@ -50,6 +54,21 @@ std::string group_of(const json& c, const std::string& field) {
   return "(none)";
 }
 
+// The gate metrics of a table row (a baseline's thresholds come from them): each null or a
+// number, a share from 0 to 1.
+std::string metrics_error(const json& row, const std::string& where) {
+  auto it = row.find("metrics");
+  if (it == row.end()) return {};
+  for (const auto& [metric, v] : it->items()) {
+    if (v.is_null()) continue;
+    if (!v.is_number()) return fmt::format("{}.metrics.{}: expected a number or null, got {}", where, metric, v.type_name());
+    double x = v.get<double>();
+    if (ratio_metric(metric) && !(x >= 0 && x <= 1))
+      return fmt::format("{}.metrics.{}: expected a share from 0 to 1, got {}", where, metric, v.dump());
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string report_shape_error(const json& j) {
@@ -68,13 +87,29 @@ std::string report_shape_error(const json& j) {
                      : want == json::value_t::object ? "an object" : "a number";
     return fmt::format("{}.{}: expected {}{}, got {}", where, key, name, nullable ? " or null" : "", kind(*it));
   };
+  // A number of a report that is not within [0, max] (a share above 1, a count below 0)
+  // would carry into every aggregate as `inf%` or a negative share.
+  auto range = [&](const json& o, const std::string& where, const char* key, double max) -> std::string {
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_number()) return {};
+    double v = it->get<double>();
+    if (v >= 0 && v <= max) return {};
+    return max == 1 ? fmt::format("{}.{}: expected a share from 0 to 1, got {}", where, key, it->dump())
+                    : fmt::format("{}.{}: expected a count of 0 or more, got {}", where, key, it->dump());
+  };
+  constexpr double kAnyCount = std::numeric_limits<double>::max();
   const std::size_t cases = j.contains("cases") ? j["cases"].size() : 0;  // a baseline may have none
+  std::map<std::string, std::size_t> ids;
   for (std::size_t i = 0; i < cases; ++i) {
     const json& c = j["cases"][i];
     const std::string where = fmt::format("cases[{}]", i);
     if (!c.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(c));
+    // Every case has its id (a case without one could be paired with nothing, silently).
+    if (!c.contains("case_id")) return fmt::format("{}: has no case_id", where);
     for (const char* k : {"case_id", "status", "split"})
       if (auto e = check(c, where, k, json::value_t::string, false); !e.empty()) return e;
+    if (auto [it, fresh] = ids.emplace(c["case_id"].get<std::string>(), i); !fresh)
+      return fmt::format("{}.case_id: {} is also the id of cases[{}]", where, c["case_id"].dump(), it->second);
     if (auto e = check(c, where, "pass", json::value_t::boolean, false); !e.empty()) return e;
     for (const char* k : {"selection", "order", "arguments_matched", "arguments_calls"})
       if (auto e = check(c, where, k, json::value_t::number_float, true); !e.empty()) return e;
@@ -83,6 +118,14 @@ std::string report_shape_error(const json& j) {
       if (it != c.end() && !it->is_null() && !it->is_boolean() && !it->is_number())
         return fmt::format("{}.{}: expected true, false, a number or null, got {}", where, k, kind(*it));
     }
+    for (const char* k : {"selection", "order", "recovery", "outcome"})
+      if (auto e = range(c, where, k, 1); !e.empty()) return e;
+    for (const char* k : {"arguments_matched", "arguments_calls"})
+      if (auto e = range(c, where, k, kAnyCount); !e.empty()) return e;
+    if (c.contains("arguments_matched") && c["arguments_matched"].is_number() && c.contains("arguments_calls") &&
+        c["arguments_calls"].is_number() && c["arguments_matched"].get<double>() > c["arguments_calls"].get<double>())
+      return fmt::format("{}.arguments_matched: {} is more than arguments_calls {}", where, c["arguments_matched"].dump(),
+                         c["arguments_calls"].dump());
     if (auto e = check(c, where, "segments", json::value_t::object, false); !e.empty()) return e;
     if (c.contains("segments"))
       for (const auto& [f, v] : c["segments"].items())
@@ -98,10 +141,28 @@ std::string report_shape_error(const json& j) {
       for (const char* k : {"field", "value"})
         if (auto e = check(row, where, k, json::value_t::string, false); !e.empty()) return e;
       if (auto e = check(row, where, "metrics", json::value_t::object, false); !e.empty()) return e;
+      if (auto e = metrics_error(row, where); !e.empty()) return e;
     }
   }
   if (auto e = check(j["overall"], "overall", "metrics", json::value_t::object, false); !e.empty()) return e;
-  return {};
+  return metrics_error(j["overall"], "overall");
+}
+
+bool parse_report(const std::string& name, std::string_view text, json& out, std::string& error) {
+  if (auto failure = trajcheck::json::parse_located(text, out)) {
+    // FILE:LINE:COL, the column in bytes, as every other JSON error of trajcheck.
+    std::string_view before = text.substr(0, std::min(failure->offset, text.size()));
+    std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    std::size_t nl = before.rfind('\n');
+    std::size_t column = before.size() - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+    error = fmt::format("{}:{}:{}: error: invalid JSON: {}\n", name, line, column, failure->reason);
+    return false;
+  }
+  if (std::string why = report_shape_error(out); !why.empty()) {
+    error = fmt::format("{}: error: {}\n", name, why);
+    return false;
+  }
+  return true;
 }
 
 bool read_report_file(const std::string& path, std::string& out, std::string& error) {
@@ -115,12 +176,11 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
     error = fmt::format("error: --resamples {} is more than the limit of {}\n", options.resamples, kMaxResamples);
     return false;
   }
-  json a = json::parse(a_text, nullptr, false), b = json::parse(b_text, nullptr, false);
-  for (const auto& [name, j] : {std::pair{&a_name, &a}, std::pair{&b_name, &b}}) {
-    std::string why = report_shape_error(*j);
-    if (why.empty() && !j->contains("cases")) why = "not a report of `trajcheck eval --format json` (no cases)";
-    if (!why.empty()) {
-      error = fmt::format("{}: error: {}\n", *name, why);
+  json a, b;
+  for (const auto& [name, text, j] : {std::tuple{&a_name, &a_text, &a}, std::tuple{&b_name, &b_text, &b}}) {
+    if (!parse_report(*name, *text, *j, error)) return false;
+    if (!j->contains("cases")) {
+      error = fmt::format("{}: error: not a report of `trajcheck eval --format json` (no cases)\n", *name);
       return false;
     }
   }
@@ -231,12 +291,12 @@ std::string compare_text(const CompareReport& r) {
   o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", "group", "dimension", "A", "B", "delta",
                    "CI (pt)", "pairs");
   for (const auto& row : r.rows)
-    o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", row.group, row.dimension, pct(row.a),
+    o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", detail::printable(row.group), row.dimension, pct(row.a),
                      pct(row.b), pts(row.delta), ci(row), row.paired);
   o += fmt::format("\npass -> fail ({}):", r.pass_to_fail.size());
-  for (const auto& c : r.pass_to_fail) o += " " + c;
+  for (const auto& c : r.pass_to_fail) o += " " + detail::printable(c);
   o += fmt::format("\nfail -> pass ({}):", r.fail_to_pass.size());
-  for (const auto& c : r.fail_to_pass) o += " " + c;
+  for (const auto& c : r.fail_to_pass) o += " " + detail::printable(c);
   o += "\n";
   return o;
 }

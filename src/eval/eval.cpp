@@ -648,9 +648,9 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
         errors += fmt::format("{}: error: {}\n", baseline_path, reason);
       return false;
     }
-    baseline = json::parse(text, nullptr, false);
-    if (std::string why = report_shape_error(baseline); !why.empty()) {
-      errors += fmt::format("{}: error: {}\n", baseline_path, why);
+    std::string why;
+    if (!parse_report(baseline_path, text, baseline, why)) {
+      errors += why;
       return false;
     }
   }

@@ -122,6 +122,9 @@ std::string classify_control(const suite::Suite& suite, const std::vector<RuleRe
 // What makes `report` no `eval --format json` report compare or a baseline can read
 // ("cases[3].case_id: expected a string, got number"); empty when it is one.
 std::string report_shape_error(const nlohmann::json& report);
+// Parses `text`, the report read from `name`: false with `error` (a line, ending in a newline)
+// when it is no JSON — located `name:LINE:COL` — or no report (report_shape_error).
+bool parse_report(const std::string& name, std::string_view text, nlohmann::json& out, std::string& error);
 
 // Pass/fail of cases, tables overall / per segment / per split, and the gates.
 void finish_report(const suite::Suite& suite, const nlohmann::json& baseline, EvalReport& report);

@@ -4,6 +4,7 @@
 // on the case and the run goes on.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -23,6 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The most a grader may write on standard output; past it the grader is killed.
+constexpr std::size_t kOutputLimit = std::size_t(1) << 20;
+
 std::string sha256_hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
@@ -32,8 +36,8 @@ std::string sha256_hex(std::string_view data) {
   return hex;
 }
 
-// The answer's last non-blank line must be a JSON object with a numeric `score` and/or a
-// boolean `pass` (`reason` a string, optional); anything else is invalid output.
+// The answer's last non-blank line must be a JSON object with a numeric `score` in [0, 1]
+// and/or a boolean `pass` (`reason` a string, optional); anything else is invalid output.
 bool parse_answer(const std::string& out, GraderResult& r) {
   std::size_t end = out.find_last_not_of(" \t\r\n");
   if (end == std::string::npos) {
@@ -58,7 +62,16 @@ bool parse_answer(const std::string& out, GraderResult& r) {
                           json(shown()).dump());
     return false;
   }
-  if (j.contains("score")) r.score = j["score"].get<double>();
+  if (j.contains("score")) {
+    // A score out of range (85 on a 0..1 scale, 1e308, an overflow to infinity) would move the
+    // mean and the gates on it silently: it is no answer.
+    double score = j["score"].get<double>();
+    if (!std::isfinite(score) || score < 0.0 || score > 1.0) {
+      r.error = fmt::format("invalid output: \"score\" must be a number from 0 to 1, got {}", json(shown()).dump());
+      return false;
+    }
+    r.score = score;
+  }
   if (j.contains("pass")) r.pass = j["pass"].get<bool>();
   if (j.contains("reason")) r.reason = j["reason"].get<std::string>();
   return true;
@@ -121,7 +134,7 @@ void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_jso
       out = GraderResult{};
       out.grader = g.name;
       auto ms = static_cast<std::uint64_t>(g.timeout_seconds * 1000.0 + 0.5);
-      detail::CommandResult cr = detail::run_command(g.command, ctx.suite->directory, job.input, ms);
+      detail::CommandResult cr = detail::run_command(g.command, ctx.suite->directory, job.input, ms, kOutputLimit);
       std::string err_tail = cr.err;
       while (!err_tail.empty() && (err_tail.back() == '\n' || err_tail.back() == '\r')) err_tail.pop_back();
       if (auto nl = err_tail.rfind('\n'); nl != std::string::npos) err_tail = err_tail.substr(nl + 1);
@@ -129,9 +142,10 @@ void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_jso
       std::string stderr_note = err_tail.empty() ? "" : fmt::format(" ({})", err_tail);
       if (!cr.started) out.error = "could not start: " + cr.error;
       else if (cr.timed_out) out.error = ms < 1000 ? fmt::format("timed out after {}ms", ms) : fmt::format("timed out after {:g}s", ms / 1000.0);
+      // Output over the limit is why the group was killed: say so, not "killed by signal 9".
+      else if (cr.truncated) out.error = fmt::format("output limit exceeded: more than {} bytes (1 MiB) on standard output; killed", kOutputLimit);
       else if (cr.signal != 0) out.error = fmt::format("killed by signal {}{}", cr.signal, stderr_note);
       else if (cr.exit_code != 0) out.error = fmt::format("exited with status {}{}", cr.exit_code, stderr_note);
-      else if (cr.truncated) out.error = "invalid output: more than 1 MiB on standard output";
       else if (parse_answer(cr.out, out) && !cached.empty()) {
         // Written whole under a temporary name, then renamed: a reader never sees half an answer.
         std::string tmp = cached + fmt::format(".{}.tmp", k);

@@ -7,6 +7,7 @@
 
 #include "eval/eval_internal.hpp"
 #include "eval/report_util.hpp"
+#include "run/text.hpp"
 
 namespace trajcheck::eval {
 
@@ -253,7 +254,11 @@ std::string report_json(const EvalReport& r) {
 std::string report_text(const EvalReport& r) {
   std::string o;
   ReportCounts c = counts(r);
-  o += fmt::format("suite {}: {} ({} gate{} failed)\n", r.suite_name, status_word(r) == "pass" ? "PASS" : "FAIL",
+  // Case ids, fields, rule messages and run ids come from the suite's data and the runs: their
+  // control characters are written escaped (`\n`, `\x1b`), so they cannot forge lines or
+  // drive the terminal.
+  using detail::printable;
+  o += fmt::format("suite {}: {} ({} gate{} failed)\n", printable(r.suite_name), status_word(r) == "pass" ? "PASS" : "FAIL",
                    c.gates_failed, c.gates_failed == 1 ? "" : "s");
   if (std::string why = nothing_judged(r); !why.empty()) o += "FAIL: " + why + "\n";
   o += "\ngates (critical first):\n";
@@ -261,17 +266,17 @@ std::string report_text(const EvalReport& r) {
     bool ratio = ratio_metric(g.metric) || g.grader_share;
     o += fmt::format("  {:<7} {}{}{}  value {}  threshold {}{}\n",
                      g.status == "pass" ? "pass" : g.status == "fail" ? "FAIL" : "no data", g.critical ? "[critical] " : "",
-                     g.text, g.segment.empty() ? "" : "  [" + g.segment + "]", fmt_value(g.value, ratio),
-                     fmt_value(g.threshold, ratio), g.note.empty() ? "" : "  (" + g.note + ")");
+                     g.text, g.segment.empty() ? "" : "  [" + printable(g.segment) + "]", fmt_value(g.value, ratio),
+                     fmt_value(g.threshold, ratio), g.note.empty() ? "" : "  (" + printable(g.note) + ")");
   }
   auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
     o += fmt::format("\n{}\n", title);
     std::size_t w = 28;
-    for (const auto& row : rows) w = std::max(w, row.first.size());
+    for (const auto& row : rows) w = std::max(w, printable(row.first).size());
     o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", w, "cases", "selection",
                      "arguments", "order", "recovery", "outcome", "calls/succ", "critical");
     for (const auto& [name, d] : rows) {
-      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", name, w, d->cases,
+      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", printable(name), w, d->cases,
                        fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
                        fmt_value(d->recovery, true), fmt_value(d->outcome, true),
                        fmt_value(d->efficiency.calls_per_success, false),
@@ -300,7 +305,7 @@ std::string report_text(const EvalReport& r) {
                    fmt_value(e.read_volume_per_success, false), fmt_value(e.unused_read_share, true));
   if (!e.retries_by_class.empty()) {
     o += "  retries by error class:";
-    for (const auto& [k, v] : e.retries_by_class) o += fmt::format(" {}={}", k, v);
+    for (const auto& [k, v] : e.retries_by_class) o += fmt::format(" {}={}", printable(k), v);
     o += "\n";
   }
   for (const Table& t : recovery_tables(r)) o += table_text(t);
@@ -308,22 +313,23 @@ std::string report_text(const EvalReport& r) {
   o += "\ncases:\n";
   for (const auto& x : r.cases) {
     if (x.status != "judged") {
-      o += fmt::format("  {:<7} {}{}\n", x.status, x.case_id, x.problems.empty() ? "" : ": " + x.problems[0]);
+      o += fmt::format("  {:<7} {}{}\n", x.status, printable(x.case_id), x.problems.empty() ? "" : ": " + printable(x.problems[0]));
       continue;
     }
-    o += fmt::format("  {:<7} {} [{}] control {}{}", x.pass ? "pass" : "FAIL", x.case_id, x.split, x.control,
+    o += fmt::format("  {:<7} {} [{}] control {}{}", x.pass ? "pass" : "FAIL", printable(x.case_id), printable(x.split),
+                     x.control,
                      x.expected_control.empty() || x.expected_control == x.control
                          ? ""
-                         : " (expected " + x.expected_control + ")");
+                         : " (expected " + printable(x.expected_control) + ")");
     if (!x.problems.empty()) {
       o += ": ";
-      for (std::size_t i = 0; i < x.problems.size(); ++i) o += (i ? "; " : "") + x.problems[i];
+      for (std::size_t i = 0; i < x.problems.size(); ++i) o += (i ? "; " : "") + printable(x.problems[i]);
     }
     o += "\n";
   }
   if (!r.unmatched_runs.empty()) {
     o += "\nruns that match no case:\n";
-    for (const auto& u : r.unmatched_runs) o += "  " + u + "\n";
+    for (const auto& u : r.unmatched_runs) o += "  " + printable(u) + "\n";
   }
   o += fmt::format("\n{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
                    "{} records read, {} rejected{}; gates: {} pass, {} fail, {} no data\n",
@@ -336,7 +342,7 @@ std::string report_text(const EvalReport& r) {
 std::string report_markdown(const EvalReport& r) {
   std::string o;
   ReportCounts c = counts(r);
-  o += fmt::format("## trajcheck eval: {} — {}\n\n", r.suite_name, r.passed() ? "✅ pass" : "❌ fail");
+  o += fmt::format("## trajcheck eval: {} — {}\n\n", detail::printable(r.suite_name), r.passed() ? "✅ pass" : "❌ fail");
   if (std::string why = nothing_judged(r); !why.empty()) o += "**Failed: " + why + ".**\n\n";
   o += fmt::format("{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case.\n\n", c.cases,
                    c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size());
@@ -345,14 +351,14 @@ std::string report_markdown(const EvalReport& r) {
     bool ratio = ratio_metric(g.metric) || g.grader_share;
     o += fmt::format("| {} | {}`{}` | {} | {} | {} |\n",
                      g.status == "pass" ? "✅" : g.status == "fail" ? "❌" : "➖", g.critical ? "**critical** " : "",
-                     g.text, g.segment.empty() ? "overall" : g.segment, fmt_value(g.value, ratio),
+                     g.text, g.segment.empty() ? "overall" : detail::printable(g.segment), fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio));
   }
   auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
     o += fmt::format("\n### {}\n\n| | cases | selection | arguments | order | recovery | outcome | calls/success | critical |\n"
                      "|---|---|---|---|---|---|---|---|---|\n", title);
     for (const auto& [name, d] : rows)
-      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", name, d->cases,
+      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::printable(name), d->cases,
                        fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
                        fmt_value(d->recovery, true), fmt_value(d->outcome, true),
                        fmt_value(d->efficiency.calls_per_success, false),
@@ -376,12 +382,13 @@ std::string report_markdown(const EvalReport& r) {
     if (x.status == "judged" && x.pass) continue;
     std::string why;
     for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
-    failing += fmt::format("| {} | {} | {} |\n", x.case_id, x.status == "judged" ? "fail" : x.status, why);
+    failing += fmt::format("| {} | {} | {} |\n", detail::printable(x.case_id), x.status == "judged" ? "fail" : x.status,
+                           detail::printable(why));
   }
   if (!failing.empty()) o += "\n### Cases that do not pass\n\n| case | status | why |\n|---|---|---|\n" + failing;
   if (!r.unmatched_runs.empty()) {
     o += "\n### Runs that match no case\n\n";
-    for (const auto& u : r.unmatched_runs) o += "- " + u + "\n";
+    for (const auto& u : r.unmatched_runs) o += "- " + detail::printable(u) + "\n";
   }
   return o;
 }
@@ -536,7 +543,10 @@ std::vector<Table> grader_tables(const EvalReport& r) {
   return out;
 }
 
-std::string table_text(const Table& t) {
+std::string table_text(const Table& t_in) {
+  Table t = t_in;  // cells hold case ids, tool names, a grader's words: written escaped
+  for (auto& row : t.rows)
+    for (auto& cell : row) cell = detail::printable(cell);
   std::vector<std::size_t> w(t.head.size(), 0);
   for (std::size_t i = 0; i < t.head.size(); ++i) w[i] = t.head[i].size();
   for (const auto& row : t.rows)
@@ -560,7 +570,8 @@ std::string table_text(const Table& t) {
 }
 
 std::string table_markdown(const Table& t) {
-  auto cell = [](std::string s) {
+  auto cell = [](std::string_view raw) {  // one line of a table row: control characters escaped
+    std::string s = detail::printable(raw);
     for (std::size_t p = s.find('|'); p != std::string::npos; p = s.find('|', p + 2)) s.replace(p, 1, "\\|");
     return s;
   };

@@ -3,6 +3,7 @@
 // from a position-preserving rewrite of the suite text, so their diagnostics point into it.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -128,6 +129,22 @@ class LineParser {
     slot = Located{decode_string(n.children.at(0)->string_view()), range(*n.children[0])};
   }
 
+  // A number of the suite (a gate's threshold, a weight, a timeout); one too large for a double
+  // is S013, never a silent 0 or infinity.
+  std::optional<double> number(const Node& n) {
+    std::string_view t = n.string_view();
+    double v = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc{} || end != t.data() + t.size() || !std::isfinite(v)) {
+      diags_.push_back(error("S013", range(n), fmt::format("the number {} is out of range", shorten(t))));
+      return std::nullopt;
+    }
+    return v;
+  }
+  static std::string shorten(std::string_view t) {
+    return t.size() > 24 ? fmt::format("{}… ({} digits)", t.substr(0, 12), t.size()) : std::string(t);
+  }
+
   void strings(std::vector<Located>& out, const Node& n) {
     for (const auto& c : n.children) out.push_back({decode_string(c->string_view()), range(*c)});
   }
@@ -162,10 +179,9 @@ class LineParser {
       gr.range = range(*n.children[0]);
       gr.command = decode_string(n.children.at(1)->string_view());
       if (n.children.size() > 3) {
-        std::string_view t = n.children[2]->string_view();
-        double v = 0;
-        std::from_chars(t.data(), t.data() + t.size(), v);
-        gr.timeout_seconds = n.children[3]->string_view() == "ms" ? v / 1000.0 : v;
+        std::optional<double> v = number(*n.children[2]);
+        if (!v) return;
+        gr.timeout_seconds = n.children[3]->string_view() == "ms" ? *v / 1000.0 : *v;
         if (gr.timeout_seconds <= 0 || gr.timeout_seconds > 3600) {
           diags_.push_back(error("S014", range(*n.children[2]), "a grader's timeout is above 0 and at most 3600s"));
           return;
@@ -247,28 +263,25 @@ class LineParser {
       return;
     }
     slot = range(n);
-    auto number = [](const Node& c) {
-      std::string_view t = c.string_view();
-      double v = 0;
-      std::from_chars(t.data(), t.data() + t.size(), v);
-      return v;
-    };
     if (order) {
-      double v = number(*n.children.at(0));
-      if (v > 1e6) {
+      std::optional<double> v = number(*n.children.at(0));
+      if (!v) return;
+      if (*v > 1e6) {
         diags_.push_back(error("S013", range(*n.children[0]), "order min length is at most 1000000"));
         return;
       }
-      suite_.order_min_length = static_cast<std::uint32_t>(v);
+      suite_.order_min_length = static_cast<std::uint32_t>(*v);
       return;
     }
-    double s = number(*n.children.at(0)), o = number(*n.children.at(1));
-    if (s < 0 || o < 0 || s + o <= 0) {
-      diags_.push_back(error("S013", range(n), "overall weights are two non-negative numbers, not both 0"));
+    std::optional<double> s = number(*n.children.at(0)), o = number(*n.children.at(1));
+    if (!s || !o) return;
+    // (S × selection + O × order) / (S + O): the sum must be a finite number above 0.
+    if (*s < 0 || *o < 0 || *s + *o <= 0 || !std::isfinite(*s + *o)) {
+      diags_.push_back(error("S013", range(n), "overall weights are two non-negative numbers, not both 0, with a finite sum"));
       return;
     }
-    suite_.selection_weight = s;
-    suite_.order_weight = o;
+    suite_.selection_weight = *s;
+    suite_.order_weight = *o;
   }
 
   void gate(const Node& n) {
@@ -331,12 +344,10 @@ class LineParser {
       }
     }
     if (value) {
-      const Node& num = *value->children.at(0);
-      std::string_view t = num.string_view();
-      double v = 0;
-      std::from_chars(t.data(), t.data() + t.size(), v);
+      std::optional<double> v = number(*value->children.at(0));
+      if (!v) return;
       gt.percent = value->children.size() > 1;
-      gt.value = gt.percent ? v / 100.0 : v;
+      gt.value = gt.percent ? *v / 100.0 : *v;
     }
     for (; i < n.children.size(); ++i) {
       if (n.children[i]->is_type<g::per_field>()) gt.per = n.children[i]->string();

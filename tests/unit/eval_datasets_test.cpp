@@ -222,6 +222,35 @@ TEST_CASE("case new keeps the input, copies and versions the fixture, and lists 
   CHECK_FALSE(eval::copy_case_fixture(suite, d.path("prod/fixture.json"), "", o, errors));
 }
 
+TEST_CASE("case new never writes the fixture copy through a symbolic link in the fixtures folder") {
+  SuiteDir d("casenew-link");
+  fixtures_suite(d);
+  d.write("prod/fixture.json", R"({"customer": {"orders": ["ord_1"]}})");
+  SuiteDir outside("casenew-outside");
+  fs::create_directories(d.dir / "fixtures");
+  // A dangling link (the copy would create its target) and a link to an existing file.
+  fs::create_symlink(outside.dir / "created.json", d.dir / "fixtures" / "dangling.json");
+  outside.write("victim.json", R"({"customer": {"orders": ["ord_1"]}})");
+  fs::create_symlink(outside.dir / "victim.json", d.dir / "fixtures" / "same.json");
+  eval::SuiteFile suite = eval::parse_suite_file(*Source::from_file(d.path("s.suite"), nullptr));
+  REQUIRE(suite.ok());
+  eval::CaseNewOptions o;
+  std::string errors;
+  o.case_id = "dangling";
+  CHECK_FALSE(eval::copy_case_fixture(suite, d.path("prod/fixture.json"), "", o, errors));
+  CHECK(errors.find("dangling.json is a symbolic link; the fixture is not written through it") != std::string::npos);
+  CHECK_FALSE(fs::exists(outside.dir / "created.json"));
+  errors.clear();
+  o.case_id = "same";  // same bytes behind the link: still not taken as the copy
+  CHECK_FALSE(eval::copy_case_fixture(suite, d.path("prod/fixture.json"), "", o, errors));
+  CHECK(errors.find("same.json is a symbolic link") != std::string::npos);
+  CHECK(o.fixture_path.empty());
+  errors.clear();
+  o.case_id = "plain";
+  CHECK(eval::copy_case_fixture(suite, d.path("prod/fixture.json"), "", o, errors));
+  CHECK(fs::is_regular_file(fs::symlink_status(d.dir / "fixtures" / "plain.json")));
+}
+
 namespace {
 
 // One case per recovery judgment: each injected failure, and what the run did after it.
@@ -523,4 +552,88 @@ TEST_CASE("a gate may name a grader of the suite, and only one") {
   grader_suite(d, "grader selection command \"true\"\n");
   run(d, &problems);
   CHECK(eval::format_problems(problems).find("error[S014]: grader 'selection' has the name of a gate metric") != std::string::npos);
+}
+
+TEST_CASE("graders: a score outside [0, 1] or not finite is no answer, never averaged into a pass") {
+  SuiteDir d("score-range");
+  d.write("catalog.json", kCatalog);
+  d.write("refunds.rules", "order_get at most 9\n");
+  d.write("cases.jsonl", R"({"case_id": "alpha", "input": "hello"})" "\n" R"({"case_id": "beta", "input": "hello"})" "\n");
+  d.write("runs.jsonl", run_record("alpha", R"({"type": "assistant_message", "content": "hi"})") +
+                            run_record("beta", R"({"type": "assistant_message", "content": "hi"})"));
+  // alpha answers on a 0..100 scale, beta 0: their mean would be a passing 42.5.
+  d.write("percent.sh", "if grep -q alpha; then echo '{\"score\": 85}'; else echo '{\"score\": 0}'; fi\n");
+  d.write("huge.sh", "if grep -q alpha; then echo '{\"score\": 1e308}'; else echo '{\"score\": 1e400}'; fi\n");
+  d.write("edges.sh", "if grep -q alpha; then echo '{\"score\": 1, \"pass\": true}'; else echo '{\"score\": -0.0}'; fi\n");
+  d.write("negative.sh", "echo '{\"score\": -0.5, \"pass\": true}'\n");
+  d.write("s.suite", kSuiteHead +
+                         std::string("grader percent command \"sh percent.sh\"\n"
+                                     "grader huge command \"sh huge.sh\"\n"
+                                     "grader edges command \"sh edges.sh\"\n"
+                                     "grader negative command \"sh negative.sh\"\n"
+                                     "gate mean(percent) >= 0.4\ngate mean(huge) >= 0.5 if data\ngate edges >= 100%\n"));
+  eval::EvalReport r = run(d);
+  const auto& a = case_of(r, "alpha");
+  const auto& b = case_of(r, "beta");
+  REQUIRE(a.graders.size() == 4);
+  CHECK(a.graders[0].error == "invalid output: \"score\" must be a number from 0 to 1, got \"{\\\"score\\\": 85}\"");
+  CHECK_FALSE(a.graders[0].score);
+  CHECK(b.graders[0].score == std::optional<double>(0.0));
+  CHECK(a.graders[1].error.rfind("invalid output: \"score\" must be a number from 0 to 1", 0) == 0);
+  CHECK(b.graders[1].error.rfind("invalid output: ", 0) == 0);  // 1e400: not even a JSON number
+  CHECK(a.graders[2].error.empty());  // 0 and 1 are in range
+  CHECK(b.graders[2].error.empty());
+  CHECK(a.graders[3].error.rfind("invalid output: \"score\"", 0) == 0);
+  CHECK_FALSE(a.graders[3].pass);  // a bad score takes its `pass` with it
+  // Counted under "no answer"; the mean is of the answers in range only.
+  CHECK(r.overall.graders.at("percent").errors == 1);
+  CHECK(r.overall.graders.at("percent").mean_score == std::optional<double>(0.0));
+  CHECK(r.overall.graders.at("huge").errors == 2);
+  CHECK(r.overall.graders.at("negative").errors == 2);
+  CHECK_FALSE(r.gates_pass());
+  for (const auto& g : r.gates) {
+    INFO(g.text);
+    if (g.text.find("percent") != std::string::npos) CHECK(g.status == "fail");
+    if (g.text.find("huge") != std::string::npos) CHECK(g.status == "no data");
+    if (g.text.find("edges") != std::string::npos) CHECK(g.status == "pass");
+  }
+  std::string text = eval::report_text(r);
+  INFO(text);
+  CHECK(text.find("  alpha percent  invalid output: \"score\" must be a number from 0 to 1") != std::string::npos);
+}
+
+TEST_CASE("graders: one killed for writing past the output limit is reported as such") {
+  SuiteDir d("output-limit");
+  grader_suite(d, "grader flood command \"head -c 3000000 /dev/zero; echo '{\\\"pass\\\": true}'\"\n");
+  eval::EvalReport r = run(d);
+  const auto& c = case_of(r, "c1");
+  REQUIRE(c.graders.size() == 1);
+  CHECK(c.graders[0].error == "output limit exceeded: more than 1048576 bytes (1 MiB) on standard output; killed");
+  CHECK_FALSE(c.graders[0].pass);
+  CHECK(r.overall.graders.at("flood").errors == 1);
+}
+
+TEST_CASE("the text and markdown reports write control characters of case ids and messages escaped") {
+  SuiteDir d("control-chars");
+  d.write("catalog.json", kCatalog);
+  d.write("refunds.rules", "order_get at most 9\n");
+  d.write("s.suite", kSuiteHead + std::string("grader shouty command \"printf 'bad\\\\033[2J\\\\n' >&2; exit 3\"\n"));
+  // An id that would clear the screen and forge a passing line; a run no case has.
+  const std::string id = "c\\u001b[31m\\nFAKE pass";
+  d.write("cases.jsonl", R"({"case_id": ")" + id + R"(", "input": "hi", "expected": {"tools": ["order_get"]}})" "\n");
+  d.write("runs.jsonl", run_record(id, R"({"type": "assistant_message", "content": "hi"})") +
+                            run_record("x\\ty", R"({"type": "assistant_message", "content": "hi"})"));
+  eval::EvalReport r = run(d);
+  REQUIRE(r.cases.size() == 1);
+  CHECK(r.cases[0].case_id == "c\x1b[31m\nFAKE pass");
+  for (const std::string& text : {eval::report_text(r), eval::report_markdown(r)}) {
+    INFO(text);
+    CHECK(text.find('\x1b') == std::string::npos);
+    CHECK(text.find('\t') == std::string::npos);
+    CHECK(text.find("c\\x1b[31m\\nFAKE pass") != std::string::npos);
+  }
+  std::string text = eval::report_text(r);
+  INFO(text);
+  CHECK(text.find("exited with status 3 (bad\\x1b[2J)") != std::string::npos);
+  CHECK(text.find("runs.jsonl:2 (x\\ty)\n") != std::string::npos);  // the unmatched run
 }

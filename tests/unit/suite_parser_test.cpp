@@ -180,6 +180,27 @@ TEST_CASE("order min length and overall weights: score's settings, once each") {
   CHECK(defaults.suite.selection_weight == 0.6);
 }
 
+TEST_CASE("numbers too large for a double, or weights whose sum is not finite, are S013 where they are written") {
+  const std::string huge(309, '9');         // above DBL_MAX: read as 0 before
+  const std::string big = "1" + std::string(308, '0');  // 1e308: finite, but two of them sum to infinity
+  auto r = parse("cases \"c.jsonl\"\noverall weights " + huge + ", 0.4\n");
+  CHECK(codes(r) == "S013@2:17 ");
+  REQUIRE(!r.diagnostics.empty());
+  CHECK(r.diagnostics[0].message == "the number 999999999999… (309 digits) is out of range");
+  auto sum = parse("cases \"c.jsonl\"\noverall weights " + big + ", " + big + "\n");
+  CHECK(codes(sum) == "S013@2:1 ");
+  CHECK(sum.suite.selection_weight == 0.6);  // left at the defaults
+  auto one_big = parse("cases \"c.jsonl\"\noverall weights " + big + ", 1\n");
+  CHECK(one_big.ok());
+  auto gate = parse("cases \"c.jsonl\"\ngate selection >= " + huge + "%\n");
+  CHECK(codes(gate) == "S013@2:19 ");
+  CHECK(gate.suite.gates.empty());
+  auto order = parse("cases \"c.jsonl\"\norder min length " + huge + "\n");
+  CHECK(codes(order) == "S013@2:18 ");
+  auto timeout = parse("cases \"c.jsonl\"\ngrader g command \"true\" timeout " + huge + "s\n");
+  CHECK(codes(timeout) == "S013@2:33 ");
+}
+
 TEST_CASE("fixtures and graders parse into their parts") {
   auto r = parse(
       "cases \"c.jsonl\"\n"
