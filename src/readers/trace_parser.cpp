@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <new>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -502,12 +503,39 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   return true;
 }
 
+namespace {
+
+// The aliases as a rules file's resolve (docs/language.md): names normalized, chains followed
+// to their end (`a=b`, `b=c`: a means c), a name renamed to itself dropped. A name given two
+// different names, or a cycle, is an error (returned), never a silent choice.
+std::string resolve_aliases(const std::vector<std::pair<std::string, std::string>>& given, bool case_sensitive,
+                            decltype(detail::CompiledOptions::aliases)& out) {
+  std::map<std::string, std::string> direct;
+  for (const auto& [observed, canonical] : given) {
+    std::string from = normalize_tool_name(observed, case_sensitive), to = normalize_tool_name(canonical, case_sensitive);
+    if (from == to) continue;
+    auto [it, fresh] = direct.emplace(from, to);
+    if (!fresh && it->second != to)
+      return fmt::format("conflicting aliases: '{}' is renamed to '{}' and to '{}'", from, it->second, to);
+  }
+  for (const auto& [from, to] : direct) {
+    std::string end = to;
+    std::size_t steps = 0;
+    for (auto next = direct.find(end); next != direct.end(); next = direct.find(end)) {
+      if (++steps > direct.size()) return fmt::format("alias cycle through '{}'", from);
+      end = next->second;
+    }
+    out[from] = std::move(end);
+  }
+  return {};
+}
+
+}  // namespace
+
 TraceParser::TraceParser(NormalizeOptions options) : impl_(std::make_unique<Impl>()) {
   detail::CompiledOptions& c = impl_->c;
   c.options = std::move(options);
-  for (const auto& [observed, canonical] : c.options.aliases)
-    c.aliases[normalize_tool_name(observed, c.options.case_sensitive)] =
-        normalize_tool_name(canonical, c.options.case_sensitive);
+  c.error = resolve_aliases(c.options.aliases, c.options.case_sensitive, c.aliases);
   for (const std::string& p : c.options.error_patterns) {
     RE2::Options ro;
     ro.set_log_errors(false);

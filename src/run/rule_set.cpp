@@ -1,4 +1,5 @@
 // Several rules files compiled together, and one trace's verdicts over all of them.
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -27,7 +28,11 @@ RuleSet::RuleSet(std::vector<std::string> files, std::vector<std::shared_ptr<con
 }
 
 NormalizeOptions RuleSet::reading_options(NormalizeOptions given) const {
-  given.aliases.insert(given.aliases.end(), aliases_.begin(), aliases_.end());
+  // The given aliases win over the files' for the same observed name; all of them chain.
+  std::set<std::string> renamed;
+  for (const auto& [observed, canonical] : given.aliases) renamed.insert(normalize_tool_name(observed, case_sensitive_));
+  for (const auto& alias : aliases_)
+    if (!renamed.count(normalize_tool_name(alias.first, case_sensitive_))) given.aliases.push_back(alias);
   given.case_sensitive = case_sensitive_;
   return given;
 }

@@ -116,6 +116,21 @@ TEST_CASE("native: aliases map observed names to canonical ones after folding") 
   CHECK(tool_of(cs.traces[0], 0) == "Order_Get");
 }
 
+TEST_CASE("aliases chain as a rules file's do; a name renamed two ways or a cycle is an option error") {
+  NormalizeOptions opts;
+  opts.aliases = {{"a", "b"}, {"b", "c"}, {"x", "x"}, {"a", "B"}};  // a repeat naming the same target is no conflict
+  ReadResult r = read_text(R"({"trace_id":"t","steps":[{"type":"tool_call","tool":"a"},{"type":"tool_call","tool":"b"},)"
+                           R"({"type":"tool_call","tool":"x"}]})", opts);
+  REQUIRE(r.rejected == 0);
+  CHECK(tool_of(r.traces[0], 0) == "c");
+  CHECK(tool_of(r.traces[0], 1) == "c");
+  CHECK(tool_of(r.traces[0], 2) == "x");
+  opts.aliases = {{"a", "b"}, {"a", "c"}};
+  CHECK(TraceParser(opts).option_error() == "conflicting aliases: 'a' is renamed to 'b' and to 'c'");
+  opts.aliases = {{"a", "b"}, {"b", "c"}, {"c", "a"}};
+  CHECK(TraceParser(opts).option_error().rfind("alias cycle through '", 0) == 0);
+}
+
 TEST_CASE("native: missing trace ids fall back to file:line; wrapper fields become metadata") {
   ReadResult r = read_text(R"({"steps":[],"reward":1,"info":{"k":[1,2]}})");
   REQUIRE(r.rejected == 0);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "trajcheck/reader.hpp"
 #include "trajcheck/report.hpp"
 #include "trajcheck/run.hpp"
 
@@ -198,6 +199,25 @@ TEST_CASE("compile diagnostics are values, one entry per file") {
   CHECK_FALSE(missing.ok());
   REQUIRE(missing.files.size() == 1);
   CHECK_FALSE(missing.files[0].read_error.empty());
+}
+
+TEST_CASE("the command line's aliases win over a file's for one name, and chain through the file's") {
+  std::vector<Source> sources;
+  sources.emplace_back("a.rules", "alias search = search_documents\nalias lookup = order_get\nforbid order_get\n");
+  RuleSetResult rs = compile_rule_set(std::move(sources));
+  REQUIRE(rs.ok());
+  NormalizeOptions given;
+  given.aliases = {{"search", "web_search"}, {"find", "lookup"}};
+  NormalizeOptions o = rs.rules->reading_options(given);
+  TraceParser parser(o);
+  REQUIRE(parser.option_error().empty());
+  ToolTable tools;
+  Trajectory t(&tools);
+  std::string text = R"({"trace_id":"t","steps":[{"type":"tool_call","tool":"search"},{"type":"tool_call","tool":"find"}]})";
+  REQUIRE(parser.parse_value(text, RecordOrigin{}, t).ok());
+  std::vector<std::string> names;
+  for (const Step& s : t.steps()) names.emplace_back(t.tool_name(s));
+  CHECK(names == std::vector<std::string>{"web_search", "order_get"});
 }
 
 TEST_CASE("fail-on by name") {
