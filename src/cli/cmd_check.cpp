@@ -24,6 +24,7 @@ struct CheckArgs {
   std::string format = "text";
   std::string fail_on = "error";
   std::string tool_catalog;  // --catalog: the tool catalog JSON
+  bool allow_no_rules = false;
   TraceInputOptions input;
 };
 
@@ -88,6 +89,13 @@ int run_check(const CheckArgs& a) {
     fmt::print(stderr, "trajcheck check: rules did not compile; no trace was checked\n");
     return kBadInput;
   }
+  // No rule at all: every trace would pass. A gate that passes on nothing is refused unless asked for.
+  if (compiled.rules->rules().empty() && !a.allow_no_rules) {
+    fmt::print(stderr, "trajcheck check: error: the rules file{} {} hold{} no rules, so every trace would pass; "
+                       "no trace was checked (--allow-no-rules checks anyway)\n",
+               a.rules_files.size() == 1 ? "" : "s", fmt::join(a.rules_files, ", "), a.rules_files.size() == 1 ? "s" : "");
+    return kBadInput;
+  }
 
   Progress progress;
   if (!a.input.quiet && ::isatty(::fileno(stderr)) != 0)
@@ -135,6 +143,8 @@ const bool check_registered = register_command({"check", 10, [](CLI::App& app) {
                   "lowest severity that fails a trace: critical|error|warning|info|never (default error)")
       ->check(CLI::IsMember({"critical", "error", "warning", "info", "never"}));
   sub->add_option("--catalog", args->tool_catalog, "tool catalog JSON (overrides the files' catalog line)");
+  sub->add_flag("--allow-no-rules", args->allow_no_rules,
+                "check even when the rules files hold no rule (every trace passes)");
   add_trace_input_options(sub, args->input);
   return [args] { return run_check(*args); };
 }});

@@ -74,6 +74,9 @@ class Lowerer {
     build_units();
     lower_units();
     report_unused();
+    // A file without a rule checks nothing: every trace passes it. Say so (a gate that passes
+    // on nothing must be loud); `check` refuses a run with no rule at all.
+    if (units_.empty() && !has_errors(diags_)) warning("W007", {0, 0}, "the file has no rules: it checks nothing, and every trace passes it");
   }
 
   ir::Id lower_path_root(Id path) {
