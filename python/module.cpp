@@ -61,6 +61,19 @@ std::string without_newline(std::string s) {
                                    first.where.column, first.message));
 }
 
+// A path from Python: a std::string keeps a NUL byte, but the file system stops at it, so
+// 'x.rules\0.txt' would open x.rules. Refused, as Python's own open() refuses it.
+const std::string& checked_path(const std::string& path) {
+  if (path.find('\0') == std::string::npos) return path;
+  std::string shown;
+  for (char c : path) shown += c == '\0' ? std::string("\\x00") : std::string(1, c);
+  throw py::value_error(shown + ": the path contains a NUL byte");
+}
+const std::vector<std::string>& checked_paths(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) checked_path(p);
+  return paths;
+}
+
 [[noreturn]] void raise_option_error(const std::string& message) {
   raise(types().attr("OptionError")(message));
 }
@@ -796,6 +809,7 @@ PYBIND11_MODULE(_native, m) {
       }, py::arg("trace"), py::arg("fail_on"))
       .def("check_file", [](std::shared_ptr<Rules> self, std::vector<std::string> inputs, unsigned jobs,
                             const std::string& fail_on) {
+        checked_paths(inputs);
         return std::make_shared<FileRun>(self, std::move(inputs), jobs, fail_on_from(fail_on));
       }, py::arg("inputs"), py::arg("jobs"), py::arg("fail_on"))
       .def_property_readonly("rule_names", &Rules::rule_names)
@@ -821,7 +835,7 @@ PYBIND11_MODULE(_native, m) {
     std::vector<Source> srcs;
     for (auto& [name, text] : sources) srcs.emplace_back(std::move(name), std::move(text));
     CompileOptions copts;
-    copts.catalog_override = catalog;
+    copts.catalog_override = checked_path(catalog);
     return make_rules(compile_rule_set(std::move(srcs), copts), std::move(reading));
   });
   m.def("load_files", [](const std::vector<std::string>& paths, const std::string& catalog,
@@ -829,8 +843,8 @@ PYBIND11_MODULE(_native, m) {
                          const std::vector<std::string>& error_patterns, const std::vector<std::string>& context) {
     NormalizeOptions reading = reading_options(input_format, aliases, error_patterns, context);
     CompileOptions copts;
-    copts.catalog_override = catalog;
-    return make_rules(compile_rule_set(paths, copts), std::move(reading));
+    copts.catalog_override = checked_path(catalog);
+    return make_rules(compile_rule_set(checked_paths(paths), copts), std::move(reading));
   });
   m.def("score", [](py::bytes record, const std::string& selection, bool multiset, double selection_weight,
                     double ordering_weight, std::uint32_t min_order_length, const std::string& tool_args,
@@ -863,10 +877,10 @@ PYBIND11_MODULE(_native, m) {
                          unsigned jobs, const std::string& input_format, const std::vector<std::string>& aliases,
                          const std::vector<std::string>& error_patterns, const std::string& grader_cache) {
     eval::EvalOptions o;
-    o.suite_path = suite;
-    o.grader_cache = grader_cache;
-    o.runs = runs;
-    o.baseline = baseline;
+    o.suite_path = checked_path(suite);
+    o.grader_cache = checked_path(grader_cache);
+    o.runs = checked_paths(runs);
+    o.baseline = checked_path(baseline);
     o.jobs = effective_jobs(jobs);
     o.reading = reading_options(input_format, aliases, error_patterns, {});
     eval::EvalReport report;

@@ -127,3 +127,29 @@ def test_check_over_no_trace_is_not_a_pass(tmp_path):
     assert run.summary["traces"] == 0
     if hasattr(_native, "_check_exit_status"):  # the Dask driver's status (built with Dask support)
         assert _native._check_exit_status(json.dumps(run.summary)) == 2
+
+
+def test_a_path_with_a_nul_byte_is_refused_not_cut_short(tmp_path):
+    """The file system stops at a NUL: 'x.rules\\0.txt' must not load x.rules."""
+    (tmp_path / "x.rules").write_text("forbid delete_*\n")
+    real = str(tmp_path / "x.rules")
+    cut = real + "\0.txt"
+    message = cut.replace("\0", "\\x00") + ": the path contains a NUL byte"
+    with pytest.raises(ValueError) as e:
+        trajcheck.load_rules(cut)
+    assert str(e.value) == message
+    with pytest.raises(ValueError, match="contains a NUL byte"):
+        trajcheck.load_rules(real, catalog=str(tmp_path / "c.json") + "\0")
+    with pytest.raises(ValueError, match="contains a NUL byte"):
+        trajcheck.compile("forbid x\n", catalog="c\0.json")
+    rules = trajcheck.load_rules(real)
+    (tmp_path / "t.jsonl").write_text('{"steps": []}\n')
+    with pytest.raises(ValueError, match="contains a NUL byte"):
+        rules.check_file(str(tmp_path / "t.jsonl") + "\0.gz")
+    suite = str(SOURCE / "examples" / "eval" / "support.suite")
+    for kwargs in ({"runs": [str(tmp_path / "t.jsonl") + "\0"]}, {"baseline": "b\0.json"},
+                   {"grader_cache": "cache\0"}):
+        with pytest.raises(ValueError, match="contains a NUL byte"):
+            trajcheck.eval_suite(suite, **kwargs)
+    with pytest.raises(ValueError, match="contains a NUL byte"):
+        trajcheck.eval_suite(suite + "\0.x")
