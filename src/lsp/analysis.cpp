@@ -174,22 +174,54 @@ std::string_view keyword_meaning(std::string_view k) {
 
 bool has_wildcard(std::string_view s) { return s.find_first_of("*?") != std::string_view::npos; }
 
-// The tool names a pattern may match, through groups (for `arguments.` completion).
-void pattern_tools(const ast::File& f, ast::Id id, bool cs, const std::map<std::string, ast::Id>& groups,
-                   std::vector<std::string>& out, int depth = 0) {
-  if (id == ast::kNone || depth > 32) return;
-  const ast::Pattern& p = f.patterns[id];
-  using K = ast::Pattern::Kind;
-  if (p.kind == K::name) {
-    std::string key = normalize_tool_name(p.text, cs);
-    if (auto g = groups.find(key); g != groups.end()) pattern_tools(f, g->second, cs, groups, out, depth + 1);
-    else out.push_back(key);
-  } else if (p.kind == K::quoted) {
-    out.push_back(normalize_tool_name(p.text, cs));
-  } else if (p.kind != K::keyword && p.kind != K::not_) {
-    for (ast::Id c : p.children) pattern_tools(f, c, cs, groups, out, depth + 1);
+// The tool names a pattern may match, through groups (for `arguments.` completion). Each
+// group's names are found once and shared by every use, as the compiler shares a group used
+// several times: a chain `gN = gN-1 | gN-1 | gN-1` costs time linear in its length, not 3^N.
+class PatternTools {
+ public:
+  PatternTools(const ast::File& f, bool cs, const std::map<std::string, ast::Id>& groups)
+      : f_(f), cs_(cs), groups_(groups) {}
+
+  // The names of group `key` (declared in `groups`).
+  const std::set<std::string>& group(const std::string& key, int depth = 0) {
+    if (auto done = done_.find(key); done != done_.end()) return done->second;
+    std::set<std::string> names;
+    // A group in a cycle (E018) or nested past the compiler's limit (E010) adds nothing more.
+    if (active_.insert(key).second && depth <= kMaxDepth) {
+      collect(groups_.at(key), names, depth + 1);
+      active_.erase(key);
+    }
+    return done_[key] = std::move(names);
   }
-}
+
+ private:
+  static constexpr int kMaxDepth = 256;  // CompileOptions::max_nesting
+
+  void collect(ast::Id id, std::set<std::string>& out, int depth) {
+    if (id == ast::kNone || depth > kMaxDepth) return;
+    const ast::Pattern& p = f_.patterns[id];
+    using K = ast::Pattern::Kind;
+    if (p.kind == K::name) {
+      std::string key = normalize_tool_name(p.text, cs_);
+      if (groups_.count(key)) {
+        const std::set<std::string>& names = group(key, depth + 1);
+        out.insert(names.begin(), names.end());
+      } else {
+        out.insert(std::move(key));
+      }
+    } else if (p.kind == K::quoted) {
+      out.insert(normalize_tool_name(p.text, cs_));
+    } else if (p.kind != K::keyword && p.kind != K::not_) {
+      for (ast::Id c : p.children) collect(c, out, depth + 1);
+    }
+  }
+
+  const ast::File& f_;
+  const bool cs_;
+  const std::map<std::string, ast::Id>& groups_;
+  std::map<std::string, std::set<std::string>> done_;
+  std::set<std::string> active_;
+};
 
 SourceRange block_range(const ast::File& f, std::uint32_t line) {
   SourceRange r = f.lines[line].range;
@@ -379,7 +411,11 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
       a.rule_text.emplace(l.text, info);
     }
   }
-  for (const auto& [key, id] : groups) pattern_tools(f, id, cs, groups, a.group_tools[key]);
+  PatternTools tools_of(f, cs, groups);
+  for (const auto& [key, id] : groups) {
+    const std::set<std::string>& names = tools_of.group(key);
+    a.group_tools[key].assign(names.begin(), names.end());
+  }
 
   for (const ast::Pattern& p : f.patterns) {
     using K = ast::Pattern::Kind;

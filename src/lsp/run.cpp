@@ -35,8 +35,9 @@ int run_language_server(std::istream& in, std::ostream& out, const ServerOptions
   std::deque<Frame> queue;
 
   std::thread reader([&] {
+    FrameReader frames(in);
     while (true) {
-      Frame f = read_frame(in);
+      Frame f = frames.next();
       bool last = f.kind == Frame::Kind::eof || (f.kind == Frame::Kind::message && is_exit(f.body));
       {
         std::lock_guard<std::mutex> lock(mutex);
@@ -64,7 +65,7 @@ int run_language_server(std::istream& in, std::ostream& out, const ServerOptions
       queue.pop_front();
     }
     if (f.kind == Frame::Kind::eof) break;
-    if (f.kind == Frame::Kind::bad) server.bad_frame(f.error);
+    if (f.kind == Frame::Kind::bad) server.bad_frame(f.error, f.body);
     else server.handle(f.body, Clock::now());
     // Coalescing: whatever is already queued is handled before a due publication.
     bool idle;

@@ -102,7 +102,11 @@ void Server::log(const std::string& message) {
 
 // ---- input ----
 
-void Server::bad_frame(const std::string& error) { log("unreadable message: " + error); }
+void Server::bad_frame(const std::string& error, const std::string& skipped) {
+  log("unreadable message: " + error);
+  if (exited_ || skipped.find_first_not_of(" \t\r\n") == std::string::npos) return;
+  respond_error(recover_id(skipped), kParseError, "unreadable message: " + error);
+}
 
 void Server::handle(const std::string& body, Clock::time_point now) {
   if (exited_) return;

@@ -30,8 +30,10 @@ class Server {
 
   // Handles one message body as read from the client.
   void handle(const std::string& body, Clock::time_point now);
-  // A frame that could not be read as a message (bad headers): logged.
-  void bad_frame(const std::string& error);
+  // A frame that could not be read as a message (bad headers): logged, and when bytes followed
+  // the headers (`skipped`, their start), answered with a JSON-RPC parse error, under the
+  // request's id when one can be found in them, else under a null id.
+  void bad_frame(const std::string& error, const std::string& skipped = {});
 
   // When the next debounced publication is due, if one is pending.
   std::optional<Clock::time_point> next_due() const;

@@ -37,10 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     server.handle(input, now);
   } else {
     std::istringstream in(input);
+    FrameReader frames(in);
     for (int i = 0; i < 64; ++i) {
-      Frame f = read_frame(in);
+      Frame f = frames.next();
       if (f.kind == Frame::Kind::eof) break;
-      if (f.kind == Frame::Kind::bad) server.bad_frame(f.error);
+      if (f.kind == Frame::Kind::bad) server.bad_frame(f.error, f.body);
       else server.handle(f.body, now);
     }
   }

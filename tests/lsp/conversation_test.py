@@ -226,6 +226,15 @@ class Conversation(unittest.TestCase):
         self.assertEqual(r["error"]["code"], -32700)
         # A header block without Content-Length: skipped, the next message still answered.
         c.send_raw(b"Content-Type: application/json\r\n\r\n")
+        # A malformed Content-Length: its body (of unknown length) is skipped up to the next
+        # header, answered with a parse error under its id, and the messages after it still answered.
+        # (Where that body ends is known when the next header arrives: the answer comes then.)
+        body = b'{"jsonrpc": "2.0", "id": 78, "method": "textDocument/hover", "params": {}}'
+        c.send_raw(b"Content-Length: 7x\r\n\r\n" + body)
+        r = c.request("textDocument/frobnicate", {}, id=79)
+        self.assertEqual(r["error"]["code"], -32601)
+        r = c.wait(lambda m: m.get("id") == 78)
+        self.assertEqual(r["error"]["code"], -32700)
         # Valid JSON that is not a request object.
         c.send({"jsonrpc": "2.0", "id": 5})
         r = c.wait(lambda m: m.get("id") == 5)
