@@ -1,31 +1,27 @@
 // trajcheck._native's support for trajcheck.dask: checking and scoring one piece of a corpus
-// (a whole input, or one byte range of a JSONL file) and writing the end of a run from the
-// statistics merged over all pieces. Everything goes through the public run layer, so a
-// corpus checked in pieces gives what `trajcheck check` / `trajcheck score` give for the whole.
-//
-// A byte range [start, end) owns every line that starts inside it: a reader starting in the
-// middle of a line skips to the next line, and a line that starts before `end` is read to its
-// end even past `end`. Cuts may fall anywhere; `newlines_before` (the number of '\n' bytes
-// before `start`) gives records the line numbers RecordSource gives them.
-#include <sys/types.h>
+// (an InputPiece of the library's input layer: a whole entry, or a byte range of a plain JSONL
+// file) and writing the end of a run from the statistics merged over all pieces. Listing,
+// cutting and reading pieces is the library's (trajcheck/input.hpp), and the runs go through the
+// public run layer, so a corpus checked in pieces gives what `trajcheck check` / `trajcheck
+// score` give for the whole.
 #include <unistd.h>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "trajcheck/input.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/report.hpp"
 #include "trajcheck/run.hpp"
@@ -36,10 +32,6 @@ namespace py = pybind11;
 namespace trajcheck::python {
 namespace {
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 struct FileCloser {
   void operator()(std::FILE* f) const {
     if (f) std::fclose(f);
@@ -47,159 +39,40 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-// The records of the lines that start in [start, end) of a JSONL file, as RecordSource reads
-// them: '\n' ends a line, a trailing '\r' is dropped, a BOM is dropped from line 1, blank
-// lines are not records, and a read error is one rejected record (the range's last).
-class RangeReader {
- public:
-  RangeReader(std::string path, std::uint64_t start, std::uint64_t end, std::uint64_t newlines_before)
-      : path_(std::move(path)), pos_(start), end_(end), newlines_(newlines_before) {}
+// A piece as Python holds it: (path, kind, message, ranged, start, end, lines_before), kind the
+// InputEntry::Kind's number.
+using PieceTuple = std::tuple<std::string, int, std::string, bool, std::uint64_t, std::uint64_t, std::uint64_t>;
 
-  bool next(RawRecord& out) {
-    if (done_) return false;
-    if (!file_) {
-      if (!open(out)) return true;  // an error record
-      if (done_) return false;
-    }
-    for (;;) {
-      if (pos_ >= end_) return finish();
-      std::uint64_t line = newlines_ + 1;
-      std::string error;
-      bool got = read_line(out.text, &error);
-      if (!error.empty()) return fail(out, line, error);
-      if (!got) return finish();
-      std::uint64_t col = 1;
-      if (line == 1 && out.text.compare(0, kBom.size(), kBom) == 0) {
-        out.text.erase(0, kBom.size());
-        col += kBom.size();
-      }
-      if (!out.text.empty() && out.text.back() == '\r') out.text.pop_back();
-      if (std::all_of(out.text.begin(), out.text.end(), is_ws)) continue;
-      out.origin = RecordOrigin{path_, line, col, 0};
-      out.container_error.clear();
-      if (out.text.capacity() < out.text.size() + kRecordPadding) out.text.reserve(out.text.size() + kRecordPadding);
-      return true;
-    }
-  }
+PieceTuple to_tuple(const InputPiece& p) {
+  return {p.entry.path, static_cast<int>(p.entry.kind), p.entry.message, p.ranged, p.start, p.end, p.lines_before};
+}
 
- private:
-  // Opens the file at the range's first line start; false when an error record was made.
-  // Only the range at the start of the file reports a file that cannot be opened (once, at
-  // line 1, as RecordSource does); the others then hold nothing.
-  bool open(RawRecord& out) {
-    file_.reset(std::fopen(path_.c_str(), "rb"));
-    if (!file_ || (pos_ > 0 && ::fseeko(file_.get(), static_cast<off_t>(pos_ - 1), SEEK_SET) != 0)) {
-      if (pos_ == 0) return !fail(out, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
-      done_ = true;
-      return true;
-    }
-    if (pos_ == 0) return true;
-    // From the byte before the range: the range starts a line only when that byte is '\n'.
-    // Else the rest of the line belongs to an earlier range, and read_line counts its '\n'.
-    --pos_;
-    std::string skipped, error;
-    bool got = read_line(skipped, &error);
-    if (!error.empty()) {
-      done_ = true;  // the range before reports it
-      file_.reset();
-      return true;
-    }
-    if (!got) done_ = true;
-    else if (skipped.empty()) --newlines_;  // that '\n' is one of newlines_before
-    return true;
-  }
-
-  // Reads one line (without its '\n') into `text`, counting the '\n'; false at end of file.
-  bool read_line(std::string& text, std::string* error) {
-    text.clear();
-    bool any = false;
-    for (;;) {
-      if (bpos_ == bend_) {
-        if (eof_) return any;
-        bend_ = std::fread(buf_.data(), 1, buf_.size(), file_.get());
-        bpos_ = 0;
-        if (bend_ == 0) {
-          eof_ = true;
-          if (std::ferror(file_.get())) {
-            *error = fmt::format("read error: {}", std::strerror(errno));
-            return false;
-          }
-          continue;
-        }
-      }
-      any = true;
-      const char* start = buf_.data() + bpos_;
-      const void* nl = std::memchr(start, '\n', bend_ - bpos_);
-      if (nl) {
-        std::size_t n = static_cast<const char*>(nl) - start;
-        text.append(start, n);
-        bpos_ += n + 1;
-        pos_ += n + 1;
-        ++newlines_;
-        return true;
-      }
-      text.append(start, bend_ - bpos_);
-      pos_ += bend_ - bpos_;
-      bpos_ = bend_;
-    }
-  }
-
-  bool fail(RawRecord& out, std::uint64_t line, std::string message) {
-    out.text.clear();
-    out.origin = RecordOrigin{path_, line, 1, 0};
-    out.container_error = std::move(message);
-    done_ = true;
-    file_.reset();
-    return true;
-  }
-
-  bool finish() {
-    done_ = true;
-    file_.reset();
-    return false;
-  }
-
-  std::string path_;
-  std::uint64_t pos_, end_, newlines_;
-  File file_;
-  std::vector<char> buf_ = std::vector<char>(1 << 16);
-  std::size_t bpos_ = 0, bend_ = 0;
-  bool eof_ = false, done_ = false;
-};
-
-// Where a task's records come from: the whole input `path` (RecordSource: a file of any
-// format, a directory, or what cannot be read), or the range [start, end) of a JSONL file.
-struct Piece {
-  std::string path;
-  std::int64_t start = -1;  // < 0: the whole input
-  std::uint64_t end = 0, newlines_before = 0;
-};
+InputPiece piece_of(const PieceTuple& t) {
+  InputPiece p;
+  p.entry.path = std::get<0>(t);
+  int kind = std::get<1>(t);
+  if (kind < 0 || kind > static_cast<int>(InputEntry::Kind::skipped)) throw std::invalid_argument("bad piece kind");
+  p.entry.kind = static_cast<InputEntry::Kind>(kind);
+  p.entry.message = std::get<2>(t);
+  p.ranged = std::get<3>(t);
+  p.start = std::get<4>(t);
+  p.end = std::get<5>(t);
+  p.lines_before = std::get<6>(t);
+  return p;
+}
 
 // Runs `run` over the records of the piece numbered `ordinal` in the corpus. Records are
 // numbered (RecordOrigin::record) ordinal * 2^40 + their index in the piece, so that what is
 // ordered by record number (a score run's records below a threshold) merges in input order.
 template <class Run>
-auto run_piece(const Piece& p, std::uint64_t ordinal, InputFormat format, Run&& run) {
+auto run_piece(InputPiece p, std::uint64_t ordinal, InputFormat format, Run&& run) {
   std::uint64_t next = ordinal << 40;
-  auto numbered = [&next](RawRecord& r) {
+  RecordSource source({std::move(p)}, format);
+  return run([&](RawRecord& r) {
+    if (!source.next(r)) return false;
     r.origin.record = next++;
     return true;
-  };
-  if (p.start < 0) {
-    RecordSource source({p.path}, format);
-    return run([&](RawRecord& r) { return source.next(r) && numbered(r); });
-  }
-  RangeReader reader(p.path, static_cast<std::uint64_t>(p.start), p.end, p.newlines_before);
-  return run([&](RawRecord& r) { return reader.next(r) && numbered(r); });
-}
-
-Piece piece_of(const py::tuple& t) {
-  Piece p;
-  p.path = t[0].cast<std::string>();
-  p.start = t[1].cast<std::int64_t>();
-  p.end = t[2].cast<std::uint64_t>();
-  p.newlines_before = t[3].cast<std::uint64_t>();
-  return p;
+  });
 }
 
 // Text collected from a run's batches, which arrive in input order.
@@ -299,14 +172,14 @@ class CheckTask {
   bool buffered() const { return report_ && report_->buffered(); }
 
   // (out, err, stats JSON) of the piece numbered `ordinal` in the corpus.
-  py::tuple run(const py::tuple& piece, std::uint64_t ordinal) const {
+  py::tuple run(const PieceTuple& piece, std::uint64_t ordinal) const {
     if (!runner_) throw std::runtime_error(error_);
-    Piece p = piece_of(piece);
+    InputPiece p = piece_of(piece);
     Collected c;
     CheckStats st;
     {
       py::gil_scoped_release nogil;
-      st = run_piece(p, ordinal, format_, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
+      st = run_piece(std::move(p), ordinal, format_, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), st.to_json());
   }
@@ -377,14 +250,14 @@ class ScoreTask {
   const std::string& error() const { return error_; }
   bool buffered() const { return run_.format == ScoreFormat::json; }
 
-  py::tuple run(const py::tuple& piece, std::uint64_t ordinal) const {
+  py::tuple run(const PieceTuple& piece, std::uint64_t ordinal) const {
     if (!runner_) throw std::runtime_error(error_);
-    Piece p = piece_of(piece);
+    InputPiece p = piece_of(piece);
     Collected c;
     ScoreSummary s;
     {
       py::gil_scoped_release nogil;
-      s = run_piece(p, ordinal, run_.reading.format, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
+      s = run_piece(std::move(p), ordinal, run_.reading.format, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), s.to_json());
   }
@@ -410,24 +283,6 @@ class ScoreTask {
   std::unique_ptr<ScoreRunner> runner_;
   std::string error_;
 };
-
-// The '\n' bytes in [start, end) of a file (fewer when the file is shorter); -1 when it
-// cannot be read (the task that reads the range then reports why).
-std::int64_t count_newlines(const std::string& path, std::uint64_t start, std::uint64_t end) {
-  py::gil_scoped_release nogil;
-  File f(std::fopen(path.c_str(), "rb"));
-  if (!f || ::fseeko(f.get(), static_cast<off_t>(start), SEEK_SET) != 0) return -1;
-  std::vector<char> buf(1 << 20);
-  std::uint64_t left = end - start, n = 0;
-  while (left > 0) {
-    std::size_t got = std::fread(buf.data(), 1, std::min<std::uint64_t>(left, buf.size()), f.get());
-    if (got == 0) break;
-    n += static_cast<std::uint64_t>(std::count(buf.data(), buf.data() + got, '\n'));
-    left -= got;
-  }
-  if (std::ferror(f.get())) return -1;
-  return static_cast<std::int64_t>(n);
-}
 
 }  // namespace
 
@@ -456,22 +311,43 @@ void init_dask(py::module_& m) {
     return all.to_json();
   });
   m.def("_check_exit_status", [](const std::string& stats) { return exit_status(CheckTask::stats_from(stats)); });
-  m.def("_count_newlines", &count_newlines);
-  m.def("_session_log", [](const std::string& path, const std::string& input_format) {
-    // Whether the library reads the file whole as a session log: it is then one piece.
+  m.def("_pieces", [](const std::string& input, std::uint64_t piece_bytes, const std::string& input_format) {
+    // What one input stands for (list_input), cut into pieces (split_entry), in reading order.
     InputFormat f = InputFormat::auto_detect;
     parse_input_format(input_format, &f);
+    std::vector<PieceTuple> out;
     py::gil_scoped_release nogil;
-    return RecordSource::is_session_log(path, f);
+    for (const InputEntry& e : list_input(input))
+      for (const InputPiece& p : split_entry(e, piece_bytes, f)) out.push_back(to_tuple(p));
+    return out;
   });
-  m.def("_read_range", [](const std::string& path, std::uint64_t start, std::uint64_t end, std::uint64_t before) {
-    // The records a range yields, as (line, column, text or error): for tests of the cutting.
-    RangeReader reader(path, start, end, before);
+  m.def("_count_newlines", [](const std::string& path, std::uint64_t start, std::uint64_t end) {
+    py::gil_scoped_release nogil;
+    return count_newlines(path, start, end);
+  });
+  m.def("_with_lines_before", [](const std::vector<PieceTuple>& pieces, const std::vector<std::int64_t>& counts) {
+    std::vector<InputPiece> ps;
+    for (const PieceTuple& t : pieces) ps.push_back(piece_of(t));
+    set_lines_before(ps, counts);
+    std::vector<PieceTuple> out;
+    for (const InputPiece& p : ps) out.push_back(to_tuple(p));
+    return out;
+  });
+  m.def("_read_pieces", [](const std::vector<PieceTuple>& pieces, const std::string& input_format) {
+    // The records pieces yield, as (file, line, column, text or "error: …" or "warning: …"): for
+    // tests of the cutting.
+    InputFormat f = InputFormat::auto_detect;
+    parse_input_format(input_format, &f);
+    std::vector<InputPiece> ps;
+    for (const PieceTuple& t : pieces) ps.push_back(piece_of(t));
+    RecordSource source(std::move(ps), f);
     RawRecord r;
     py::list out;
-    while (reader.next(r))
-      out.append(py::make_tuple(r.origin.line, r.origin.column,
-                                py::bytes(r.container_error.empty() ? r.text : "error: " + r.container_error)));
+    while (source.next(r)) {
+      std::string text = r.skipped() ? "warning: " + r.skip_warning
+                         : r.container_error.empty() ? std::string(r.bytes()) : "error: " + r.container_error;
+      out.append(py::make_tuple(r.origin.file, r.origin.line, r.origin.column, py::bytes(text)));
+    }
     return out;
   });
 }

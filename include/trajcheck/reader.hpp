@@ -101,12 +101,18 @@ struct RawRecord {
   bool skipped() const { return !skip_warning.empty(); }
 };
 
+struct InputPiece;  // trajcheck/input.hpp
+
 class RecordSource {
  public:
+  // Files, directories (listed by list_input, trajcheck/input.hpp) and "-" for standard input.
   explicit RecordSource(std::vector<std::string> inputs);
   // With InputFormat::session every JSONL input (and `-`) is read whole as a session log,
   // whatever its first lines hold; any other format reads as the constructor above.
   RecordSource(std::vector<std::string> inputs, InputFormat format);
+  // The records of pieces cut by split_entry (trajcheck/input.hpp), in order: what reading the
+  // whole entries gives, for the lines that start in a ranged piece's bytes.
+  RecordSource(std::vector<InputPiece> pieces, InputFormat format);
   ~RecordSource();
   RecordSource(RecordSource&&) noexcept;
   RecordSource& operator=(RecordSource&&) noexcept;
@@ -114,10 +120,6 @@ class RecordSource {
   // Next record; false at the end of all inputs. Blank lines of a .jsonl file are
   // skipped (they are not records).
   bool next(RawRecord& out);
-
-  // Whether next() reads the file at `path` whole as a coding-agent session log (so it must
-  // not be cut into line ranges); false when it cannot be read.
-  static bool is_session_log(const std::string& path, InputFormat format = InputFormat::auto_detect);
 
  private:
   struct Impl;

@@ -207,10 +207,15 @@ InputStream::~InputStream() = default;
 InputStream::InputStream(InputStream&&) noexcept = default;
 InputStream& InputStream::operator=(InputStream&&) noexcept = default;
 
-void InputStream::open(std::FILE* f, bool owns) {
+void InputStream::open(std::FILE* f, bool owns, bool detect) {
   impl_ = std::make_unique<Impl>();
   impl_->file = f;
   impl_->owns = owns;
+  if (!detect) impl_->codec = Impl::Codec::plain;
+}
+
+bool InputStream::compressed() const {
+  return impl_->codec == Impl::Codec::gzip || impl_->codec == Impl::Codec::zstd;
 }
 
 void InputStream::close() { impl_->close(); }
@@ -231,6 +236,11 @@ std::string_view strip_compression_suffix(std::string_view path) {
     if (path.size() > ext.size() && path.substr(path.size() - ext.size()) == ext)
       return path.substr(0, path.size() - ext.size());
   return path;
+}
+
+bool has_extension(std::string_view path, std::string_view ext) {
+  std::string_view p = strip_compression_suffix(path);
+  return p.size() >= ext.size() && p.substr(p.size() - ext.size()) == ext;
 }
 
 }  // namespace trajcheck::detail

@@ -22,8 +22,9 @@ class InputStream {
   InputStream(InputStream&&) noexcept;
   InputStream& operator=(InputStream&&) noexcept;
 
-  // Starts reading `f` (closed by close() when `owns`).
-  void open(std::FILE* f, bool owns);
+  // Starts reading `f` (closed by close() when `owns`). With `detect` false its bytes are read
+  // as they are (a byte range that starts inside a plain file: its first bytes are no magic).
+  void open(std::FILE* f, bool owns, bool detect = true);
   void close();
   bool is_open() const;
 
@@ -31,6 +32,8 @@ class InputStream {
   // `error` ("read error: …", "corrupt gzip stream: …", "truncated zstd stream"). Every
   // byte decompressed before an error is returned first.
   std::size_t read(char* buf, std::size_t n, std::string& error);
+  // Whether the bytes read so far were decompressed (known after the first read).
+  bool compressed() const;
 
  private:
   struct Impl;
@@ -39,5 +42,7 @@ class InputStream {
 
 // A path's name without a trailing ".gz", ".zst" or ".zstd" (to tell `.json` from `.jsonl`).
 std::string_view strip_compression_suffix(std::string_view path);
+// Whether the path ends in `ext` (".json"), before any compression suffix.
+bool has_extension(std::string_view path, std::string_view ext);
 
 }  // namespace trajcheck::detail

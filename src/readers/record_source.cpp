@@ -2,16 +2,12 @@
 // through a fixed buffer (memory does not grow with file size); a .json file is read whole
 // and split into array elements with their own line numbers. Compressed input is decoded on
 // the way in (readers/input_stream.hpp).
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 #include <new>
-#include <system_error>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -19,6 +15,7 @@
 
 #include "readers/input_stream.hpp"
 #include "readers/json_util.hpp"
+#include "trajcheck/input.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck {
@@ -30,66 +27,9 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-// Whether the path ends in `ext`, before any ".gz"/".zst" suffix.
-bool has_ext(const std::string& path, std::string_view ext) {
-  std::string_view p = detail::strip_compression_suffix(path);
-  return p.size() >= ext.size() && p.substr(p.size() - ext.size()) == ext;
-}
+using detail::has_extension;
 
 std::string size_text(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
-
-// What a directory holds, in path order: a trace file to read, or an entry that cannot be
-// read (rejected, like a missing file) or is skipped (a warning).
-struct DirEntry {
-  std::string path;
-  std::string error;    // non-empty: reported as a rejected record at path:1:1
-  std::string warning;  // non-empty: reported as a warning at path:1:1
-};
-
-const char* special_kind(std::filesystem::file_type t) {
-  switch (t) {
-    case std::filesystem::file_type::fifo: return "a FIFO";
-    case std::filesystem::file_type::socket: return "a socket";
-    case std::filesystem::file_type::block:
-    case std::filesystem::file_type::character: return "a device";
-    default: return "not a regular file";
-  }
-}
-
-// Walks `root` (symbolic links to directories are not followed, so a cycle cannot loop). An
-// unreadable subdirectory is one rejected entry; the files beside it are still read.
-std::vector<DirEntry> list_directory(const std::string& root) {
-  namespace fs = std::filesystem;
-  std::vector<DirEntry> found;
-  std::vector<std::string> todo{root};
-  while (!todo.empty()) {
-    std::string dir = std::move(todo.back());
-    todo.pop_back();
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec), stop;
-    for (; !ec && it != stop; it.increment(ec)) {
-      std::string p = it->path().string();
-      std::error_code lec, sec;
-      fs::file_status link = it->symlink_status(lec);
-      fs::file_status st = it->status(sec);
-      if (fs::is_symlink(link) && (sec || !fs::exists(st))) {
-        found.push_back({p, {}, "dangling symbolic link, skipped"});
-      } else if (fs::is_directory(st)) {
-        if (!fs::is_symlink(link)) todo.push_back(std::move(p));
-      } else if (fs::is_regular_file(st)) {
-        if (has_ext(p, ".jsonl") || has_ext(p, ".json") || has_ext(p, ".ndjson") || has_ext(p, ".eval"))
-          found.push_back({std::move(p), {}, {}});
-      } else if (!sec && !lec) {
-        found.push_back({p, {}, fmt::format("{}, skipped", special_kind(st.type()))});
-      } else {
-        found.push_back({p, fmt::format("cannot read: {}", (sec ? sec : lec).message()), {}});
-      }
-    }
-    if (ec) found.push_back({dir, fmt::format("cannot read directory: {}", ec.message()), {}});
-  }
-  std::sort(found.begin(), found.end(), [](const DirEntry& a, const DirEntry& b) { return a.path < b.path; });
-  return found;
-}
 
 // Top-level keys of the JSON object starting at text[0] ('{'), as raw (still escaped) text.
 // A structural scan only: used to decide how to split a .json array, not to validate.
@@ -234,10 +174,10 @@ struct RecordSource::Impl {
   };
   enum class Mode { none, lines, whole, archive };
 
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs;  // listed one at a time (list_input), as they are reached
   InputFormat format = InputFormat::auto_detect;
   std::size_t next_input = 0;
-  std::deque<DirEntry> dir_files;  // entries found in a directory, still to read
+  std::deque<InputPiece> pieces;  // still to read
   std::uint64_t record_index = 0;
 
   Mode mode = Mode::none;
@@ -250,6 +190,8 @@ struct RecordSource::Impl {
   std::size_t pos = 0, end = 0;
   bool eof = false;
   std::uint64_t line = 0;
+  // The file offset of buf[0], and where a byte range's lines stop starting (a whole file: never).
+  std::uint64_t base = 0, range_end = UINT64_MAX;
   std::string pending_error;  // met while the first bytes were looked at; reported in turn
   // archive: an open .eval log
   struct archive* archive = nullptr;
@@ -302,6 +244,7 @@ struct RecordSource::Impl {
     for (;;) {
       if (pos == end) {
         if (eof) return any;
+        base += end;
         end = stream.read(buf.data(), kReadBuffer, *error);
         if (end == 0 && error->empty()) error->swap(pending_error);
         pos = 0;
@@ -326,6 +269,7 @@ struct RecordSource::Impl {
       if (lent && !nl && !partial && !eof && end - pos <= kReadBuffer / 2) {
         const std::size_t have = end - pos;
         std::memmove(buf.data(), start, have);
+        base += pos;
         pos = 0;
         std::size_t got = stream.read(buf.data() + have, kReadBuffer - have, *error);
         if (got == 0 && error->empty()) error->swap(pending_error);
@@ -349,6 +293,10 @@ struct RecordSource::Impl {
 
   bool next_line(RawRecord& out) {
     for (;;) {
+      if (base + pos >= range_end) {  // the next line starts in a later range
+        close();
+        return false;
+      }
       std::string error;
       bool too_long = false;
       std::string_view lent;
@@ -551,7 +499,7 @@ struct RecordSource::Impl {
         return r != ARCHIVE_EOF;
       }
       std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
-      if (member.rfind("samples/", 0) != 0 || !has_ext(member, ".json")) {
+      if (member.rfind("samples/", 0) != 0 || !has_extension(member, ".json")) {
         archive_read_data_skip(archive);
         continue;
       }
@@ -608,14 +556,14 @@ struct RecordSource::Impl {
   // Opens a file; returns true if a record (an error) was emitted instead.
   bool open_file(const std::string& path, RawRecord& out) {
     name = path;
-    if (has_ext(path, ".eval")) return open_archive(path, out);
+    if (has_extension(path, ".eval")) return open_archive(path, out);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) {
       emit_error(out, path, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
       return true;
     }
     stream.open(f, true);
-    if (has_ext(path, ".json")) {
+    if (has_extension(path, ".json")) {
       std::string error;
       bool read = read_whole(&error);
       stream.close();
@@ -632,14 +580,53 @@ struct RecordSource::Impl {
     return start_lines(out);
   }
 
+  // Starts reading lines from the open stream, which is at file offset `offset`.
+  void begin_lines(std::uint64_t offset, std::uint64_t lines_before, std::uint64_t stop) {
+    pos = end = 0;
+    eof = false;
+    base = offset;
+    line = lines_before;
+    range_end = stop;
+    pending_error.clear();
+    mode = Mode::lines;
+  }
+
+  // Opens a byte range of a plain JSONL file (InputPiece::ranged) at its first line start;
+  // true when an error record was emitted. Only the range at the start of the file reports a
+  // file that cannot be opened (once, at line 1, as a whole read does); the others then hold
+  // nothing, and so does a range whose skipped partial line meets a read error (the range
+  // before it reports that).
+  bool open_range(const InputPiece& p, RawRecord& out) {
+    name = p.entry.path;
+    const std::uint64_t from = p.start > 0 ? p.start - 1 : 0;
+    std::FILE* f = std::fopen(name.c_str(), "rb");
+    if (!f || (from > 0 && ::fseeko(f, static_cast<off_t>(from), SEEK_SET) != 0)) {
+      int err = errno;
+      if (f) std::fclose(f);
+      if (p.start > 0) return false;
+      emit_error(out, name, 1, 1, fmt::format("cannot open file: {}", std::strerror(err)));
+      return true;
+    }
+    stream.open(f, true, /*detect=*/false);
+    begin_lines(from, p.lines_before, p.end);
+    if (p.start == 0) return false;
+    // From the byte before the range: the range starts at a line start only when that byte is
+    // '\n' (counted in lines_before); else the rest of that line belongs to an earlier range, and
+    // its '\n' is one more line before this range's first.
+    std::string skipped, error;
+    bool too_long = false;
+    if (!read_line(skipped, nullptr, &error, &too_long) || !error.empty()) {
+      close();
+      return false;
+    }
+    if (too_long || !skipped.empty()) ++line;
+    return false;
+  }
+
   // Starts reading the open stream as JSONL: its first bytes decide whether it is a session
   // log, read whole; else its lines are records. True when an error record was emitted.
   bool start_lines(RawRecord& out) {
-    pos = end = 0;
-    eof = false;
-    line = 0;
-    pending_error.clear();
-    mode = Mode::lines;
+    begin_lines(0, 0, UINT64_MAX);
     end = read_head(stream, buf, kReadBuffer, pending_error);
     if (format != InputFormat::session && !session_log_head(std::string_view(buf.data(), end))) return false;
     return read_session_log(out);
@@ -762,42 +749,26 @@ struct RecordSource::Impl {
       if (mode == Mode::lines && next_line(out)) return true;
       if (mode == Mode::whole && next_whole(out)) return true;
       if (mode == Mode::archive && next_member(out)) return true;
-      if (!dir_files.empty()) {
-        DirEntry e = std::move(dir_files.front());
-        dir_files.pop_front();
-        if (!e.warning.empty()) {
-          emit_skip(out, e.path, e.warning);
-          return true;
-        }
-        if (!e.error.empty()) {
-          emit_error(out, e.path, 1, 1, std::move(e.error));
-          return true;
-        }
-        if (open_file(e.path, out)) return true;
+      if (pieces.empty()) {
+        if (next_input >= inputs.size()) return false;
+        for (InputEntry& e : list_input(inputs[next_input++]))
+          pieces.push_back(InputPiece{std::move(e), false, 0, 0, 0});
         continue;
       }
-      if (next_input >= inputs.size()) return false;
-      const std::string& in = inputs[next_input++];
-      if (in == "-") {
-        name = "-";
-        stream.open(stdin, false);
-        if (start_lines(out)) return true;
-        continue;
+      InputPiece p = std::move(pieces.front());
+      pieces.pop_front();
+      switch (p.entry.kind) {
+        case InputEntry::Kind::skipped: emit_skip(out, p.entry.path, p.entry.message); return true;
+        case InputEntry::Kind::unreadable: emit_error(out, p.entry.path, 1, 1, std::move(p.entry.message)); return true;
+        case InputEntry::Kind::standard_input:
+          name = "-";
+          stream.open(stdin, false);
+          if (start_lines(out)) return true;
+          continue;
+        case InputEntry::Kind::file:
+          if (p.ranged ? open_range(p, out) : open_file(p.entry.path, out)) return true;
+          continue;
       }
-      struct stat st {};
-      if (::stat(in.c_str(), &st) != 0) {
-        emit_error(out, in, 1, 1, fmt::format("cannot open file: {}", std::strerror(errno)));
-        return true;
-      }
-      if (S_ISDIR(st.st_mode)) {
-        for (DirEntry& e : list_directory(in)) dir_files.push_back(std::move(e));
-        continue;
-      }
-      if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-        emit_error(out, in, 1, 1, "not a regular file");
-        return true;
-      }
-      if (open_file(in, out)) return true;
     }
   }
 };
@@ -808,21 +779,27 @@ RecordSource::RecordSource(std::vector<std::string> inputs) : impl_(std::make_un
 RecordSource::RecordSource(std::vector<std::string> inputs, InputFormat format) : RecordSource(std::move(inputs)) {
   impl_->format = format;
 }
+RecordSource::RecordSource(std::vector<InputPiece> pieces, InputFormat format) : impl_(std::make_unique<Impl>()) {
+  impl_->pieces.assign(std::make_move_iterator(pieces.begin()), std::make_move_iterator(pieces.end()));
+  impl_->format = format;
+}
 RecordSource::~RecordSource() = default;
 RecordSource::RecordSource(RecordSource&&) noexcept = default;
 RecordSource& RecordSource::operator=(RecordSource&&) noexcept = default;
 
-bool RecordSource::is_session_log(const std::string& path, InputFormat format) {
-  if (has_ext(path, ".json") || has_ext(path, ".eval")) return false;
-  if (format == InputFormat::session) return true;
+FileLayout file_layout(const std::string& path, InputFormat format) {
+  if (has_extension(path, ".eval")) return FileLayout::archive;
+  if (has_extension(path, ".json")) return FileLayout::document;
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
+  if (!f) return FileLayout::unreadable;
   detail::InputStream stream;
   stream.open(f, true);
   std::vector<char> head(kReadBuffer);
   std::string error;
   std::size_t end = read_head(stream, head, head.size(), error);
-  return session_log_head(std::string_view(head.data(), end));
+  if (format == InputFormat::session || session_log_head(std::string_view(head.data(), end)))
+    return FileLayout::session_log;
+  return stream.compressed() ? FileLayout::compressed_lines : FileLayout::lines;
 }
 
 bool RecordSource::next(RawRecord& out) {

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include <algorithm>
-#include <new>
 #include <map>
+#include <new>
 
 #include <fmt/format.h>
 

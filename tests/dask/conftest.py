@@ -1,5 +1,5 @@
-"""A real Dask cluster for the tests: one dask-scheduler and two dask-worker processes on
-127.0.0.1, each in its own process group, stopped at the end whatever happens."""
+"""A real Dask cluster for the tests: one dask-scheduler and dask-worker processes (two unless
+asked) on 127.0.0.1, each in its own process group, stopped at the end whatever happens."""
 import os
 import shutil
 import signal
@@ -61,13 +61,13 @@ class Cluster:
         self.procs.append(p)
         return p
 
-    def start(self):
+    def start(self, workers=2):
         port = self.address.rsplit(":", 1)[1]
         self._start([_bin("dask-scheduler"), "--host", "127.0.0.1", "--port", port, "--no-dashboard"],
                     "scheduler.log")
-        for i in range(2):
+        for i in range(workers):
             self.add_worker(f"w{i}")
-        self.wait_workers(2)
+        self.wait_workers(workers)
 
     def add_worker(self, name):
         p = self._start([_bin("dask-worker"), self.address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",

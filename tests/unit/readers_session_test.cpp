@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include "trajcheck/input.hpp"
 #include "unit/readers_support.hpp"
 
 using namespace trajcheck;
@@ -223,7 +224,7 @@ TEST_CASE("session log: detection by the first lines, --input-format session, ar
   std::string session = "\xEF\xBB\xBF" R"({"type":"summary","summary":"s","leafUuid":"u1"})" "\n" +
                         line("s", "u1", "", "user", user("hi")) + line("s", "u2", "u1", "user", "7");
   TempFile f(session);
-  CHECK(RecordSource::is_session_log(f.path));
+  CHECK(file_layout(f.path) == FileLayout::session_log);
   ReadResult r = read_inputs({f.path});
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].message == "a session line's \"message\" must be an object");
@@ -244,8 +245,8 @@ TEST_CASE("session log: detection by the first lines, --input-format session, ar
   std::string text = R"({"note":"exported by hand"})" "\n" + line("s", "u1", "", "user", user("hi")) +
                      line("s", "u2", "u1", "assistant", say("hello"));
   TempFile g(text);
-  CHECK(!RecordSource::is_session_log(g.path));
-  CHECK(RecordSource::is_session_log(g.path, InputFormat::session));
+  CHECK(file_layout(g.path) == FileLayout::lines);
+  CHECK(file_layout(g.path, InputFormat::session) == FileLayout::session_log);
   r = read_inputs({g.path});
   CHECK(r.records == 3);
   REQUIRE(r.rejected == 3);
@@ -281,7 +282,7 @@ TEST_CASE("session log: detection by the first lines, --input-format session, ar
   r = read_text(line("s", "u1", "", "user", user("hi")));
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].message.rfind("a single line of a coding-agent session log", 0) == 0);
-  CHECK(!RecordSource::is_session_log(data_path("formats/langchain.jsonl")));
-  CHECK(!RecordSource::is_session_log(data_path("formats/native.jsonl")));
-  CHECK(RecordSource::is_session_log(data_path("formats/session.jsonl")));
+  CHECK(file_layout(data_path("formats/langchain.jsonl")) == FileLayout::lines);
+  CHECK(file_layout(data_path("formats/native.jsonl")) == FileLayout::lines);
+  CHECK(file_layout(data_path("formats/session.jsonl")) == FileLayout::session_log);
 }

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
+#include "trajcheck/input.hpp"
 #include "trajcheck/reader.hpp"
 
 using namespace trajcheck;
@@ -296,4 +299,87 @@ TEST_CASE("a FIFO or a dangling link inside a directory is a skipped entry carry
   CHECK(!recs[3].skipped());  // the warning does not stick to the records after it
   CHECK(recs[3].text == "{\"n\":2}");
   CHECK(recs[3].origin.record == 1);  // a skipped entry is not a record
+}
+
+namespace {
+std::string gzip_of(const std::string& text) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// (file, line, column, text or error) of every record, for comparing two ways of reading.
+std::vector<std::string> located(RecordSource src) {
+  std::vector<std::string> out;
+  RawRecord r;
+  while (src.next(r))
+    out.push_back(r.origin.file + ":" + std::to_string(r.origin.line) + ":" + std::to_string(r.origin.column) + " " +
+                  (r.skipped() ? r.skip_warning : r.container_error.empty() ? std::string(r.bytes()) : r.container_error));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("input layer: a folder lists every trace file, compressed ones included, sorted") {
+  TempDir d;
+  d.write("b.jsonl.gz", gzip_of("{\"a\":1}\n"));
+  d.write("a.jsonl", "{\"a\":1}\n");
+  d.write("sub/c.eval", "not a zip");
+  d.write("sub/d.ndjson.zst", "");
+  d.write("e.json.gz", gzip_of("[]"));
+  d.write("notes.txt", "x");
+  std::vector<std::string> names;
+  for (const InputEntry& e : list_inputs({d.path.string(), (d.path / "missing.jsonl").string()}))
+    names.push_back(fs::path(e.path).filename().string() + (e.kind == InputEntry::Kind::file ? "" : " " + e.message));
+  CHECK(names == std::vector<std::string>{"a.jsonl", "b.jsonl.gz", "e.json.gz", "c.eval", "d.ndjson.zst",
+                                          "missing.jsonl cannot open file: No such file or directory"});
+  CHECK(list_input("-") == std::vector<InputEntry>{{"-", InputEntry::Kind::standard_input, {}}});
+}
+
+TEST_CASE("input layer: only plain JSONL is cut; its ranges read every record once, located as a whole read") {
+  TempDir d;
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += (i % 7 == 3 ? "\n" : "") + std::string("{\"i\":") + std::to_string(i) + (i % 5 == 0 ? "}\r\n" : "}\n");
+  std::string plain = d.write("plain.jsonl", "\xEF\xBB\xBF" + text + "{\"last\":1}");
+  std::string gz = d.write("big.jsonl.gz", gzip_of(text));
+  std::string disguised = d.write("disguised.jsonl", gzip_of(text));
+  std::string json = d.write("doc.json", "[" + std::string(300, ' ') + "{\"a\":1}]");
+  CHECK(file_layout(plain) == FileLayout::lines);
+  CHECK(file_layout(gz) == FileLayout::compressed_lines);
+  CHECK(file_layout(disguised) == FileLayout::compressed_lines);
+  CHECK(file_layout(json) == FileLayout::document);
+  CHECK(file_layout((d.path / "x.eval").string()) == FileLayout::archive);
+  CHECK(file_layout((d.path / "gone.jsonl").string()) == FileLayout::unreadable);
+  CHECK(file_layout(plain, InputFormat::session) == FileLayout::session_log);
+  for (const std::string& whole : {gz, disguised, json}) {
+    std::vector<InputPiece> pieces = split_entry({whole, InputEntry::Kind::file, {}}, 16);
+    REQUIRE(pieces.size() == 1);
+    CHECK(!pieces[0].ranged);
+  }
+  const std::vector<std::string> expected = located(RecordSource({plain}));
+  REQUIRE(expected.size() == 201);
+  for (std::uint64_t size : {1, 2, 7, 64, 1000, 1u << 20}) {
+    CAPTURE(size);
+    std::vector<InputPiece> pieces = split_entry({plain, InputEntry::Kind::file, {}}, size);
+    CHECK(pieces.size() == (size >= fs::file_size(plain) ? 1 : (fs::file_size(plain) + size - 1) / size));
+    std::vector<std::int64_t> counts;
+    for (const InputPiece& p : pieces) counts.push_back(p.ranged ? count_newlines(plain, p.start, p.end) : 0);
+    set_lines_before(pieces, counts);
+    std::vector<std::string> got;
+    for (const InputPiece& p : pieces)  // each piece read on its own
+      for (std::string& r : located(RecordSource(std::vector<InputPiece>{p}, InputFormat::auto_detect))) got.push_back(std::move(r));
+    CHECK(got == expected);
+  }
+  // A file that cannot be opened is reported by the range at its start only.
+  std::string gone = (d.path / "gone.jsonl").string();
+  std::vector<InputPiece> lost{{{gone, InputEntry::Kind::file, {}}, true, 0, 10, 0}, {{gone, InputEntry::Kind::file, {}}, true, 10, 20, 3}};
+  CHECK(located(RecordSource(lost, InputFormat::auto_detect)) ==
+        std::vector<std::string>{gone + ":1:1 cannot open file: No such file or directory"});
 }

@@ -7,8 +7,9 @@
     print(result.summary["failed"], result.exit_status)
     rows = result.verdicts            # a dask bag: one dict per trace and rule
 
-The inputs are cut into pieces: one per file, and byte ranges for JSONL files larger than the
-partition size (a range owns every line that starts inside it). Each piece is one task, run
+The inputs are listed and cut into pieces by the library's input layer, as the command line
+lists them: one piece per file, and byte ranges for plain JSONL files larger than the partition
+size (a range owns every line that starts inside it; compressed files are never cut). Each piece is one task, run
 by the library exactly as the command line runs the whole corpus; the driver writes the
 pieces' output in input order and the summary from the statistics merged over all pieces, so
 the output is byte for byte the command line's. Tasks are pure (they read, they return) and
@@ -42,54 +43,26 @@ class UsageError(ValueError):
 # ---------------------------------------------------------------------------------------
 # Partitioning
 
-# A piece of the input: (path, start, end, newlines_before); start < 0 is the whole input.
-Piece = Tuple[str, int, int, int]
-
-_EXTENSIONS = (".jsonl", ".json", ".ndjson")
-
-
-def _walk(directory: str) -> Optional[List[str]]:
-    """The files `trajcheck check DIR` reads, in its order; None when the directory cannot be
-    read completely (the library then reports it as it does)."""
-    found: List[str] = []
-    failed = []
-    for root, _dirs, files in os.walk(directory, onerror=failed.append):
-        for name in files:
-            p = os.path.join(root, name)
-            if p.endswith(_EXTENSIONS) and os.path.isfile(p):
-                found.append(p)
-    if failed:
-        return None
-    return sorted(found, key=os.fsencode)
+# A piece of the input, as the library's input layer (trajcheck/input.hpp) cuts it:
+# (path, kind, message, ranged, start, end, lines_before). `kind` is the listing's entry kind
+# (0 a file, 1 standard input, 2 unreadable, 3 skipped, `message` saying why); a ranged piece
+# holds the lines of a plain JSONL file that start in [start, end).
+Piece = Tuple[str, int, str, bool, int, int, int]
 
 
 def expand(inputs: Iterable[str]) -> List[str]:
-    """Files, directories and globs as the files (or unreadable inputs) they stand for, in
-    input order: a directory's files sorted, a glob's matches sorted."""
+    """Globs as their matches, sorted (the shell expands them for the command line); other inputs
+    as they are. Directories are listed by the library, as the command line lists them."""
     out: List[str] = []
     for given in inputs:
         if given == "-":
             raise UsageError("standard input cannot be read on a cluster; give files")
         if not os.path.lexists(given) and glob.has_magic(given):
             matches = sorted(glob.glob(given, recursive=True), key=os.fsencode)
-            paths = matches or [given]
+            out.extend(matches or [given])
         else:
-            paths = [given]
-        for p in paths:
-            if os.path.isdir(p):
-                files = _walk(p)
-                out.extend([p] if files is None else files)
-            else:
-                out.append(p)
+            out.append(given)
     return out
-
-
-def cut(path: str, size: int, partition_size: int) -> List[Tuple[int, int]]:
-    """Byte ranges of a JSONL file of `size` bytes: cuts every `partition_size` bytes, which
-    may fall inside a line (the line then belongs to the range it starts in)."""
-    if size <= partition_size:
-        return [(0, size)]
-    return [(s, min(s + partition_size, size)) for s in range(0, size, partition_size)]
 
 
 def _count_newlines(path: str, start: int, end: int) -> int:
@@ -98,44 +71,29 @@ def _count_newlines(path: str, start: int, end: int) -> int:
 
 def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, client=None,
          input_format: str = "auto") -> List[Piece]:
-    """The pieces of a run, in input order. The line numbers of ranges come from counting the
-    '\\n' of every range before them (on the cluster when a client is given). A coding-agent
-    session log is read whole (its lines are one record), so it is one piece."""
+    """The pieces of a run, in input order: every file the command line reads (compressed, `.json`,
+    `.eval`, session logs: one piece each), and byte ranges of `partition_size` for plain JSONL
+    files larger than that. The line numbers of ranges come from counting the '\\n' of every range
+    before them (on the cluster when a client is given)."""
     if partition_size < 1:
         raise UsageError("--partition-size must be positive")
-    pieces: List[Any] = []
-    counts = []  # (index in pieces, path, start, end) of ranges whose '\n' are counted
+    pieces: List[Piece] = []
     for path in expand(inputs):
-        try:
-            size = os.stat(path).st_size
-            regular = os.path.isfile(path)
-        except OSError:
-            regular = False
-        if (not regular or path.endswith(".json") or size <= partition_size
-                or _native._session_log(path, input_format)):
-            pieces.append((path, -1, 0, 0))
-            continue
-        ranges = cut(path, size, partition_size)
-        for i, (s, e) in enumerate(ranges):
-            pieces.append([path, s, e, 0])
-            if i + 1 < len(ranges):
-                counts.append((len(pieces) - 1, path, s, e))
-    if counts:
-        if client is not None:
-            futures = client.map(_count_newlines, [c[1] for c in counts], [c[2] for c in counts],
-                                 [c[3] for c in counts], pure=False)
-            numbers = client.gather(futures)
-        else:
-            numbers = [_count_newlines(p, s, e) for _, p, s, e in counts]
-        before = 0
-        for (index, _path, _s, _e), n in zip(counts, numbers):
-            if pieces[index][1] == 0:
-                before = 0
-            if n < 0:  # unreadable now: its first range reports it
-                n = 0
-            pieces[index + 1][3] = before + n
-            before += n
-    return [tuple(p) for p in pieces]
+        pieces.extend(_native._pieces(path, partition_size, input_format))
+    # Every range but the last of its file is counted (the last one's count is never needed).
+    counted = [i for i, p in enumerate(pieces)
+               if p[3] and i + 1 < len(pieces) and pieces[i + 1][3] and pieces[i + 1][4] > 0]
+    if not counted:
+        return pieces
+    args = [[pieces[i][0] for i in counted], [pieces[i][4] for i in counted], [pieces[i][5] for i in counted]]
+    if client is not None:
+        numbers = client.gather(client.map(_count_newlines, *args, pure=False))
+    else:
+        numbers = [_count_newlines(*a) for a in zip(*args)]
+    counts = [0] * len(pieces)
+    for i, n in zip(counted, numbers):
+        counts[i] = n
+    return _native._with_lines_before(pieces, counts)
 
 
 # ---------------------------------------------------------------------------------------
