@@ -365,7 +365,7 @@ TEST_CASE("input layer: only plain JSONL is cut; its ranges read every record on
   }
   const std::vector<std::string> expected = located(RecordSource({plain}));
   REQUIRE(expected.size() == 201);
-  for (std::uint64_t size : {1, 2, 7, 64, 1000, 1u << 20}) {
+  for (std::uint64_t size : {1ull, 2ull, 7ull, 64ull, 1000ull, 1ull << 20}) {
     CAPTURE(size);
     std::vector<InputPiece> pieces = split_entry({plain, InputEntry::Kind::file, {}}, size);
     CHECK(pieces.size() == (size >= fs::file_size(plain) ? 1 : (fs::file_size(plain) + size - 1) / size));
