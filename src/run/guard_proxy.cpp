@@ -36,7 +36,7 @@ namespace trajcheck {
 
 namespace {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 512;  // as the trace readers' nesting limit (docs/limits.md)
 
@@ -108,25 +108,25 @@ class Framer {
 struct Unreadable {
   std::string why;
 };
-bool parse_strict(std::string_view text, json& out, std::string& why) {
+bool parse_strict(std::string_view text, Json& out, std::string& why) {
   std::vector<std::set<std::string>> keys;
-  auto cb = [&](int depth, json::parse_event_t event, json& parsed) {
+  auto cb = [&](int depth, Json::parse_event_t event, Json& parsed) {
     switch (event) {
-      case json::parse_event_t::object_start:
+      case Json::parse_event_t::object_start:
         if (depth >= kMaxDepth) throw Unreadable{fmt::format("nested deeper than {} levels", kMaxDepth)};
         keys.emplace_back();
         break;
-      case json::parse_event_t::array_start:
+      case Json::parse_event_t::array_start:
         if (depth >= kMaxDepth) throw Unreadable{fmt::format("nested deeper than {} levels", kMaxDepth)};
         break;
-      case json::parse_event_t::object_end:
+      case Json::parse_event_t::object_end:
         if (!keys.empty()) keys.pop_back();
         break;
-      case json::parse_event_t::key:
+      case Json::parse_event_t::key:
         if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
           throw Unreadable{fmt::format("duplicate key \"{}\"", parsed.get<std::string>())};
         break;
-      case json::parse_event_t::value:
+      case Json::parse_event_t::value:
         if (parsed.is_number_float() && !std::isfinite(parsed.get<double>()))
           throw Unreadable{"a number out of range"};
         break;
@@ -135,11 +135,11 @@ bool parse_strict(std::string_view text, json& out, std::string& why) {
     return true;
   };
   try {
-    out = json::parse(text.begin(), text.end(), cb, true, false);
+    out = Json::parse(text.begin(), text.end(), cb, true, false);
     return true;
   } catch (const Unreadable& e) {
     why = e.why;
-  } catch (const json::exception& e) {
+  } catch (const Json::exception& e) {
     // nlohmann's text, without its "[json.exception…] " prefix and the bytes it last read.
     why = e.what();
     if (auto at = why.find("] "); at != std::string::npos) why.erase(0, at + 2);
@@ -152,11 +152,11 @@ bool parse_strict(std::string_view text, json& out, std::string& why) {
 // `1` and `"1"` as one, so that no server can mistake one for the other.
 // A message to the client, one line (the JSON of a message the guard read is valid UTF-8;
 // what it quotes of one it could not read might not be).
-std::string text_of(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
-std::string dump(const json& msg) { return text_of(msg) + "\n"; }
+std::string text_of(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dump(const Json& msg) { return text_of(msg) + "\n"; }
 
-bool usable_id(const json& id) { return id.is_string() || id.is_number_integer(); }
-std::string id_key(const json& id) { return id.is_string() ? id.get<std::string>() : id.dump(); }
+bool usable_id(const Json& id) { return id.is_string() || id.is_number_integer(); }
+std::string id_key(const Json& id) { return id.is_string() ? id.get<std::string>() : id.dump(); }
 
 std::string folded(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -174,19 +174,19 @@ std::string utc_now(const char* format) {
 
 // Every scalar value replaced by "***" (keys and shape kept); with `keys`, only the values of
 // those keys (at any depth).
-json masked(const json& v, const std::vector<std::string>* keys) {
+Json masked(const Json& v, const std::vector<std::string>* keys) {
   if (v.is_object()) {
-    json r = json::object();
+    Json r = Json::object();
     for (const auto& [k, x] : v.items())
-      r[k] = keys && std::find(keys->begin(), keys->end(), k) != keys->end() ? json("***") : masked(x, keys);
+      r[k] = keys && std::find(keys->begin(), keys->end(), k) != keys->end() ? Json("***") : masked(x, keys);
     return r;
   }
   if (v.is_array()) {
-    json r = json::array();
-    for (const json& x : v) r.push_back(masked(x, keys));
+    Json r = Json::array();
+    for (const Json& x : v) r.push_back(masked(x, keys));
     return r;
   }
-  return keys ? v : json("***");
+  return keys ? v : Json("***");
 }
 
 }  // namespace
@@ -214,7 +214,7 @@ struct GuardSession::Impl {
   // and decides the next call while any is unanswered.
   struct Call {
     std::uint64_t seq;
-    json step;
+    Json step;
     bool answered = false;
   };
   RuleSetMonitor committed;
@@ -238,25 +238,25 @@ struct GuardSession::Impl {
 
   void on_client_message(std::string_view text, Output& out) {
     if (text.find_first_not_of(" \t") == std::string_view::npos) return;  // a blank line: nothing to forward
-    json msg;
+    Json msg;
     std::string why;
     if (!parse_strict(text, msg, why)) {
-      refuse(out, json(), -32700, "trajcheck guard cannot read this message (" + why + "): not forwarded", text);
+      refuse(out, Json(), -32700, "trajcheck guard cannot read this message (" + why + "): not forwarded", text);
       return;
     }
     if (msg.is_array()) return on_batch(msg, text, out);
     if (!msg.is_object()) {
-      refuse(out, json(), -32600, "not a JSON-RPC message: not forwarded", text);
+      refuse(out, Json(), -32600, "not a JSON-RPC message: not forwarded", text);
       return;
     }
-    const json* id = msg.contains("id") ? &msg["id"] : nullptr;
-    const json answer_id = id ? *id : json();
+    const Json* id = msg.contains("id") ? &msg["id"] : nullptr;
+    const Json answer_id = id ? *id : Json();
     if (!msg.contains("method")) {
       if (id && (msg.contains("result") || msg.contains("error"))) return forward(text, out);  // an answer to the server
-      refuse(out, json(), -32600, "not a JSON-RPC request, notification or response: not forwarded", text);
+      refuse(out, Json(), -32600, "not a JSON-RPC request, notification or response: not forwarded", text);
       return;
     }
-    const json& method = msg["method"];
+    const Json& method = msg["method"];
     if (!method.is_string()) {
       refuse(out, answer_id, -32600, "the method is not a string: not forwarded", text);
       return;
@@ -267,7 +267,7 @@ struct GuardSession::Impl {
       return;
     }
     if (m == "initialize" && msg.contains("params") && msg["params"].is_object()) {
-      const json& params = msg["params"];
+      const Json& params = msg["params"];
       if (params.contains("clientInfo") && params["clientInfo"].is_object() && params["clientInfo"].contains("name") &&
           params["clientInfo"]["name"].is_string())
         client_name = params["clientInfo"]["name"].get<std::string>();
@@ -284,13 +284,13 @@ struct GuardSession::Impl {
     forward(text, out);
   }
 
-  void on_call(const json& msg, std::string_view text, Output& out) {
+  void on_call(const Json& msg, std::string_view text, Output& out) {
     ++stats.calls;
     if (!msg.contains("id")) {
-      refuse(out, json(), 0, "a tools/call without an id (a notification) is not forwarded", text);
+      refuse(out, Json(), 0, "a tools/call without an id (a notification) is not forwarded", text);
       return;
     }
-    const json& id = msg["id"];
+    const Json& id = msg["id"];
     if (!usable_id(id)) {
       refuse(out, id, -32600, "a tools/call id must be a string or an integer: not forwarded", text);
       return;
@@ -299,7 +299,7 @@ struct GuardSession::Impl {
       refuse(out, id, -32602, "tools/call params must be an object: not forwarded", text);
       return;
     }
-    const json& params = msg["params"];
+    const Json& params = msg["params"];
     if (!params.contains("name") || !params["name"].is_string() || params["name"].get_ref<const std::string&>().empty()) {
       refuse(out, id, -32602, "tools/call needs a tool name (a non-empty string): not forwarded", text);
       return;
@@ -317,7 +317,7 @@ struct GuardSession::Impl {
       refuse(out, id, -32600, "this id is already used by a request still in flight: not forwarded", text);
       return;
     }
-    json step = {{"type", "tool_call"}, {"tool", name}, {"arguments", params.value("arguments", json::object())},
+    Json step = {{"type", "tool_call"}, {"tool", name}, {"arguments", params.value("arguments", Json::object())},
                  {"id", id_key(id)}};
     std::string error;
     if (!read_step(step, scratch, &error)) {
@@ -331,11 +331,11 @@ struct GuardSession::Impl {
     if (deny) {
       ++stats.denied;
       const std::string message = message_of(found.front());
-      json reply = {{"jsonrpc", "2.0"}, {"id", id},
-                    {"result", {{"content", json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}}}};
+      Json reply = {{"jsonrpc", "2.0"}, {"id", id},
+                    {"result", {{"content", Json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}}}};
       out.to_client += dump(reply);
       // The attempt is a step of the trace too (not a tool call: it did not run), in call order.
-      json attempt = {{"type", "denied_call"}, {"id", id_key(id)}, {"denied_tool", name},
+      Json attempt = {{"type", "denied_call"}, {"id", id_key(id)}, {"denied_tool", name},
                       {"arguments", step["arguments"]}, {"rule", rules->rules()[found.front().rule].info->name},
                       {"message", message}};
       if (!read_step(attempt, replay)) return;
@@ -368,23 +368,23 @@ struct GuardSession::Impl {
   // holding a call is not forwarded at all — the server answers a batch as a whole, so
   // deciding its calls one by one could let a denied one through or lose its answer — and
   // each request in it is answered with a JSON-RPC error. (MCP since 2025-06-18 has no batches.)
-  void on_batch(const json& batch, std::string_view text, Output& out) {
-    auto suspect = [](const json& m) {
+  void on_batch(const Json& batch, std::string_view text, Output& out) {
+    auto suspect = [](const Json& m) {
       if (!m.is_object()) return true;
       if (!m.contains("method")) return false;
       return !m["method"].is_string() || folded(m["method"].get_ref<const std::string&>()) == "tools/call";
     };
     std::set<std::string> ids;
     bool reused = false;
-    for (const json& m : batch)
+    for (const Json& m : batch)
       if (m.is_object() && m.contains("method") && m.contains("id") && usable_id(m["id"]))
         reused |= in_flight.count(id_key(m["id"])) > 0 || !ids.insert(id_key(m["id"])).second;
     if (std::none_of(batch.begin(), batch.end(), suspect) && !reused) {
       for (const std::string& k : ids) in_flight.emplace(k, std::nullopt);
       return forward(text, out);
     }
-    json replies = json::array();
-    for (const json& m : batch)
+    Json replies = Json::array();
+    for (const Json& m : batch)
       if (m.is_object() && m.contains("id") && m.contains("method"))
         replies.push_back({{"jsonrpc", "2.0"}, {"id", m["id"]},
                            {"error", {{"code", -32600}, {"message", "trajcheck guard does not forward a batch holding "
@@ -402,23 +402,23 @@ struct GuardSession::Impl {
 
   // Not forwarded: logged, counted and, when the message has an id (or could have had one),
   // answered with a JSON-RPC error. code 0: a notification, not answered.
-  void refuse(Output& out, const json& id, int code, const std::string& why, std::string_view text) {
+  void refuse(Output& out, const Json& id, int code, const std::string& why, std::string_view text) {
     ++stats.refused;
     fmt::print(log, "guard: refused a client message: {}: {:.80}\n", why, text);
     if (code == 0) return;
-    json reply = {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", why}}}};
+    Json reply = {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", why}}}};
     out.to_client += dump(reply);
   }
 
   void too_long(Output& out) {
-    refuse(out, json(), -32600,
+    refuse(out, Json(), -32600,
            fmt::format("a message longer than the guard's limit of {} bytes: not forwarded", options.max_message_bytes), "");
   }
 
   // ---- server to client -------------------------------------------------------------
 
   void on_server_message(std::string_view text) {
-    json msg = json::parse(text, nullptr, false);
+    Json msg = Json::parse(text, nullptr, false);
     if (msg.is_discarded()) {
       if (text.find_first_not_of(" \t\r") != std::string_view::npos) {
         ++stats.malformed;
@@ -436,7 +436,7 @@ struct GuardSession::Impl {
     if (!seq) return;
     auto call = std::find_if(calls.begin(), calls.end(), [&](const Call& c) { return c.seq == *seq; });
     if (call == calls.end()) return;
-    json& step = call->step;
+    Json& step = call->step;
     const bool failed = msg.contains("error") || (msg["result"].is_object() && msg["result"].value("isError", false) == true);
     step["result"] = msg.contains("error") ? msg["error"] : msg["result"];
     if (failed) step["status"] = "error";
@@ -456,7 +456,7 @@ struct GuardSession::Impl {
         c.step["unanswered"] = true;
         ++stats.unanswered;
         fmt::print(log, "guard: the call of {} (id {}) was never answered: recorded with status error\n",
-                   c.step["tool"].get<std::string>(), json(c.step["id"]).dump());
+                   c.step["tool"].get<std::string>(), Json(c.step["id"]).dump());
       }
       if (read_step(c.step, replay)) {
         committed.observe(replay, 0, found);
@@ -489,19 +489,19 @@ struct GuardSession::Impl {
   void start_trace() {
     if (trace_started) return;
     trace_started = true;
-    json head = {{"trace_id", id_of_trace()}};
+    Json head = {{"trace_id", id_of_trace()}};
     std::string text = text_of(head);
     text.pop_back();
     if (!options.context.empty()) text += ",\"context\":" + options.context;
     text += ",\"steps\":[";
     write_trace(text);
   }
-  void write_step(const json& step) {
+  void write_step(const Json& step) {
     start_trace();
     write_trace((trace_steps++ ? "," : "") + text_of(step));
   }
 
-  bool read_step(const json& step, Trajectory& into, std::string* error = nullptr) {
+  bool read_step(const Json& step, Trajectory& into, std::string* error = nullptr) {
     raw.text = R"({"trace_id":"guard","steps":[)" + text_of(step) + "]}";
     raw.origin = RecordOrigin{"<mcp>", 1, 1, 0};
     ParseOutcome outcome = parser.parse(raw, into, [](Trajectory&) {});
@@ -523,9 +523,9 @@ struct GuardSession::Impl {
     fmt::print(log, "guard: {} {}: rule {}{} [{}] at {}{}\n", what, tool, info.name, binding, to_string(info.severity),
                info.location, info.message.empty() ? "" : ": " + info.message);
   }
-  void log_decision(const json& step, const Violation* v, std::string_view verdict, bool forwarded) {
+  void log_decision(const Json& step, const Violation* v, std::string_view verdict, bool forwarded) {
     if (options.decision_log == nullptr) return;
-    json d = {{"decision_id", fmt::format("{}:{}", id_of_trace(), ++decisions)},
+    Json d = {{"decision_id", fmt::format("{}:{}", id_of_trace(), ++decisions)},
               {"time", utc_now("{:%Y-%m-%dT%H:%M:%S}.{:03}Z")},
               {"trace_id", id_of_trace()},
               {"call_id", step["id"]},
@@ -534,8 +534,8 @@ struct GuardSession::Impl {
               {"verdict", verdict},
               {"mode", options.deny ? "enforce" : "observe"},
               {"forwarded", forwarded},
-              {"rule", v ? json(rules->rules()[v->rule].info->name) : json()},
-              {"message", v ? json(message_of(*v)) : json()},
+              {"rule", v ? Json(rules->rules()[v->rule].info->name) : Json()},
+              {"message", v ? Json(message_of(*v)) : Json()},
               {"rules_digest", options.rules_digest}};
     std::string line = dump(d);
     std::fwrite(line.data(), 1, line.size(), options.decision_log);

@@ -24,7 +24,7 @@ namespace trajcheck {
 
 namespace {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
 // A session's state file, read whole at every call.
@@ -107,7 +107,7 @@ std::string message_of(const RuleSet& rules, const Violation& v) {
 
 HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const NormalizeOptions& reading,
                             const HookOptions& options, std::string_view input) {
-  const json in = json::parse(input, nullptr, false);
+  const Json in = Json::parse(input, nullptr, false);
   if (in.is_discarded() || !in.is_object()) return blocked("the hook's input is not a JSON object");
   auto text_of = [&](const char* key) -> std::string {
     auto it = in.find(key);
@@ -123,7 +123,7 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
   const std::string session = text_of("session_id");
   if (!safe_file_name(session))
     return fail(session.empty() ? std::string("the hook's input has no session_id")
-                                   : fmt::format("the session id {} is not a safe file name", json(session).dump()));
+                                   : fmt::format("the session id {} is not a safe file name", Json(session).dump()));
   const std::string tool = text_of("tool_name");
   if (tool.empty()) return fail("the hook's input has no tool_name");
   auto tool_input = in.find("tool_input");
@@ -140,7 +140,7 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
 
   // The session so far.
   const fs::path state_path = dir / (session + ".json");
-  json state;
+  Json state;
   if (fs::exists(state_path, ec)) {
     const auto size = fs::file_size(state_path, ec);
     if (ec) return fail(fmt::format("cannot read the session's state {}: {}", state_path.string(), ec.message()));
@@ -151,23 +151,23 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
     std::stringstream text;
     text << f.rdbuf();
     if (!f) return fail(fmt::format("cannot read the session's state {}: {}", state_path.string(), std::strerror(errno)));
-    state = json::parse(text.str(), nullptr, false);
+    state = Json::parse(text.str(), nullptr, false);
     if (state.is_discarded() || !state.is_object() || !state.contains("steps") || !state["steps"].is_array())
       return fail(fmt::format("the session's state {} is not a trace (a JSON object with steps)", state_path.string()));
   } else if (ec) {
     return fail(fmt::format("cannot read the session's state {}: {}", state_path.string(), ec.message()));
   } else {
-    state = {{"trace_id", session}, {"steps", json::array()}};
+    state = {{"trace_id", session}, {"steps", Json::array()}};
     if (!text_of("cwd").empty()) state["context"] = {{"cwd", text_of("cwd")}};
   }
-  json& steps = state["steps"];
+  Json& steps = state["steps"];
 
   HookAnswer answer;
   if (pre) {
-    json step = {{"type", "tool_call"}, {"tool", tool}, {"arguments", *tool_input}};
+    Json step = {{"type", "tool_call"}, {"tool", tool}, {"arguments", *tool_input}};
     if (!call_id.empty()) step["id"] = call_id;
     // The steps that happened, then the call: read as `check` reads a trace.
-    json trace = {{"trace_id", session}, {"steps", json::array()}};
+    Json trace = {{"trace_id", session}, {"steps", Json::array()}};
     if (state.contains("context")) trace["context"] = state["context"];
     trace["steps"] = steps;
     trace["steps"].push_back(step);
@@ -195,20 +195,20 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
     if (!found.empty()) {
       const std::string reason = message_of(*rules, found.front());
       // The attempt did not run: not a tool call, but a step of its own (as `guard` records it).
-      json attempt = {{"type", "denied_call"}, {"denied_tool", tool}, {"arguments", *tool_input},
+      Json attempt = {{"type", "denied_call"}, {"denied_tool", tool}, {"arguments", *tool_input},
                       {"rule", rules->rules()[found.front().rule].info->name}, {"message", reason}};
       if (!call_id.empty()) attempt["id"] = call_id;
       step = std::move(attempt);
-      json out = {{"hookSpecificOutput",
+      Json out = {{"hookSpecificOutput",
                    {{"hookEventName", "PreToolUse"}, {"permissionDecision", "deny"}, {"permissionDecisionReason", reason}}}};
       answer.out = out.dump() + "\n";
     }
     steps.push_back(std::move(step));
   } else {
     // The result of a call decided before: the last step of that id still waiting for one.
-    json* call = nullptr;
+    Json* call = nullptr;
     for (auto it = steps.rbegin(); it != steps.rend() && !call_id.empty(); ++it)
-      if (it->is_object() && it->value("type", json()) == "tool_call" && it->value("id", json()) == call_id &&
+      if (it->is_object() && it->value("type", Json()) == "tool_call" && it->value("id", Json()) == call_id &&
           !it->contains("result"))
         call = &*it;
     if (call == nullptr) {
@@ -221,11 +221,11 @@ HookAnswer claude_code_hook(std::shared_ptr<const RuleSet> rules, const Normaliz
     }
     if (event == "PostToolUse") {
       auto r = in.find("tool_response");
-      (*call)["result"] = r != in.end() ? *r : json();
+      (*call)["result"] = r != in.end() ? *r : Json();
     } else {
       (*call)["status"] = "error";
       auto e = in.find("error");
-      (*call)["result"] = e != in.end() ? *e : json("the call failed");
+      (*call)["result"] = e != in.end() ? *e : Json("the call failed");
     }
   }
 
