@@ -59,4 +59,41 @@ call 1 list_users | "$bin" guard -r ctx.rules --context user=u1 --on-violation w
 grep -q list_users server5.txt || fail "--on-violation warn denied the call"
 call 1 list_users | "$bin" guard -r ctx.rules --mode enforce --on-violation warn -- true >out.txt 2>log.txt
 [ $? -eq 2 ] || fail "--mode enforce --on-violation warn must be refused"
+
+# --otlp-endpoint: a value that is no URL is refused before the server starts.
+call 1 list_users | "$bin" guard -r ctx.rules --otlp-endpoint 127.0.0.1:4318 -- sh -c 'touch started' >out.txt 2>log.txt
+rc=$?
+[ $rc -eq 2 ] || fail "--otlp-endpoint 127.0.0.1:4318: exit $rc, expected 2"
+[ -e started ] && fail "bad --otlp-endpoint: the server was started"
+grep -q "otlp-endpoint '127.0.0.1:4318' is not an OTLP/HTTP endpoint" log.txt || fail "no message: $(cat log.txt)"
+# Each decision reaches a collector (a receiver on 127.0.0.1 that keeps what is posted to /v1/logs).
+python3 - <<'PY' &
+import http.server, json, threading
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with open("posted.jsonl", "ab") as f:
+            f.write(self.path.encode() + b" " + body + b"\n")
+        self.send_response(200); self.send_header("Content-Type", "application/json"); self.end_headers()
+        self.wfile.write(b"{}")
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open("port.tmp", "w").write(str(s.server_address[1])); __import__("os").rename("port.tmp", "port")
+s.timeout = 30
+s.handle_request()
+PY
+receiver=$!
+for _ in $(seq 100); do [ -e port ] && break; sleep 0.1; done
+port=$(cat port)
+call 1 list_users | "$bin" guard -r ctx.rules --context user=u1 --otlp-endpoint "http://127.0.0.1:$port" \
+  -- sh -c 'cat > /dev/null' >out.txt 2>log.txt || fail "--otlp-endpoint: exit $? ($(cat log.txt))"
+wait $receiver
+grep -q "decision events exported to http://127.0.0.1:$port/v1/logs" log.txt || fail "no export line: $(cat log.txt)"
+grep -q '^/v1/logs .*"eventName":"gen_ai.guardrail.result"' posted.jsonl || fail "no event posted: $(cat posted.jsonl)"
+grep -q '"key":"gen_ai.guardrail.rule","value":{"stringValue":"ctx"}' posted.jsonl || fail "no rule: $(cat posted.jsonl)"
+# A collector that is not there: the events are lost, said, and the exit status is 2.
+call 1 list_users | "$bin" guard -r ctx.rules --otlp-endpoint "http://127.0.0.1:$port" -- sh -c 'cat > /dev/null' >out.txt 2>log.txt
+rc=$?
+[ $rc -eq 2 ] || fail "an unreachable collector: exit $rc, expected 2"
+grep -q "1 of 1 decision events could not be exported to http://127.0.0.1:$port/v1/logs" log.txt || fail "no loss line: $(cat log.txt)"
 echo "guard cli: ok"

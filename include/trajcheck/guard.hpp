@@ -68,6 +68,9 @@ struct GuardOptions {
   bool log_arguments = false;          // false: every argument value is masked ("***")
   std::vector<std::string> mask_args;  // with log_arguments: these keys' values masked, at any depth
   std::string rules_digest;            // named in each decision (e.g. "sha256:…" of the rules files)
+  // Each decision also as an OpenTelemetry event (gen_ai.guardrail.result) sent to this OTLP/HTTP
+  // endpoint (http://HOST:PORT, as OTEL_EXPORTER_OTLP_ENDPOINT; /v1/logs is added), when not empty.
+  std::string otlp_endpoint;
 };
 
 struct GuardStats {
@@ -91,7 +94,8 @@ class GuardSession {
   GuardSession(const GuardSession&) = delete;
   GuardSession& operator=(const GuardSession&) = delete;
 
-  // Opens options.trace_out for appending (before any server runs); false with *error.
+  // Opens options.trace_out for appending and the OTLP exporter (before any server runs);
+  // false with *error.
   bool open_trace(std::string* error);
 
   struct Output {
@@ -104,7 +108,8 @@ class GuardSession {
   void server_bytes(std::string_view bytes);
   void server_end();
   // The end: calls never answered become steps with status error, the trace record is
-  // closed, the summary logged. False when the trace could not be written.
+  // closed, the decision events sent, the summary logged. False when the trace could not be
+  // written or an event could not be exported.
   bool finish(GuardStats* stats = nullptr);
 
  private:
@@ -115,7 +120,8 @@ class GuardSession {
 // Runs `command` and proxies between it and (`in`, `out`) until both sides are done, or
 // SIGTERM/SIGINT arrives (the server is then stopped and the trace completed); the log
 // (denials, violations, refused messages, the summary) goes to `log`. Returns the child's
-// exit status (128+N for a signal N), 2 when it could not be started or the trace not written.
+// exit status (128+N for a signal N), 2 when it could not be started, the trace not written or
+// a decision event not exported.
 int run_guard(std::shared_ptr<const RuleSet> rules, const GuardOptions& options, const std::vector<std::string>& command,
               std::FILE* in, std::FILE* out, std::FILE* log, GuardStats* stats = nullptr);
 

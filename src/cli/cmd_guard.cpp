@@ -24,6 +24,7 @@ struct GuardArgs {
   std::vector<std::string> context;
   std::string tool_catalog;
   std::string decision_log;
+  std::string otlp_endpoint;
   std::string log_arguments = "masked";
   std::vector<std::string> mask_args;
   std::vector<std::string> command;
@@ -101,6 +102,7 @@ int run_guard_command(const GuardArgs& a) {
   o.log_arguments = a.log_arguments == "full";
   o.mask_args = a.mask_args;
   o.rules_digest = rules_digest(compiled);
+  o.otlp_endpoint = a.otlp_endpoint;
   std::FILE* decisions = nullptr;
   if (a.decision_log == "-") {
     o.decision_log = stderr;
@@ -139,6 +141,9 @@ const bool guard_registered = register_command({"guard", 45, [](CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--catalog", args->tool_catalog, "tool catalog file (instead of the rules' `catalog` line)");
   sub->add_option("--decision-log", args->decision_log, "append one JSON line per decision here (- for stderr)");
+  sub->add_option("--otlp-endpoint", args->otlp_endpoint,
+                  "send each decision as an OpenTelemetry event (gen_ai.guardrail.result) to this OTLP/HTTP "
+                  "endpoint, e.g. http://127.0.0.1:4318");
   sub->add_option("--log-arguments", args->log_arguments,
                   "masked (default): every argument value in the decision log is ***; full: as called, but --mask-arg keys")
       ->check(CLI::IsMember({"masked", "full"}));

@@ -30,6 +30,8 @@
 
 #include "trajcheck/guard.hpp"
 
+#include "run/otlp_events.hpp"
+
 extern char** environ;
 
 namespace trajcheck {
@@ -233,6 +235,7 @@ struct GuardSession::Impl {
   std::size_t trace_steps = 0;
   std::string trace_id, client_name;
   std::uint64_t decisions = 0;
+  std::unique_ptr<detail::OtlpEventExporter> otlp;  // --otlp-endpoint: each decision as an event
 
   // ---- client to server -------------------------------------------------------------
 
@@ -524,7 +527,8 @@ struct GuardSession::Impl {
                info.location, info.message.empty() ? "" : ": " + info.message);
   }
   void log_decision(const Json& step, const Violation* v, std::string_view verdict, bool forwarded) {
-    if (options.decision_log == nullptr) return;
+    if (options.decision_log == nullptr && !otlp) return;
+    const auto now = std::chrono::system_clock::now();
     Json d = {{"decision_id", fmt::format("{}:{}", id_of_trace(), ++decisions)},
               {"time", utc_now("{:%Y-%m-%dT%H:%M:%S}.{:03}Z")},
               {"trace_id", id_of_trace()},
@@ -537,9 +541,30 @@ struct GuardSession::Impl {
               {"rule", v ? Json(rules->rules()[v->rule].info->name) : Json()},
               {"message", v ? Json(message_of(*v)) : Json()},
               {"rules_digest", options.rules_digest}};
-    std::string line = dump(d);
-    std::fwrite(line.data(), 1, line.size(), options.decision_log);
-    std::fflush(options.decision_log);
+    if (options.decision_log != nullptr) {
+      std::string line = dump(d);
+      std::fwrite(line.data(), 1, line.size(), options.decision_log);
+      std::fflush(options.decision_log);
+    }
+    if (otlp) otlp->emit(guardrail_event(d, now));
+  }
+  // The decision as the OpenTelemetry event gen_ai.guardrail.result (docs/guard.md).
+  static Json guardrail_event(const Json& d, std::chrono::system_clock::time_point time) {
+    const Json& id = d["call_id"];
+    const bool deny = d["verdict"] == "deny";
+    const std::string body = d["message"].is_string() ? d["message"].get<std::string>() : d["verdict"].get<std::string>();
+    return detail::event_record(
+        "gen_ai.guardrail.result", time, deny, body,
+        {{"gen_ai.conversation.id", d["trace_id"]},
+         {"gen_ai.tool.name", d["tool"]},
+         {"gen_ai.tool.call.id", id.is_string() ? id : Json(id.dump())},
+         {"gen_ai.tool.call.arguments", d["arguments"].dump(-1, ' ', false, Json::error_handler_t::replace)},
+         {"gen_ai.guardrail.result", d["verdict"]},
+         {"gen_ai.guardrail.mode", d["mode"]},
+         {"gen_ai.guardrail.rule", d["rule"]},
+         {"trajcheck.decision_id", d["decision_id"]},
+         {"trajcheck.forwarded", d["forwarded"]},
+         {"trajcheck.rules_digest", d["rules_digest"]}});
   }
 };
 
@@ -551,6 +576,13 @@ GuardSession::~GuardSession() {
 
 bool GuardSession::open_trace(std::string* error) {
   Impl& m = *impl_;
+  if (!m.options.otlp_endpoint.empty() && !m.otlp) {
+    m.otlp = detail::OtlpEventExporter::open(m.options.otlp_endpoint, "trajcheck-guard", error);
+    if (!m.otlp) {
+      *error = "--otlp-endpoint " + *error;
+      return false;
+    }
+  }
   if (m.options.trace_out.empty()) return true;
   m.trace = std::fopen(m.options.trace_out.c_str(), "ab+");
   if (m.trace == nullptr) {
@@ -609,13 +641,24 @@ bool GuardSession::finish(GuardStats* stats) {
              "{} batches refused, {} messages refused\n",
              s.calls, s.denied, s.results, s.unanswered, s.malformed, s.batches_refused, s.refused);
   if (stats) *stats = s;
-  if (m.trace == nullptr) return true;
+  bool exported = true;
+  if (m.otlp) {  // events not delivered are evidence lost: said, and the session fails
+    const detail::OtlpEventExporter::Result r = m.otlp->close();
+    exported = r.lost == 0;
+    if (exported)
+      fmt::print(m.log, "guard: {} decision events exported to {}\n", r.sent, m.otlp->url());
+    else
+      fmt::print(m.log, "guard: {} of {} decision events could not be exported to {}: {}\n", r.lost, r.sent + r.lost,
+                 m.otlp->url(), r.first_error);
+    m.otlp.reset();
+  }
+  if (m.trace == nullptr) return exported;
   m.start_trace();
   m.write_trace("]}\n");
   const bool ok = !m.trace_failed && ::fsync(::fileno(m.trace)) == 0;
   const bool closed = std::fclose(m.trace) == 0;
   m.trace = nullptr;
-  return ok && closed;
+  return ok && closed && exported;
 }
 
 namespace {

@@ -10,7 +10,15 @@
 #include <sstream>
 #include <string>
 
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
 #include <unistd.h>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include "trajcheck/guard.hpp"
 
@@ -364,4 +372,111 @@ TEST_CASE("guard session: a denied call is a denied_call step of the trace, in c
   CHECK(text.find(R"({"arguments":{"p":"x"},"denied_tool":"save","id":"2","message":"no","rule":"no_writes","type":"denied_call"})") !=
         std::string::npos);
   CHECK(text.find(R"("denied_tool":"save","id":"3")") != std::string::npos);
+}
+
+namespace {
+
+// A collector stand-in: an OTLP/HTTP receiver on 127.0.0.1 that keeps the bodies posted to
+// /v1/logs and answers `status`.
+struct Collector {
+  httplib::Server server;
+  std::mutex mutex;
+  std::vector<nlohmann::json> bodies;
+  int status = 200, port = 0;
+  std::thread thread;
+  Collector() {
+    server.Post("/v1/logs", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mutex);
+      bodies.push_back(nlohmann::json::parse(req.body));
+      CHECK(req.get_header_value("Content-Type") == "application/json");
+      res.status = status;
+      res.set_content("{}", "application/json");
+    });
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread([this] { server.listen_after_bind(); });
+    while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~Collector() {
+    server.stop();
+    thread.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+// The attributes of an OTLP JSON log record as key -> the AnyValue's one value.
+std::map<std::string, nlohmann::json> attributes(const nlohmann::json& record) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& a : record["attributes"]) out[a["key"]] = a["value"].begin().value();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("guard session: each decision is an OpenTelemetry event sent to the OTLP endpoint") {
+  Collector collector;
+  GuardOptions o;
+  o.trace_id = "t";
+  o.rules_digest = "sha256:abc";
+  o.otlp_endpoint = collector.url();
+  {
+    Session s("rule no_delete: forbid delete_user\n    message \"never\"\n", o);
+    s.client(call("1", "list_users") + "\n" + call("\"two\"", "delete_user", R"({"user":"bob"})") + "\n");
+    CHECK(s.finish());
+    CHECK(s.log_text().find("guard: 2 decision events exported to " + collector.url() + "/v1/logs") !=
+          std::string::npos);
+  }
+  std::vector<nlohmann::json> records;
+  for (const auto& body : collector.bodies) {
+    const auto& rl = body["resourceLogs"][0];
+    CHECK(attributes(rl["resource"])["service.name"] == "trajcheck-guard");
+    for (const auto& r : rl["scopeLogs"][0]["logRecords"]) records.push_back(r);
+  }
+  REQUIRE(records.size() == 2);
+  for (const auto& r : records) {
+    CHECK(r["eventName"] == "gen_ai.guardrail.result");
+    CHECK(r["timeUnixNano"].is_string());
+  }
+  auto allow = attributes(records[0]), deny = attributes(records[1]);
+  CHECK(allow["gen_ai.tool.name"] == "list_users");
+  CHECK(allow["gen_ai.guardrail.result"] == "allow");
+  CHECK(allow.count("gen_ai.guardrail.rule") == 0);
+  CHECK(allow["gen_ai.tool.call.id"] == "1");
+  CHECK(records[0]["severityText"] == "INFO");
+  CHECK(deny["gen_ai.tool.name"] == "delete_user");
+  CHECK(deny["gen_ai.tool.call.id"] == "two");
+  CHECK(deny["gen_ai.guardrail.result"] == "deny");
+  CHECK(deny["gen_ai.guardrail.rule"] == "no_delete");
+  CHECK(deny["gen_ai.guardrail.mode"] == "enforce");
+  CHECK(deny["gen_ai.conversation.id"] == "t");
+  CHECK(deny["gen_ai.tool.call.arguments"] == R"({"user":"***"})");  // masked as in the decision log
+  CHECK(deny["trajcheck.decision_id"] == "t:2");
+  CHECK(deny["trajcheck.forwarded"] == false);
+  CHECK(deny["trajcheck.rules_digest"] == "sha256:abc");
+  CHECK(records[1]["body"]["stringValue"] == "never");
+  CHECK(records[1]["severityText"] == "WARN");
+}
+
+TEST_CASE("guard session: decision events the collector does not take are counted and fail the session") {
+  Collector collector;
+  collector.status = 400;  // not retryable: the batch is lost
+  GuardOptions o;
+  o.otlp_endpoint = collector.url() + "/v1/logs";  // a signal URL is used as it is
+  Session s("rule no_delete: forbid delete_user\n", o);
+  s.client(call("1", "delete_user") + "\n");
+  CHECK_FALSE(s.finish());
+  CHECK(s.log_text().find("guard: 1 of 1 decision events could not be exported to " + collector.url() +
+                          "/v1/logs: " + collector.url() + "/v1/logs answered 400") != std::string::npos);
+}
+
+TEST_CASE("guard session: an OTLP endpoint that is no URL is refused before anything runs") {
+  RuleSetResult rs = compile_rule_set(std::vector<Source>{Source("g.rules", "forbid x\n")});
+  for (const char* bad : {"127.0.0.1:4318", "ftp://host", "http://", "http://host:99999", "http://a b"}) {
+    GuardOptions o;
+    o.otlp_endpoint = bad;
+    GuardSession g(rs.rules, o, stderr);
+    std::string error;
+    INFO(bad);
+    CHECK_FALSE(g.open_trace(&error));
+    CHECK(error.find("--otlp-endpoint '") == 0);
+  }
 }
