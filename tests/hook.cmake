@@ -15,13 +15,15 @@ add_test(NAME hook.claude_code_conversation
                  ${CMAKE_CURRENT_BINARY_DIR}/hook-claude-code)
 set_tests_properties(hook.claude_code_conversation PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
 
-# The AgentDojo replay (bench/agentdojo_replay.py) on the example's seven runs: each call decided
-# before it is observed; the figures of the run slice (docs/findings-agentdojo.md has the full set's).
+# The AgentDojo replay (bench/agentdojo_replay.py, with injections.rules and guard.rules) on the
+# example's seven runs: each call decided before it is observed; the run where the benchmark's
+# check is looser than the task's goal has its transfer to the attacker denied by guard.rules.
+# The figures of the run slice (docs/findings-agentdojo.md has the full set's).
 if(TRAJCHECK_PYTHON AND Python3_EXECUTABLE)
   add_test(NAME hook.agentdojo_replay_slice
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/bench/agentdojo_replay.py
                    ${PROJECT_SOURCE_DIR}/examples/agentdojo/runs)
   set_tests_properties(hook.agentdojo_replay_slice PROPERTIES
     ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;PYTHONDONTWRITEBYTECODE=1"
-    PASS_REGULAR_EXPRESSION "[|] [*][*]all[*][*] [|] 2/3 [(]66[.]7%[)] [|] 1 [|] 0/1 [(]0[.]0%; 0[)] [|] 2/3 [(]66[.]7%; 2 / 0; 0[)] [|]")
+    PASS_REGULAR_EXPRESSION "[|] [*][*]all[*][*] [|] 3/3 [(]100[.]0%; 1[)] [|] 0 [|] 0/1 [(]0[.]0%; 0[)] [|] 2/3 [(]66[.]7%; 2 / 0; 0[)] [|]")
 endif()
