@@ -10,3 +10,13 @@ foreach(cmd ${TRAJCHECK_CLI_CASES})
                    -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/cli-work/${case}
                    -P ${TRAJCHECK_GOLDEN_RUNNER})
 endforeach()
+
+# SIGINT/SIGTERM during `check` on an endless generated input: exit 130, a note on standard
+# error, and every format's report closed as a whole (tests/cli_interrupt.py).
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+add_test(NAME cli.interrupt
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli_interrupt.py $<TARGET_FILE:trajcheck_cli>
+                 ${PROJECT_SOURCE_DIR}/examples/rules/refunds.rules
+                 ${PROJECT_SOURCE_DIR}/examples/traces/refund_violations.jsonl
+                 ${PROJECT_SOURCE_DIR}/examples/traces/refund_ok.jsonl)
+set_tests_properties(cli.interrupt PROPERTIES TIMEOUT 120)

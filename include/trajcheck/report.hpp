@@ -51,8 +51,10 @@ class CheckReport final : public CheckWriter {
   bool buffered() const;
   // Writes the summary to `out`. Buffered formats also copy the parts from `body` (a file
   // holding every part written, in input order; null when there were none); streamed ones
-  // ignore it.
-  void finish(const CheckStats& stats, std::FILE* body, std::FILE* out) const;
+  // ignore it. `interrupted`: the run was stopped before the end of its input (a signal);
+  // the summary says so (json: "interrupted":true; junit: an `interrupted` property; text and
+  // markdown: a line) and covers what was checked.
+  void finish(const CheckStats& stats, std::FILE* body, std::FILE* out, bool interrupted = false) const;
 
   const CheckReportOptions& options() const { return options_; }
 
@@ -61,9 +63,9 @@ class CheckReport final : public CheckWriter {
   void trace_json(const Trajectory& t, const TraceVerdict& v, std::string& out) const;
   void trace_junit(const Trajectory& t, const TraceVerdict& v, std::string& out) const;
   void trace_markdown(const Trajectory& t, const TraceVerdict& v, std::string& out) const;
-  void summary_text(const CheckStats& stats, std::string& out) const;
+  void summary_text(const CheckStats& stats, bool interrupted, std::string& out) const;
   void summary_json(const CheckStats& stats, std::string& out) const;
-  void summary_markdown(const CheckStats& stats, std::string& out) const;
+  void summary_markdown(const CheckStats& stats, bool interrupted, std::string& out) const;
 
   std::shared_ptr<const RuleSet> rules_;
   CheckReportOptions options_;

@@ -1,5 +1,6 @@
 // `trajcheck check -r RULES… TRACES…`: compile the rules files into one rule set, check every
 // trace with the corpus runner, report in the chosen format.
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -52,6 +53,36 @@ class Progress {
   Clock::time_point start_;
   std::atomic<std::int64_t> last_ms_{0};
   std::atomic<bool> shown_{false};
+};
+
+// SIGINT/SIGTERM during a run: no further record is read; those read are checked and written,
+// the report closed, and the exit status is kInterrupted. The handler is reset on delivery,
+// so a second signal ends the process at once.
+std::atomic<int> g_stop_signal{0};  // lock-free: safe in a signal handler
+extern "C" void on_check_stop_signal(int sig) { g_stop_signal = sig; }
+
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_check_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    // SA_RESTART: a write to the report in progress is never cut short by the signal.
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopOnSignal() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+  static int signal() { return g_stop_signal.load(std::memory_order_relaxed); }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
 };
 
 int run_check(const CheckArgs& a) {
@@ -115,11 +146,20 @@ int run_check(const CheckArgs& a) {
     }
   }
   RecordSource source(a.input.inputs, run.reading.format);
-  CheckStats stats = runner.run(source, report, write_to(body ? body : stdout, stderr));
+  StopOnSignal stop;
+  RecordInput input = [&source](RawRecord& r) { return StopOnSignal::signal() == 0 && source.next(r); };
+  CheckStats stats = runner.run(input, report, write_to(body ? body : stdout, stderr));
   progress.finish();
-  report.finish(stats, body, stdout);
+  const int sig = StopOnSignal::signal();
+  report.finish(stats, body, stdout, sig != 0);
   if (body) std::fclose(body);
   std::fflush(stdout);
+  if (sig != 0) {
+    fmt::print(stderr, "trajcheck check: interrupted by {}: the report covers the {} record{} read before it\n",
+               sig == SIGINT ? "SIGINT" : "SIGTERM", stats.records,
+               stats.records == 1 ? "" : "s");
+    return kInterrupted;
+  }
   if (stats.traces == 0 && stats.rejected == 0) {
     if (stats.records == 0)
       fmt::print(stderr, "trajcheck check: no trace was checked: {} hold{} no records\n",

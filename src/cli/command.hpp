@@ -11,7 +11,7 @@
 namespace trajcheck::cli {
 
 // Exit statuses of docs/cli.md.
-enum Exit : int { kPass = 0, kFail = 1, kBadInput = 2, kInternal = 3 };
+enum Exit : int { kPass = 0, kFail = 1, kBadInput = 2, kInternal = 3, kInterrupted = 130 };
 
 struct Command {
   std::string name;

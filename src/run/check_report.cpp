@@ -532,7 +532,7 @@ void CheckReport::rejected(const RecordError& e, std::string& out) const {
 // ---------------------------------------------------------------------------------------
 // Summaries
 
-void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
+void CheckReport::summary_text(const CheckStats& st, bool interrupted, std::string& out) const {
   const bool c = options_.color;
   std::size_t never = 0;
   if (!options_.quiet && !rules_->rules().empty()) {
@@ -581,6 +581,7 @@ void CheckReport::summary_text(const CheckStats& st, std::string& out) const {
                        rules_->rules().size() == 1 ? "" : "s");
   if (options_.fail_on.never) out += " (--fail-on never)";
   out += '\n';
+  if (interrupted) out += "interrupted: the input was not read to its end; these counts cover the records read before\n";
   if (rules_->catalog()) {
     const CatalogStats& cs = st.catalog;
     out += fmt::format("catalog {}: {} tool call{}, argument validity {} ({} of {} calls of catalog tools "
@@ -647,8 +648,10 @@ void CheckReport::summary_json(const CheckStats& st, std::string& out) const {
   out += '}';
 }
 
-void CheckReport::summary_markdown(const CheckStats& st, std::string& out) const {
+void CheckReport::summary_markdown(const CheckStats& st, bool interrupted, std::string& out) const {
   out += fmt::format("## trajcheck: {} of {} traces failed\n\n", st.failed, st.traces);
+  if (interrupted)
+    out += "**Interrupted**: the input was not read to its end; the counts below cover the records read before.\n\n";
   out += "| records | traces | passed | failed | rejected | warnings | fail on |\n"
          "|---:|---:|---:|---:|---:|---:|---|\n";
   out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n\n", st.records, st.traces, st.passed,
@@ -710,11 +713,11 @@ std::uint64_t copy_lines(std::FILE* from, std::FILE* to, std::size_t max) {
 }
 }  // namespace
 
-void CheckReport::finish(const CheckStats& st, std::FILE* body, std::FILE* out) const {
+void CheckReport::finish(const CheckStats& st, std::FILE* body, std::FILE* out, bool interrupted) const {
   std::string s;
   switch (options_.format) {
     case CheckFormat::text:
-      summary_text(st, s);
+      summary_text(st, interrupted, s);
       detail::write_all(out, s);
       break;
     case CheckFormat::jsonl: break;
@@ -723,6 +726,7 @@ void CheckReport::finish(const CheckStats& st, std::FILE* body, std::FILE* out) 
       // Every element was written as ",\n{…}": drop the first comma.
       if (body) copy_file(body, out, 1);
       s = "\n],\n";
+      if (interrupted) s += "\"interrupted\":true,\n";
       summary_json(st, s);
       s += "}\n";
       detail::write_all(out, s);
@@ -737,13 +741,15 @@ void CheckReport::finish(const CheckStats& st, std::FILE* body, std::FILE* out) 
       append_xml_escaped(s, name);
       s += fmt::format("\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
                        st.traces + st.rejected, st.failed, st.rejected);
+      if (interrupted)
+        s += "    <properties>\n      <property name=\"interrupted\" value=\"true\"/>\n    </properties>\n";
       detail::write_all(out, s);
       if (body) copy_file(body, out, 0);
       detail::write_all(out, "  </testsuite>\n</testsuites>\n");
       break;
     }
     case CheckFormat::markdown: {
-      summary_markdown(st, s);
+      summary_markdown(st, interrupted, s);
       detail::write_all(out, s);
       bool any = body && std::ftell(body) > 0;
       if (any) {
