@@ -17,7 +17,7 @@ jobs=${JOBS:-$(nproc)}
 packages=(build-essential cmake ninja-build pkg-config
           tao-pegtl-dev libfmt-dev nlohmann-json3-dev doctest-dev libsimdjson-dev libre2-dev
           libcli11-dev libarchive-dev zlib1g-dev libzstd-dev libdivsufsort-dev zstd python3 python3-dev pybind11-dev python3-pytest
-          python3-venv python3-pip python3-setuptools python3-wheel python3-build
+          python3-venv python3-pip python3-setuptools python3-wheel python3-build python3-yaml
           python3-distributed
           libvalijson-dev json-schema-test-suite libssl-dev libcpp-httplib-dev)
 # The sanitizer tree and the fuzz targets are built with clang (libFuzzer, and a shorter build).

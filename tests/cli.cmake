@@ -20,3 +20,13 @@ add_test(NAME cli.interrupt
                  ${PROJECT_SOURCE_DIR}/examples/traces/refund_violations.jsonl
                  ${PROJECT_SOURCE_DIR}/examples/traces/refund_ok.jsonl)
 set_tests_properties(cli.interrupt PROPERTIES TIMEOUT 120)
+
+# The GitHub Actions composite action (action.yml, scripts/ci-action.sh) run as GitHub runs its
+# steps, and the pre-commit hooks (.pre-commit-hooks.yaml) as pre-commit runs them; both read
+# the YAML with Debian's python3-yaml.
+add_test(NAME cli.action
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ci_action.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:trajcheck_cli> ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-work/action)
+add_test(NAME cli.precommit
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/precommit_hooks.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/precommit)
