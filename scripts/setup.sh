@@ -20,8 +20,9 @@ packages=(build-essential cmake ninja-build pkg-config
           python3-venv python3-pip python3-setuptools python3-wheel python3-build python3-yaml
           python3-distributed
           libvalijson-dev json-schema-test-suite libssl-dev libcpp-httplib-dev)
-# The sanitizer tree and the fuzz targets are built with clang (libFuzzer, and a shorter build).
-[[ $mode == test ]] && packages+=(clang libclang-rt-14-dev)
+# The sanitizer tree and the fuzz targets are built with clang (libFuzzer, and a shorter build);
+# the editor tests run docs/editors.md's Neovim set-up in Debian's Neovim.
+[[ $mode == test ]] && packages+=(clang libclang-rt-14-dev neovim)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
