@@ -13,9 +13,11 @@ endforeach()
 
 # SIGINT/SIGTERM during `check` on an endless generated input: exit 130, a note on standard
 # error, and every format's report closed as a whole (tests/cli_interrupt.py).
-find_package(Python3 COMPONENTS Interpreter REQUIRED)
+# Debian's python3 first (python3-yaml is installed for it), as in tests/lsp.cmake.
+find_program(TRAJCHECK_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(TRAJCHECK_PYTHON3 python3 REQUIRED)
 add_test(NAME cli.interrupt
-         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli_interrupt.py $<TARGET_FILE:trajcheck_cli>
+         COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/cli_interrupt.py $<TARGET_FILE:trajcheck_cli>
                  ${PROJECT_SOURCE_DIR}/examples/rules/refunds.rules
                  ${PROJECT_SOURCE_DIR}/examples/traces/refund_violations.jsonl
                  ${PROJECT_SOURCE_DIR}/examples/traces/refund_ok.jsonl)
@@ -25,8 +27,8 @@ set_tests_properties(cli.interrupt PROPERTIES TIMEOUT 120)
 # steps, and the pre-commit hooks (.pre-commit-hooks.yaml) as pre-commit runs them; both read
 # the YAML with Debian's python3-yaml.
 add_test(NAME cli.action
-         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/ci_action.py ${PROJECT_SOURCE_DIR}
+         COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/ci_action.py ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:trajcheck_cli> ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR}/cli-work/action)
 add_test(NAME cli.precommit
-         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/precommit_hooks.py ${PROJECT_SOURCE_DIR}
+         COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/precommit_hooks.py ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/precommit)
