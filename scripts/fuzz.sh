@@ -55,6 +55,7 @@ run_target() {
         gzip -c "$f" > "$f.gz"; zstd -q -c "$f" > "$f.zst"; rm "$f"
       done ;;
     fuzz_suite) copy_seeds "$seeds" '*.suite' ;;
+    fuzz_rule_tests) copy_seeds "$seeds" '*.rules.test.json' ;;
     fuzz_catalog) copy_seeds "$seeds" 'tools*.json' 'catalog*.json' 'broken.json' 'lookaround.json' ;;
     fuzz_compare) copy_seeds "$seeds" 'baseline.json' 'report*.json' 'run-*.json' ;;
     fuzz_lsp) cp "$root"/tests/fuzz/lsp_seeds/*.txt "$seeds"/ ;;

@@ -20,6 +20,8 @@ echo "normalized $(ls examples/traces | wc -l) example trace files"
 # Rules files must compile cleanly, and be in canonical form.
 run 0 "$tc" lint examples/rules/*.rules examples/agentdojo/*.rules rules/*.rules
 run 0 "$tc" fmt --check examples/rules/*.rules examples/agentdojo/*.rules rules/*.rules
+# Their tests pass and cover every rule both ways (docs/testing-rules.md).
+run 0 "$tc" test --quiet --coverage --min-coverage 100 rules examples
 # AgentDojo runs: all read; the injection-goal rules find the injections that succeeded (1).
 run 0 "$tc" normalize examples/agentdojo/runs >/dev/null
 run 1 "$tc" check -r examples/agentdojo/injections.rules --quiet examples/agentdojo/runs

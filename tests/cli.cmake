@@ -32,3 +32,9 @@ add_test(NAME cli.action
 add_test(NAME cli.precommit
          COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/precommit_hooks.py ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/precommit)
+
+# The tests beside every bundled rules file (rules/, examples/; docs/testing-rules.md) pass, and
+# make every rule both violated and held, every statement and every PATH position reached.
+add_test(NAME cli.rules_tests
+         COMMAND $<TARGET_FILE:trajcheck_cli> test --quiet --coverage --min-coverage 100 rules examples
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
