@@ -18,6 +18,8 @@
 namespace trajcheck {
 namespace {
 
+constexpr int kRtfMaxDepth = 256;
+
 // Where each value (and each member's name) of a valid JSON text starts, by JSON pointer.
 class RtfPositions {
  public:
@@ -61,7 +63,6 @@ class RtfPositions {
     return out;
   }
   void value(const std::string& ptr, std::uint32_t name_at) {
-    if (++depth_ > 512) return;  // nlohmann accepted it; deeper values are never looked up
     const auto begin = static_cast<std::uint32_t>(i_);
     if (i_ >= s_.size()) return;
     const char c = s_[i_];
@@ -96,13 +97,11 @@ class RtfPositions {
     } else {
       while (i_ < s_.size() && std::string_view(",]} \t\r\n").find(s_[i_]) == std::string_view::npos) ++i_;
     }
-    --depth_;
     pos_[ptr] = Span{name_at, begin, static_cast<std::uint32_t>(std::min(i_, s_.size()))};
   }
 
   std::string_view s_;
   std::size_t i_ = 0;
-  int depth_ = 0;
   std::unordered_map<std::string, Span> pos_;
 };
 
@@ -387,6 +386,31 @@ RuleTestFile parse_rule_test_file(Source source) {
     const auto at = static_cast<std::uint32_t>(failure->offset);
     out.diagnostics.push_back(Diagnostic{Severity::error, "E600", {at, at}, "not valid JSON: " + failure->reason, {}});
     return out;
+  }
+  // Values nested deeper than any test file needs are refused before anything walks them
+  // recursively (the position walk, nlohmann's dump of an inline trace).
+  {
+    const std::string& t = out.source.text();
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const char c = t[i];
+      if (in_string) {
+        if (c == '\\') ++i;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth > kRtfMaxDepth) {
+          const auto at = static_cast<std::uint32_t>(i);
+          out.diagnostics.push_back(Diagnostic{Severity::error, "E601", {at, at + 1},
+                                               fmt::format("values nested deeper than {} levels", kRtfMaxDepth), {}});
+          return out;
+        }
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
   }
   RtfReader reader{out, RtfPositions(out.source.text())};
   reader.file(doc);
