@@ -113,6 +113,15 @@ struct PathPositionCoverage {
   bool reached = false;
 };
 
+// A transition of an `expect` automaton: from a position (or the start: before the first call)
+// to a position that may follow it (or the end: the trace ends there, accepted). Transitions
+// show what positions do not: an optional part skipped, a repeated part taken again.
+struct PathTransitionCoverage {
+  std::string from, to;  // atoms; "(start)" and "(end)"
+  std::uint32_t from_position = 0, to_position = 0;  // 1-based; 0: start / end
+  bool taken = false;
+};
+
 struct StatementCoverage {
   std::string text;
   bool measured = true;   // its own verdict (rules with several statements)
@@ -120,6 +129,7 @@ struct StatementCoverage {
   bool is_expect = false;
   bool paths_measured = false;  // an `expect` whose positions were followed
   std::vector<PathPositionCoverage> positions;
+  std::vector<PathTransitionCoverage> transitions;
 };
 
 struct RuleCoverage {
@@ -134,9 +144,12 @@ struct CoverageSummary {
   std::uint64_t rules = 0, violated = 0, held = 0;
   std::uint64_t statements = 0, statements_covered = 0;  // of rules with several statements
   std::uint64_t positions = 0, positions_reached = 0;
+  std::uint64_t transitions = 0, transitions_taken = 0;
   std::uint64_t not_measured = 0;                        // statements and PATHs
-  std::uint64_t items() const { return 2 * rules + statements + positions; }
-  std::uint64_t covered() const { return violated + held + statements_covered + positions_reached; }
+  std::uint64_t items() const { return 2 * rules + statements + positions + transitions; }
+  std::uint64_t covered() const {
+    return violated + held + statements_covered + positions_reached + transitions_taken;
+  }
   // Percentage rounded down to one decimal (as printed).
   double percent() const;
   bool at_least(double p) const;  // covered / items >= p / 100 (exactly); true with no items

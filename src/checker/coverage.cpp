@@ -51,6 +51,15 @@ struct CoverageProbe::Impl {
         if (sp.path) {
           const Nfa& n = pr.nfas[st.nfa];
           for (std::uint32_t pos = 0; pos < n.positions; ++pos) sp.atoms.push_back(pr.patterns[n.atom[pos]].text);
+          auto has = [&](const std::uint64_t* set, std::uint32_t q) { return (set[q / 64] >> (q % 64)) & 1; };
+          for (std::uint32_t q = 0; q < n.positions; ++q)
+            if (has(n.first.data(), q)) sp.transitions.emplace_back(kPathStart, q);
+          if (n.nullable) sp.transitions.emplace_back(kPathStart, kPathEnd);
+          for (std::uint32_t p = 0; p < n.positions; ++p) {
+            for (std::uint32_t q = 0; q < n.positions; ++q)
+              if (has(n.follow_of(p), q)) sp.transitions.emplace_back(p, q);
+            if (has(n.last.data(), p)) sp.transitions.emplace_back(p, kPathEnd);
+          }
           walks.push_back({r, k, &n, st.kind == ir::StatementKind::expect_exactly});
         }
         if (sp.split) {
@@ -69,11 +78,15 @@ struct CoverageProbe::Impl {
   void observe(const Trajectory& trace, std::string_view fixture, TraceCoverage& out) {
     out.violated.assign(statements.size(), {});
     out.reached.assign(statements.size(), {});
+    out.taken.assign(statements.size(), {});
     for (std::size_t r = 0; r < statements.size(); ++r) {
       out.violated[r].assign(statements[r].size(), 0);
       out.reached[r].resize(statements[r].size());
-      for (std::size_t k = 0; k < statements[r].size(); ++k)
+      out.taken[r].resize(statements[r].size());
+      for (std::size_t k = 0; k < statements[r].size(); ++k) {
         out.reached[r][k].assign(statements[r][k].atoms.size(), 0);
+        out.taken[r][k].assign(statements[r][k].transitions.size(), 0);
+      }
     }
     if (split_checker) {
       split_checker->set_fixture(fixture);
@@ -116,7 +129,9 @@ struct CoverageProbe::Impl {
             }
         }
         bool any = false;
+        const StatementProbe& sp = statements[walks[w].rule][walks[w].statement];
         std::vector<std::uint8_t>& reached = out.reached[walks[w].rule][walks[w].statement];
+        std::vector<std::uint8_t>& taken = out.taken[walks[w].rule][walks[w].statement];
         for (std::uint32_t x = 0; x < a.words; ++x)
           for (std::uint64_t bits = next[x]; bits != 0; bits &= bits - 1) {
             const unsigned b = static_cast<unsigned>(__builtin_ctzll(bits));
@@ -128,9 +143,28 @@ struct CoverageProbe::Impl {
               reached[p] = 1;
             }
           }
+        // The transitions this call took: from each current position (or the start) to each
+        // position it reached that may follow it.
+        for (std::size_t e = 0; e < sp.transitions.size(); ++e) {
+          const auto [from, to] = sp.transitions[e];
+          if (to == kPathEnd || !((next[to / 64] >> (to % 64)) & 1)) continue;
+          if (from == kPathStart ? !s.started : s.started && ((s.cur[from / 64] >> (from % 64)) & 1)) taken[e] = 1;
+        }
         s.started = true;
         s.cur.swap(next);
         if (!any) s.done = true;  // the checker stops this statement here (its witness)
+      }
+    }
+    // The trace ended: an accepting position (or an empty word the PATH accepts) took its exit.
+    for (std::size_t w = 0; w < walks.size(); ++w) {
+      const State& s = states[w];
+      if (s.done) continue;
+      const StatementProbe& sp = statements[walks[w].rule][walks[w].statement];
+      std::vector<std::uint8_t>& taken = out.taken[walks[w].rule][walks[w].statement];
+      for (std::size_t e = 0; e < sp.transitions.size(); ++e) {
+        const auto [from, to] = sp.transitions[e];
+        if (to != kPathEnd) continue;
+        if (from == kPathStart ? !s.started : s.started && ((s.cur[from / 64] >> (from % 64)) & 1)) taken[e] = 1;
       }
     }
   }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trajcheck/rules.hpp"
@@ -25,13 +26,19 @@ struct StatementProbe {
   bool path = false;       // an `expect` whose positions are followed (unscoped, not parametric)
   bool is_expect = false;  // an `expect` at all
   std::vector<std::string> atoms;  // per position of the automaton (path)
+  // Transitions of the automaton (path): (from, to) positions, kPathStart for "before the
+  // first call" and kPathEnd for "the trace ends here, accepted".
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> transitions;
 };
+inline constexpr std::uint32_t kPathStart = 0xFFFFFFFEu;
+inline constexpr std::uint32_t kPathEnd = 0xFFFFFFFFu;
 
 // What one trace did: per rule, per statement, violated on its own (split statements), and
 // per position reached (path statements).
 struct TraceCoverage {
   std::vector<std::vector<std::uint8_t>> violated;
   std::vector<std::vector<std::vector<std::uint8_t>>> reached;
+  std::vector<std::vector<std::vector<std::uint8_t>>> taken;  // per transition
 };
 
 class CoverageProbe {

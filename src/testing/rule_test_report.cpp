@@ -50,6 +50,10 @@ std::string failure_text(const RuleTestCaseResult& r) {
   return out;
 }
 
+std::string transition_end(const std::string& atom, std::uint32_t position) {
+  return position == 0 ? atom : fmt::format("{} `{}`", position, atom);
+}
+
 std::string rule_label(const RuleCoverage& rc) { return fmt::format("{} {}", rc.location, rc.name); }
 
 void coverage_text(const RuleTestRun& run, std::string& out) {
@@ -58,6 +62,7 @@ void coverage_text(const RuleTestRun& run, std::string& out) {
                      s.violated, s.rules, s.held, s.rules);
   if (s.statements) out += fmt::format(", statements {}/{}", s.statements_covered, s.statements);
   if (s.positions) out += fmt::format(", PATH positions {}/{}", s.positions_reached, s.positions);
+  if (s.transitions) out += fmt::format(", PATH transitions {}/{}", s.transitions_taken, s.transitions);
   if (s.not_measured) out += fmt::format(", {} not measured", s.not_measured);
   out += '\n';
   for (const RuleCoverage& rc : run.rules) {
@@ -76,6 +81,8 @@ void coverage_text(const RuleTestRun& run, std::string& out) {
       for (std::size_t q = 0; q < sc.positions.size(); ++q)
         if (!sc.positions[q].reached)
           out += fmt::format("  {}: PATH position {} `{}` never reached\n", rule_label(rc), q + 1, sc.positions[q].atom);
+      for (const PathTransitionCoverage& t : sc.transitions)
+        if (!t.taken) out += fmt::format("  {}: PATH transition {} -> {} never taken\n", rule_label(rc), transition_end(t.from, t.from_position), transition_end(t.to, t.to_position));
     }
   }
 }
@@ -161,6 +168,8 @@ std::string report_json(const RuleTestRun& run) {
     cov["statements_covered"] = s.statements_covered;
     cov["path_positions"] = s.positions;
     cov["path_positions_reached"] = s.positions_reached;
+    cov["path_transitions"] = s.transitions;
+    cov["path_transitions_taken"] = s.transitions_taken;
     cov["not_measured"] = s.not_measured;
     J rules = J::array();
     for (const RuleCoverage& rc : run.rules) {
@@ -186,6 +195,11 @@ std::string report_json(const RuleTestRun& run) {
             J ps = J::array();
             for (const PathPositionCoverage& p : sc.positions) ps.push_back(J{{"atom", p.atom}, {"reached", p.reached}});
             js["path_positions"] = std::move(ps);
+            J ts = J::array();
+            for (const PathTransitionCoverage& t : sc.transitions)
+              ts.push_back(J{{"from", t.from}, {"from_position", t.from_position}, {"to", t.to},
+                             {"to_position", t.to_position}, {"taken", t.taken}});
+            js["path_transitions"] = std::move(ts);
           }
         }
         sts.push_back(std::move(js));

@@ -184,6 +184,14 @@ FileCoverage& coverage_of(std::map<std::string, FileCoverage>& cov, const std::s
       s.measured = sp.split;
       s.paths_measured = sp.path;
       for (const std::string& a : sp.atoms) s.positions.push_back({a, false});
+      for (const auto& [from, to] : sp.transitions) {
+        PathTransitionCoverage t;
+        t.from = from == detail::kPathStart ? "(start)" : sp.atoms[from];
+        t.to = to == detail::kPathEnd ? "(end)" : sp.atoms[to];
+        t.from_position = from == detail::kPathStart ? 0 : from + 1;
+        t.to_position = to == detail::kPathEnd ? 0 : to + 1;
+        s.transitions.push_back(std::move(t));
+      }
       s.is_expect = sp.is_expect;
       rc.statements.push_back(std::move(s));
     }
@@ -349,6 +357,8 @@ void run_file(const std::string& path, const RuleTestOptions& options, RuleTestR
             if (asserted_violated[g] && tc.violated[r][k]) sc.violated = true;
             for (std::size_t q = 0; q < sc.positions.size(); ++q)
               if (tc.reached[r][k][q]) sc.positions[q].reached = true;
+            for (std::size_t q = 0; q < sc.transitions.size(); ++q)
+              if (tc.taken[r][k][q]) sc.transitions[q].taken = true;
           }
         }
       }
@@ -377,6 +387,8 @@ void rt_summarize(RuleTestRun& run) {
       if (sc.paths_measured) {
         s.positions += sc.positions.size();
         for (const PathPositionCoverage& p : sc.positions) s.positions_reached += p.reached;
+        s.transitions += sc.transitions.size();
+        for (const PathTransitionCoverage& t : sc.transitions) s.transitions_taken += t.taken;
       } else if (sc.is_expect) {
         ++s.not_measured;
       }
