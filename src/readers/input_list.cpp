@@ -31,6 +31,37 @@ const char* special_kind(std::filesystem::file_type t) {
   }
 }
 
+// Claude Code 2.x writes, beside each subagent's transcript
+// `<session>/subagents/agent-<id>.jsonl`, a meta file `agent-<id>.meta.json` (the call that
+// started the subagent, its type): not a trace, it is read with the transcript
+// (session_reader.cpp). The transcript's path for a meta file's, else empty.
+std::string subagent_transcript_of(const std::filesystem::path& p) {
+  std::string name = p.filename().string();
+  constexpr std::string_view suffix = ".meta.json";
+  if (name.size() <= suffix.size() + 6 || name.compare(0, 6, "agent-") != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+      p.parent_path().filename() != "subagents")
+    return {};
+  return (p.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".jsonl")).string();
+}
+
+// What a subagent meta file in a listing stands for: nothing when its transcript is there (it
+// is read with it), else a skipped entry that says why.
+bool skip_subagent_meta(const std::filesystem::path& p, std::vector<InputEntry>& found, bool named) {
+  std::string transcript = subagent_transcript_of(p);
+  if (transcript.empty()) return false;
+  std::error_code ec;
+  bool there = std::filesystem::is_regular_file(transcript, ec);
+  std::string file = std::filesystem::path(transcript).filename().string();
+  if (!there)
+    found.push_back({p.string(), InputEntry::Kind::skipped,
+                     fmt::format("a Claude Code subagent's meta file without its transcript {}: not a trace, skipped", file)});
+  else if (named)
+    found.push_back({p.string(), InputEntry::Kind::skipped,
+                     fmt::format("a Claude Code subagent's meta file: not a trace, read with its transcript {}; skipped", file)});
+  return true;
+}
+
 // Walks `root` (symbolic links to directories are not followed, so a cycle cannot loop). An
 // unreadable subdirectory is one unreadable entry; the files beside it are still listed.
 std::vector<InputEntry> list_directory(const std::string& root) {
@@ -53,7 +84,8 @@ std::vector<InputEntry> list_directory(const std::string& root) {
       } else if (fs::is_directory(st)) {
         if (!fs::is_symlink(link)) todo.push_back(std::move(p));
       } else if (fs::is_regular_file(st)) {
-        if (is_trace_file_name(p)) found.push_back({std::move(p), Kind::file, {}});
+        if (is_trace_file_name(p) && !skip_subagent_meta(it->path(), found, false))
+          found.push_back({std::move(p), Kind::file, {}});
       } else if (!sec && !lec) {
         found.push_back({p, Kind::skipped, fmt::format("{}, skipped", special_kind(st.type()))});
       } else {
@@ -88,6 +120,7 @@ std::vector<InputEntry> list_input(const std::string& input) {
     return {{input, Kind::unreadable, fmt::format("cannot open file: {}", std::strerror(errno))}};
   if (S_ISDIR(st.st_mode)) return list_directory(input);
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) return {{input, Kind::unreadable, "not a regular file"}};
+  if (std::vector<InputEntry> meta; skip_subagent_meta(input, meta, true)) return meta;
   return {{input, Kind::file, {}}};
 }
 

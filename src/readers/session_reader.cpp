@@ -7,7 +7,9 @@
 // order, each message read by the chat reader. docs/traces.md states the rules.
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +28,7 @@ struct Line {
   const char* begin = nullptr;  // the line's object, in the record's text
   std::size_t len = 0;
   std::string session, uuid, parent, leaf, type;
+  std::string agent;  // agentId: a Claude Code subagent's transcript line
   bool message = false;  // has a "message": a message line
   std::uint32_t session_index = kNone;
   std::uint64_t line = 0, column = 0;  // of `begin` in the file
@@ -78,6 +81,7 @@ bool scan_lines(ParseCtx& c, od::array lines, std::vector<Line>& out) {
       if (key == "uuid") return read_key(c, fv, key, &ln.uuid);
       if (key == "parentUuid") return read_key(c, fv, key, &ln.parent);
       if (key == "leafUuid") return read_key(c, fv, key, &ln.leaf);
+      if (key == "agentId") return read_key(c, fv, key, &ln.agent);
       if (key == "type") {
         od::json_type type;
         if (auto e = fv.type().get(type)) return c.fail(location_of(fv), json_error_message(e));
@@ -106,20 +110,37 @@ bool scan_lines(ParseCtx& c, od::array lines, std::vector<Line>& out) {
   });
 }
 
+// The trace id of a Claude Code subagent's transcript: its session's, then "/agent-" and its
+// agentId.
+std::string subagent_trace_id(std::string_view session, std::string_view agent) {
+  return fmt::format("{}/agent-{}", session, agent);
+}
+
+// One trace of the file: a session, or a subagent's transcript (its lines carry the session's
+// id and the subagent's agentId).
+struct SessionKey {
+  std::string id;                // the trace id
+  std::string session, agent;    // sessionId, agentId (empty: not a subagent)
+  std::uint32_t first_line = 0;  // index of its first line
+};
+
 // Sessions in order of first appearance; a line without a sessionId belongs to the session of
 // the line its leafUuid names (a summary line), else of the line before it, else to the
-// file's first session.
-std::vector<std::string> assign_sessions(std::vector<Line>& lines) {
-  std::vector<std::string> ids;
-  std::unordered_map<std::string_view, std::uint32_t> index, by_uuid;
-  for (Line& ln : lines) {
+// file's first session. A line with an agentId belongs to that subagent's trace.
+std::vector<SessionKey> assign_sessions(std::vector<Line>& lines) {
+  std::vector<SessionKey> ids;
+  std::unordered_map<std::string, std::uint32_t> index;
+  std::unordered_map<std::string_view, std::uint32_t> by_uuid;
+  for (std::uint32_t k = 0; k < lines.size(); ++k) {
+    Line& ln = lines[k];
     if (ln.session.empty()) continue;
-    auto [it, added] = index.emplace(ln.session, static_cast<std::uint32_t>(ids.size()));
-    if (added) ids.push_back(ln.session);
+    std::string id = ln.agent.empty() ? ln.session : subagent_trace_id(ln.session, ln.agent);
+    auto [it, added] = index.emplace(id, static_cast<std::uint32_t>(ids.size()));
+    if (added) ids.push_back({std::move(id), ln.session, ln.agent, k});
     ln.session_index = it->second;
     if (!ln.uuid.empty()) by_uuid.emplace(ln.uuid, ln.session_index);
   }
-  if (ids.empty()) ids.emplace_back();
+  if (ids.empty()) ids.push_back({});
   std::uint32_t previous = 0;
   for (Line& ln : lines) {
     if (ln.session_index == kNone) {
@@ -279,6 +300,7 @@ struct SessionState {
   std::unordered_map<std::string, std::uint32_t> turns;  // assistant message id -> turn
   std::uint32_t next_turn = 0;
   std::vector<std::int64_t> started;  // per step: the time of the line that made it
+  std::string session_id;              // the sessionId (a subagent's trace ids start with it)
 };
 
 constexpr std::int64_t kUntimed = INT64_MIN;
@@ -298,6 +320,27 @@ bool message_id(od::document& doc, std::string* id, simdjson::error_code* error,
   *error = e ? e : simdjson::TAPE_ERROR;
   if (doc.current_location().get(*where)) *where = nullptr;
   return false;
+}
+
+// A tool result line's `toolUseResult` (Claude Code's structured copy of the result) is not
+// kept, but the agentId in it (the result of a call that started a subagent) links the call
+// to the subagent's trace.
+bool subagent_of_result(ParseCtx& c, od::value v, std::string* agent) {
+  od::json_type type;
+  if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
+  if (type != od::json_type::object) return c.skip_value(v);
+  od::object o;
+  if (auto e = v.get_object().get(o)) return c.fail(location_of(v), json_error_message(e));
+  return for_fields(c, o, [&](std::string_view key, od::value fv) {
+    if (key != "agentId") return c.skip_value(fv);
+    od::json_type t;
+    if (auto e = fv.type().get(t)) return c.fail(location_of(fv), json_error_message(e));
+    if (t != od::json_type::string) return c.skip_value(fv);
+    std::string_view text;
+    if (!c.get_string(fv, &text, "\"agentId\"")) return false;
+    agent->assign(text);
+    return true;
+  });
 }
 
 // Reads one line (again, now in session order) into the session's trajectory.
@@ -335,7 +378,7 @@ bool read_line(ParseCtx& c, const Line& ln, std::uint32_t index, SessionState& s
     w.key(key).append(raw);
     if (key != "timestamp") wr.key(key).append(raw);
   };
-  std::string timestamp;
+  std::string timestamp, agent;
   std::size_t before = c.t.steps().size();
   s.joined.clear();
   bool read = false;
@@ -359,7 +402,7 @@ bool read_line(ParseCtx& c, const Line& ln, std::uint32_t index, SessionState& s
       return read_chat_element(c, v, turn);
     }
     if (key == "type" || key == "sessionId") return c.skip_value(v);  // the message's role; the trace id
-    if (key == "toolUseResult") return c.skip_value(v);               // a copy of the tool result
+    if (key == "toolUseResult") return subagent_of_result(c, v, &agent);  // a copy of the tool result
     if (key == "cwd") return session_field(st.cwd, v, key);
     if (key == "gitBranch") return session_field(st.branch, v, key);
     if (key == "version") return session_field(st.version, v, key);
@@ -403,6 +446,8 @@ bool read_line(ParseCtx& c, const Line& ln, std::uint32_t index, SessionState& s
     std::string done;
     ObjectWriter d(done);
     if (!timestamp.empty()) append_json_string(d.key("completed_at"), timestamp);
+    if (!agent.empty() && !st.session_id.empty())
+      append_json_string(d.key("subagent_trace_id"), subagent_trace_id(st.session_id, agent));
     if (timed && st.started[at] != kUntimed && at_us >= st.started[at])
       d.key("latency_ms").append(ms_text(at_us - st.started[at]));
     if (std::string_view timing = d.finish(); !timing.empty()) call.extra = c.merge_extra(call.extra, timing);
@@ -413,13 +458,57 @@ bool read_line(ParseCtx& c, const Line& ln, std::uint32_t index, SessionState& s
   return true;
 }
 
+// What a subagent's meta file (Claude Code 2.x: `agent-<id>.meta.json` beside the transcript
+// `agent-<id>.jsonl`) says: the id of the call that started the subagent (toolUseId), the
+// subagent that started it when it is nested (parentAgentId), and the whole object, kept in
+// the trace's metadata. A meta file that is missing or cannot be read is a warning (at the
+// transcript's first line, or at the meta file).
+struct SubagentMeta {
+  std::string call_id, parent_agent, raw;
+};
+
+SubagentMeta read_subagent_meta(ParseCtx& c, const Line& first, std::string_view agent) {
+  namespace fs = std::filesystem;
+  SubagentMeta m;
+  std::string name = fmt::format("agent-{}.meta.json", agent);
+  if (c.origin.file.empty() || c.origin.file == "-") {
+    warn_at(c, first, fmt::format("this Claude Code subagent transcript is read from standard input, without its meta "
+                                  "file {}: the call that started the subagent is not known", name));
+    return m;
+  }
+  std::string path = (fs::path(c.origin.file).parent_path() / name).string();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    warn_at(c, first, fmt::format("no meta file {} beside this Claude Code subagent transcript: the call that started "
+                                  "the subagent is not known", name));
+    return m;
+  }
+  auto bad = [&](std::string_view why) {
+    c.t.warnings.push_back(fmt::format("{}:1:1: warning: cannot read this Claude Code subagent meta file ({}): the call "
+                                       "that started subagent {} is not known", path, why, agent));
+    return SubagentMeta{};
+  };
+  simdjson::padded_string text;
+  if (auto e = simdjson::padded_string::load(path).get(text)) return bad(simdjson::error_message(e));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (auto e = parser.parse(text).get(doc)) return bad(simdjson::error_message(e));
+  simdjson::dom::object o;
+  if (doc.get_object().get(o)) return bad("not a JSON object");
+  std::string_view sv;
+  if (!o["toolUseId"].get_string().get(sv)) m.call_id.assign(sv);
+  if (!o["parentAgentId"].get_string().get(sv)) m.parent_agent.assign(sv);
+  m.raw = simdjson::minify(o);
+  return m;
+}
+
 }  // namespace
 
 bool read_sessions(ParseCtx& c, od::array lines, std::vector<Trajectory>& sessions) {
   std::vector<Line> all;
   if (!scan_lines(c, lines, all)) return false;
   locate_lines(c, all);
-  std::vector<std::string> ids = assign_sessions(all);
+  std::vector<SessionKey> ids = assign_sessions(all);
   std::vector<std::vector<std::uint32_t>> members(ids.size());
   for (std::uint32_t k = 0; k < all.size(); ++k) members[all[k].session_index].push_back(k);
   RecordOrigin record_origin = c.t.origin;
@@ -433,6 +522,7 @@ bool read_sessions(ParseCtx& c, od::array lines, std::vector<Trajectory>& sessio
     c.context = {};
     begin_chat(c);
     SessionState st;
+    st.session_id = ids[si].session;
     // A line repeating the uuid of an earlier one (a resumed session copies lines) is read once.
     std::unordered_map<std::string_view, std::uint32_t> seen;
     for (std::uint32_t k : session_order(c, all, members[si])) {
@@ -459,13 +549,23 @@ bool read_sessions(ParseCtx& c, od::array lines, std::vector<Trajectory>& sessio
         warn_at(c, all[k.first], fmt::format("{} of type '{}' in this session (the first here): no message, no steps; skipped",
                                     lines, k.type));
     }
-    c.t.set_trace_id(ids[si].empty() ? c.origin_id() : c.t.store(ids[si]));
+    c.t.set_trace_id(ids[si].id.empty() ? c.origin_id() : c.t.store(ids[si].id));
     std::string json;
     ObjectWriter ctx(json);
     if (!st.cwd.empty()) ctx.key("cwd").append(st.cwd);
     if (!st.branch.empty()) ctx.key("gitBranch").append(st.branch);
     if (std::string_view x = ctx.finish(); !x.empty()) c.t.set_context(c.t.store(x));
     ObjectWriter meta(json);
+    if (!ids[si].agent.empty()) {
+      // A subagent's transcript: its own trace, linked to the session (or subagent) and the
+      // call that started it.
+      SubagentMeta sub = read_subagent_meta(c, all[ids[si].first_line], ids[si].agent);
+      std::string parent = sub.parent_agent.empty() ? ids[si].session : subagent_trace_id(ids[si].session, sub.parent_agent);
+      append_json_string(meta.key("parent_trace_id"), parent);
+      if (!sub.call_id.empty()) append_json_string(meta.key("parent_call_id"), sub.call_id);
+      append_json_string(meta.key("agentId"), ids[si].agent);
+      if (!sub.raw.empty()) meta.key("subagent").append(sub.raw);
+    }
     if (!st.summary.empty()) meta.key("summary").append(st.summary);
     if (!st.version.empty()) meta.key("version").append(st.version);
     if (!st.user_type.empty()) meta.key("userType").append(st.user_type);

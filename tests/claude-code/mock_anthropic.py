@@ -4,7 +4,12 @@ without a network: the model it plays asks for the Bash commands given on the co
 one per turn, then ends with a text answer. Every request is appended to the log file as one
 JSON line (its path and body), so the test can see what the CLI sent back (the tool results).
 
-    mock_anthropic.py PORT_FILE LOG_FILE COMMAND...
+    mock_anthropic.py PORT_FILE LOG_FILE [--subagent] COMMAND...
+
+With --subagent the model first hands the work to a subagent (a call of the CLI's
+subagent tool, `Agent` or `Task`, whichever the request offers); the subagent (a request
+whose tools hold Bash but not that tool) asks for the commands, then reports back, and the
+main conversation ends with a text answer once the subagent's result is in.
 
 Binds an ephemeral port, writes it to PORT_FILE, and serves until killed (or 120 s pass).
 Answers POST /v1/messages (streamed as server-sent events when the request asks for
@@ -18,7 +23,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORT_FILE, LOG_FILE, COMMANDS = sys.argv[1], sys.argv[2], sys.argv[3:]
+SUBAGENT = bool(COMMANDS) and COMMANDS[0] == "--subagent"
+if SUBAGENT:
+    COMMANDS = COMMANDS[1:]
 LOCK = threading.Lock()
+SERIAL = [0]  # the number of the last message id handed out
 
 
 def tool_results(body):
@@ -30,17 +39,36 @@ def tool_results(body):
     return n
 
 
+def first_message(body):
+    """The text of the conversation's first message (a subagent's holds its prompt)."""
+    for m in body.get("messages", [])[:1]:
+        c = m.get("content")
+        return c if isinstance(c, str) else json.dumps(c)
+    return ""
+
+
+SUBAGENT_PROMPT = "Run these shell commands, one at a time: "
+
+
 def answer(body):
     """The content blocks and stop reason of the model's next message."""
     tools = [t.get("name") for t in body.get("tools") or []]
     if "Bash" not in tools:
         return [{"type": "text", "text": "ok"}], "end_turn"
     done = tool_results(body)
+    delegate = next((t for t in ("Agent", "Task") if t in tools), None)
+    if SUBAGENT and delegate and SUBAGENT_PROMPT not in first_message(body):  # the main conversation: one subagent call, then the answer
+        if done == 0:
+            call = {"type": "tool_use", "id": "toolu_mock_agent", "name": delegate,
+                    "input": {"description": "Run the commands", "subagent_type": "general-purpose",
+                              "prompt": SUBAGENT_PROMPT + "; ".join(COMMANDS), "run_in_background": False}}
+            return [call], "tool_use"
+        return [{"type": "text", "text": "The subagent ran the commands."}], "end_turn"
     if done < len(COMMANDS):
-        call = {"type": "tool_use", "id": f"toolu_mock_{done:02d}", "name": "Bash",
+        call = {"type": "tool_use", "id": f"toolu_mock_{'sub_' if SUBAGENT else ''}{done:02d}", "name": "Bash",
                 "input": {"command": COMMANDS[done], "description": "run a command"}}
         return [call], "tool_use"
-    return [{"type": "text", "text": "Done."}], "end_turn"
+    return [{"type": "text", "text": "Ran them all." if SUBAGENT else "Done."}], "end_turn"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -74,6 +102,8 @@ class Handler(BaseHTTPRequestHandler):
             body = {}
         with LOCK, open(LOG_FILE, "a") as log:
             log.write(json.dumps({"path": self.path, "body": body}) + "\n")
+            SERIAL[0] += 1
+            serial = SERIAL[0]
         path = self.path.split("?")[0]
         if path == "/v1/messages/count_tokens":
             return self.send(200, {"input_tokens": 10})
@@ -82,7 +112,7 @@ class Handler(BaseHTTPRequestHandler):
         blocks, stop = answer(body)
         model = body.get("model", "claude-mock")
         usage = {"input_tokens": 10, "output_tokens": 5}
-        message = {"id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": [],
+        message = {"id": f"msg_mock_{serial:03d}", "type": "message", "role": "assistant", "model": model, "content": [],
                    "stop_reason": None, "stop_sequence": None, "usage": usage}
         if not body.get("stream"):
             message.update(content=blocks, stop_reason=stop)
