@@ -60,4 +60,8 @@ bool read_inspect_log(ParseCtx& c, od::object log, const TraceParser::Emit* emit
 // emitted unless all read.
 bool read_sessions(ParseCtx& c, od::array lines, std::vector<Trajectory>& sessions);
 
+// A Codex CLI rollout file, one array record of its lines (rollout_reader.cpp): one trace, read
+// into `c.t`.
+bool read_rollout(ParseCtx& c, od::array lines);
+
 }  // namespace trajcheck::detail

@@ -70,15 +70,19 @@ std::size_t read_head(detail::InputStream& stream, std::vector<char>& buf, std::
 }
 
 // Whether the keys of an object are those of a line of a coding-agent session log: the
-// session fields (sessionId with uuid or parentUuid), or a summary line's leafUuid.
+// session fields (sessionId with uuid or parentUuid), or a summary line's leafUuid; or of a
+// Codex CLI rollout file ({"timestamp", "type", "payload"}), read whole the same way.
 bool session_line_keys(const std::vector<std::string_view>& keys) {
-  bool session = false, uuid = false, leaf = false;
+  bool session = false, uuid = false, leaf = false, timestamp = false, type = false, payload = false;
   for (std::string_view k : keys) {
     session = session || k == "sessionId";
     uuid = uuid || k == "uuid" || k == "parentUuid";
     leaf = leaf || k == "leafUuid";
+    timestamp = timestamp || k == "timestamp";
+    type = type || k == "type";
+    payload = payload || k == "payload";
   }
-  return (session && uuid) || leaf;
+  return (session && uuid) || leaf || (timestamp && type && payload);
 }
 
 // Whether the first bytes of a JSONL file are those of a coding-agent session log: a line in
@@ -156,7 +160,7 @@ bool array_is_one_record(std::string_view first) {
         k == "actual" || k == "expected" || k == "outputs" || k == "reference_outputs" || k == "tool_calls")
       return false;
     if (k == "name" || k == "function" || k == "tool") named = true;
-    if (k == "data") data = true;
+    if (k == "data" || k == "kwargs") data = true;
   }
   return named || data;  // {"type": "human", "data": {…}}: LangChain's messages_to_dict
 }

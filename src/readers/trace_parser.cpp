@@ -19,12 +19,14 @@ namespace od = detail::od;
 
 namespace {
 
-enum class Shape { unknown, native, chat, otel, list, response, inspect_log, inspect_sample, session };
+enum class Shape { unknown, native, chat, otel, list, response, inspect_log, inspect_sample, session, rollout };
 
 // Whether a "type" tags a message of a list without roles (LangChain, the Responses API).
 bool message_type(std::string_view type) {
   // Not LangChain's legacy "function": an OpenAI tool call of a tool list is {"type": "function"}.
-  return type == "message" || detail::is_responses_item(type) || (type != "function" && !detail::langchain_role(type).empty());
+  // "constructor": a LangChain message serialized by JSON.stringify or dumpd.
+  return type == "message" || type == "constructor" || detail::is_responses_item(type) ||
+         (type != "function" && !detail::langchain_role(type).empty());
 }
 
 // Detects an object record's shape from its top-level keys. `other_type`: it has a "type" that
@@ -33,7 +35,7 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
                    bool* other_type = nullptr) {
   bool steps = false, messages = false, otel = false, tool_calls = false, role = false, name = false;
   bool response = false, typed = false, samples = false, eval = false, epoch = false;
-  bool session = false, uuid = false, leaf = false, type_key = false;
+  bool session = false, uuid = false, leaf = false, type_key = false, payload = false, timestamp = false;
   *error = simdjson::SUCCESS;
   for (auto field : o) {
     std::string_view key;
@@ -49,6 +51,8 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
     else if (key == "sessionId") session = true;
     else if (key == "uuid" || key == "parentUuid") uuid = true;
     else if (key == "leafUuid") leaf = true;
+    else if (key == "payload") payload = true;
+    else if (key == "timestamp") timestamp = true;
     else if (key == "type") {
       std::string_view type;
       type_key = true;
@@ -66,6 +70,8 @@ Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson
   if (samples && eval) return Shape::inspect_log;
   // A line of a coding-agent session log (its "type" is "user", "assistant", "summary"…).
   if (!role && ((session && uuid) || leaf)) return Shape::session;
+  // A line of a Codex CLI rollout file ({"timestamp", "type", "payload"}).
+  if (!role && type_key && payload && timestamp) return Shape::rollout;
   if (otel) return Shape::otel;
   if (role || typed) return Shape::unknown;
   if (tool_entry) *tool_entry = name;
@@ -84,6 +90,7 @@ std::string_view shape_name(Shape s) {
     case Shape::inspect_log: return "inspect_log";
     case Shape::inspect_sample: return "inspect_sample";
     case Shape::session: return "session";
+    case Shape::rollout: return "rollout";
     default: return "unknown";
   }
 }
@@ -158,6 +165,10 @@ std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
 constexpr std::string_view kLoneSessionLine =
     "a single line of a coding-agent session log, not a session: a session log is read whole, from its "
     "JSONL file or as an array of its lines";
+
+constexpr std::string_view kLoneRolloutLine =
+    "a single line of a Codex CLI rollout file, not a rollout: a rollout is read whole, from its JSONL file or as "
+    "an array of its lines";
 
 constexpr std::string_view kUnknownShape =
     "not a known trace shape: expected an object with \"steps\" (native), \"messages\" or \"traj\" "
@@ -411,6 +422,9 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       case Shape::response: ok = read_response_object(ctx, o); break;
       case Shape::inspect_log: ok = read_inspect_log(ctx, o, nullptr, nullptr); break;  // validates; emitted below
       case Shape::inspect_sample: ok = read_inspect_sample(ctx, o, detail::InspectSample{}); break;
+      case Shape::rollout:
+        if (detected == Shape::rollout) return ctx.fail(top, std::string(kLoneRolloutLine));
+        [[fallthrough]];
       case Shape::session:  // a session log is an array of its lines
         if (detected == Shape::session) {
           // A line a session log left out because its JSON breaks past what stage 1 checks
@@ -450,8 +464,8 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
         simdjson::error_code err;
         Shape element_shape = object_shape(eo, &role, &tool_entry, &err, &other_type);
         if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
-        if (element_shape == Shape::session) {
-          detected = Shape::session;
+        if (element_shape == Shape::session || element_shape == Shape::rollout) {
+          detected = element_shape;
           break;
         }
         if (first) detected = role ? Shape::chat : tool_entry ? Shape::list : Shape::unknown;
@@ -463,16 +477,18 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       break;
     }
     if (!forced) shape = detected;
-    if (shape != Shape::chat && shape != Shape::list && shape != Shape::session)
+    if (shape == Shape::session && detected == Shape::rollout) shape = Shape::rollout;  // --input-format session
+    if (shape != Shape::chat && shape != Shape::list && shape != Shape::session && shape != Shape::rollout)
       return ctx.fail(top, forced ? fmt::format("input format is {}, but the record is an array", to_string(c.options.format))
                                   : std::string(kUnknownShape));
     if (!detail::rewind(doc)) return ctx.fail(ctx.here(), detail::json_error_message(simdjson::TAPE_ERROR));
     if (auto e = doc.get_array().get(a)) return ctx.fail(top, detail::json_error_message(e));
     bool ok = shape == Shape::chat      ? read_chat_array(ctx, a)
               : shape == Shape::session ? read_sessions(ctx, a, sessions)  // emitted below
+              : shape == Shape::rollout ? read_rollout(ctx, a)
                                         : read_list_array(ctx, a);
     if (!ok) return false;
-    if (shape != Shape::session) t.set_trace_id(ctx.origin_id());
+    if (shape != Shape::session && shape != Shape::rollout) t.set_trace_id(ctx.origin_id());
   } else {
     return ctx.fail(top, fmt::format("{}: the record is a JSON {}", kUnknownShape,
                                      type == json_type::string ? "string" : type == json_type::number ? "number"
