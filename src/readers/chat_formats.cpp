@@ -60,7 +60,9 @@ bool is_responses_item(std::string_view type) {
                        "web_search_call", "file_search_call", "computer_call", "computer_call_output",
                        "code_interpreter_call", "image_generation_call", "local_shell_call", "local_shell_call_output",
                        "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output", "mcp_call",
-                       "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "reasoning", "item_reference"});
+                       "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "reasoning", "item_reference",
+                       // the OpenAI Agents SDK's run items (result.history)
+                       "function_call_result", "computer_call_result", "hosted_tool_call"});
 }
 
 std::string_view langchain_role(std::string_view type) {

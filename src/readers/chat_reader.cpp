@@ -712,6 +712,69 @@ template <class V>
 bool read_message_body(ParseCtx& c, typename JsonOf<V>::object& m, const char* where, std::string_view role_name,
                        std::uint32_t index);
 
+// The chat role of a serialized LangChain message class (the last element of its "id"), or
+// empty.
+std::string_view langchain_class_role(std::string_view cls) {
+  constexpr std::string_view chunk = "Chunk";
+  if (cls.size() > chunk.size() && cls.substr(cls.size() - chunk.size()) == chunk) cls.remove_suffix(chunk.size());
+  if (cls == "HumanMessage") return "user";
+  if (cls == "AIMessage") return "assistant";
+  if (cls == "ToolMessage") return "tool";
+  if (cls == "SystemMessage") return "system";
+  if (cls == "FunctionMessage") return "function";
+  if (cls == "ChatMessage") return "chat";
+  return {};
+}
+
+// A LangChain message serialized by its own toJSON (JSON.stringify) or dumpd: {"lc": 1,
+// "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"], "kwargs": {the
+// message's fields}}. The class (the id's last element, which comes before "kwargs" as both
+// serializers write it) gives the role; kwargs is read as the message. A class that is not
+// a message is skipped with a warning.
+template <class V>
+bool read_langchain_serialized(ParseCtx& c, typename JsonOf<V>::object& m, const char* where, std::uint32_t index) {
+  std::string cls;
+  bool read = false, warned = false;
+  bool ok = for_fields(c, m, [&](std::string_view key, V v) {
+    if (key == "id") {
+      typename JsonOf<V>::array a;
+      if (auto e = v.get_array().get(a))
+        return c.fail(location_of(v), expect(e, "a serialized LangChain object's \"id\" must be an array of strings"));
+      return for_each_element(c, a, [&](V ev) {
+        std::string_view part;
+        if (!c.get_string(ev, &part, "a serialized LangChain object's \"id\" element")) return false;
+        cls.assign(part);
+        return true;
+      });
+    }
+    if (key != "kwargs") return c.skip_value(v);  // "lc" (the format's version), "type"
+    const char* kwhere = location_of(v);
+    if (cls.empty()) return c.fail(kwhere, "a serialized LangChain object has no \"id\" (its class) before \"kwargs\"");
+    std::string_view role = langchain_class_role(cls);
+    if (role.empty()) {
+      if (!warned) c.warn(where, fmt::format("serialized LangChain object of class '{}' is not a message; skipped", cls));
+      warned = true;
+      return c.skip_value(v);
+    }
+    if (read) return c.fail(kwhere, "a serialized LangChain message has \"kwargs\" twice");
+    read = true;
+    typename JsonOf<V>::object d;
+    if (auto e = v.get_object().get(d)) return c.fail(kwhere, expect(e, "a serialized LangChain message's \"kwargs\" must be an object"));
+    std::string_view own_role;
+    if (role == "chat" && (!peek_string(c, d, "role", &own_role, kwhere) || own_role.empty()))
+      return own_role.empty() ? c.fail(kwhere, "LangChain chat message has no \"role\"") : false;
+    return read_message_body<V>(c, d, kwhere, role == "chat" ? own_role : role, index);
+  });
+  if (!ok) return false;
+  if (read || warned) return true;
+  if (cls.empty()) return c.fail(where, "a serialized LangChain object has no \"id\" (its class)");
+  if (langchain_class_role(cls).empty()) {
+    c.warn(where, fmt::format("serialized LangChain object of class '{}' is not a message; skipped", cls));
+    return true;
+  }
+  return c.fail(where, "a serialized LangChain message has no \"kwargs\"");
+}
+
 // One element of a message list: a role-tagged message; a LangChain message, tagged by
 // "type" (model_dump: {"type": "ai", "content", "tool_calls"}; messages_to_dict: {"type":
 // "ai", "data": {…}}); or an OpenAI Responses item ({"type": "function_call", …}).
@@ -727,6 +790,7 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
   std::string_view type;
   if (!peek_string(c, m, "type", &type, where)) return false;
   if (is_responses_item(type)) return read_responses_item(c, m, type, where, index);
+  if (type == "constructor") return read_langchain_serialized<V>(c, m, where, index);
   std::string_view role = langchain_role(type);
   if (role.empty()) return c.fail(where, "message has no \"role\"");
   bool wrapped = false;

@@ -32,9 +32,34 @@ bool argument_member(std::string_view key) {
 // Members that are its output.
 bool result_member(std::string_view key) { return key == "output" || key == "results" || key == "outputs" || key == "result"; }
 
+// The text of an Agents SDK tool output given as a content part ({"type": "text", "text": …}),
+// from its minified JSON; false for any other value.
+bool output_part_text(ParseCtx& c, std::string_view json, std::string* text) {
+  if (json.empty() || json.front() != '{') return false;
+  std::string& padded = c.s.inner_padded;
+  padded.assign(json);
+  padded.append(simdjson::SIMDJSON_PADDING, ' ');
+  od::document doc;
+  od::object o;
+  if (c.s.inner_parser.iterate(padded.data(), json.size(), padded.size()).get(doc) || doc.get_object().get(o)) return false;
+  std::string_view type, t;
+  bool typed = false, has_text = false;
+  for (auto field : o) {
+    std::string_view key;
+    if (field.unescaped_key().get(key)) return false;
+    if (key == "type" && !field.value().get_string().get(type)) typed = type == "text" || type == "input_text" || type == "output_text";
+    else if (key == "text" && !field.value().get_string().get(t)) { text->assign(t); has_text = true; }
+    else if (key != "providerData") return false;
+  }
+  return typed && has_text;
+}
+
 template <class Object>
 bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where, std::uint32_t index) {
-  const bool output = ends_with(type, "_output");
+  // The Agents SDK names outputs "*_result" (function_call_result) and built-in calls
+  // hosted_tool_call {"name": "web_search_call", …}.
+  const bool output = ends_with(type, "_output") || ends_with(type, "_result");
+  const bool hosted = type == "hosted_tool_call";
   const bool call = !output && (ends_with(type, "_call") || type == "mcp_approval_request");
   Scratch& s = c.s;
   Step st;
@@ -54,7 +79,7 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
     if (!c.is_null(v, &null)) return false;
     if (null || key == "type") return true;
     if (key == "id") return c.get_id(v, &item_id, "item \"id\"");
-    if (key == "call_id" || key == "approval_request_id") return c.get_id(v, &call_id, fmt::format("item \"{}\"", key));
+    if (key == "call_id" || key == "callId" || key == "approval_request_id") return c.get_id(v, &call_id, fmt::format("item \"{}\"", key));
     if (key == "name") {
       std::string_view n;
       if (!c.get_string(v, &n, "item \"name\"")) return false;
@@ -73,6 +98,19 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
     if (result_member(key) && !has_result) {
       has_result = true;
       bool pattern = false;
+      if (output && type == "function_call_result") {  // the Agents SDK: {"type": "text", "text": …}
+        s.value.clear();
+        if (!c.write_value(v, s.value)) return false;
+        std::string text;
+        if (output_part_text(c, s.value, &text)) {
+          r.result = c.store_text_result(text, &pattern);
+        } else {
+          r.result = c.t.store(s.value);
+          pattern = c.matches_error_pattern(s.value);
+        }
+        r.error |= pattern;
+        return true;
+      }
       if (!c.store_json_result(v, &r.result, &pattern)) return false;
       r.error |= pattern;
       return true;
@@ -140,7 +178,7 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
     return true;
   }
   st.id = !call_id.empty() ? call_id : item_id;
-  c.set_tool(st, !name.empty() ? c.t.text(name) : builtin_tool(type));
+  c.set_tool(st, !name.empty() ? (hosted ? builtin_tool(c.t.text(name)) : c.t.text(name)) : builtin_tool(type));
   if (has_args_text) {
     if (custom_input) {  // free text, not JSON
       s.value.clear();
