@@ -76,6 +76,13 @@ case "$mode" in
     if ! (cd tests/claude-code && npm ci --ignore-scripts --no-audit --no-fund); then
       echo "setup: npm ci failed in tests/claude-code: the Claude Code hook test will be skipped" >&2
     fi
+    # The agent software whose output the readers are tested on (tests/producers.cmake), pinned
+    # likewise.
+    for producer in tests/producers/codex tests/producers/openai-agents tests/producers/langchain; do
+      if ! (cd "$producer" && npm ci --ignore-scripts --no-audit --no-fund); then
+        echo "setup: npm ci failed in $producer: its producer test will be skipped" >&2
+      fi
+    done
     # The Release tree: the product (command line, library, Python package) and every test of
     # it — golden files, the command line, Python, Dask, the editor, the examples — but of the
     # C++ unit tests only the full-size soak and the allocation count (which the sanitizers'

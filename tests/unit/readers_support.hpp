@@ -32,6 +32,10 @@ inline ReadResult read_inputs(const std::vector<std::string>& inputs, NormalizeO
   Trajectory t(r.tools.get());
   RawRecord rec;
   while (src.next(rec)) {
+    if (rec.skipped()) {  // an input the listing skipped: its warning, as the CLI prints it
+      r.warnings.push_back(rec.skip_warning);
+      continue;
+    }
     ++r.records;
     ParseOutcome o = parser.parse(rec, t, [&](Trajectory& tr) {
       r.traces.push_back(tr);
