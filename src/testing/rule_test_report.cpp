@@ -102,8 +102,10 @@ std::string report_text(const RuleTestRun& run, bool quiet) {
       }
     }
   }
-  out += fmt::format("{} case{} in {} file{}: {} passed, {} failed\n", run.cases, run.cases == 1 ? "" : "s", files,
+  out += fmt::format("{} case{} in {} file{}: {} passed, {} failed", run.cases, run.cases == 1 ? "" : "s", files,
                      files == 1 ? "" : "s", run.passed, run.failed);
+  if (!run.warnings.empty()) out += fmt::format(", {} warning{}", run.warnings.size(), run.warnings.size() == 1 ? "" : "s");
+  out += '\n';
   if (run.coverage) coverage_text(run, out);
   return out;
 }
@@ -154,7 +156,7 @@ std::string report_json(const RuleTestRun& run) {
     files.push_back(std::move(jf));
   }
   doc["files"] = std::move(files);
-  doc["summary"] = J{{"cases", run.cases}, {"passed", run.passed}, {"failed", run.failed}, {"errors", run.errors.size()}};
+  doc["summary"] = J{{"cases", run.cases}, {"passed", run.passed}, {"failed", run.failed}, {"errors", run.errors.size()}, {"warnings", run.warnings.size()}};
   if (run.coverage) {
     const CoverageSummary& s = run.summary;
     J cov = J::object();

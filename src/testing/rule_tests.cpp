@@ -264,7 +264,16 @@ void run_file(const std::string& path, const RuleTestOptions& options, RuleTestR
   // Every trace is read even when a name was wrong, so that one run reports every mistake.
 
   std::vector<CaseTrace> traces(file.cases.size());
-  for (std::size_t ci = 0; ci < file.cases.size(); ++ci) read_case_trace(file.cases[ci], rules, file, traces[ci]);
+  for (std::size_t ci = 0; ci < file.cases.size(); ++ci)
+    if (read_case_trace(file.cases[ci], rules, file, traces[ci]))
+      for (std::string w : traces[ci].trace->warnings) {
+        // The reader's, located in the trace it read: an inline trace's positions are those of
+        // its JSON text as rewritten, so only the case's own place is given.
+        const std::size_t cut = w.find("warning: ");
+        if (!file.cases[ci].record.empty() && cut != std::string::npos) w.erase(0, cut + 9);
+        run.warnings.push_back(fmt::format("{}: warning: case \"{}\": {}", rt_location_of(file.source, file.cases[ci].at),
+                                           file.cases[ci].name, w));
+      }
   if (!file.ok()) return give_up();
 
   // Run: one Checker per rules file of the set (each with the case's fixture).
