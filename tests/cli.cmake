@@ -38,3 +38,7 @@ add_test(NAME cli.precommit
 add_test(NAME cli.rules_tests
          COMMAND $<TARGET_FILE:trajcheck_cli> test --quiet --coverage --min-coverage 100 rules examples
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+# … and catch small edits of those rules (a bound raised, a condition negated, a glob narrowed, …).
+add_test(NAME cli.rules_tests_mutants
+         COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/rule_tests_mutants.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/rules-mutants)
