@@ -42,3 +42,7 @@ add_test(NAME cli.rules_tests
 add_test(NAME cli.rules_tests_mutants
          COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/rule_tests_mutants.py ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/rules-mutants)
+# docs/testing-rules.md's example test file passes, and its FAIL block is what the command prints.
+add_test(NAME cli.testing_rules_doc
+         COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/testing_rules_doc.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/testing-rules-doc)
