@@ -1,0 +1,599 @@
+// Rule mining (docs/mining.md): per-trace summaries folded into counters per tool and per
+// pair of tools, from which every candidate's support and confidence follow.
+#include "trajcheck/mine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace trajcheck {
+
+namespace {
+
+constexpr std::size_t kMineMaxValues = 16;     // distinct values tracked per tool argument
+constexpr std::size_t kMineMaxKeys = 64;       // arguments tracked per tool
+constexpr std::size_t kMineMaxValueBytes = 200;
+
+struct MinePairCounts {
+  std::uint64_t co = 0;      // traces with both
+  std::uint64_t prec = 0;    // B occurs, an A in a turn before B's first turn
+  std::uint64_t resp = 0;    // A occurs, a B in a turn after A's last turn
+  std::uint64_t chainp = 0;  // B occurs, every turn of B right after a turn with an A
+  std::uint64_t chainf = 0;  // A occurs, every turn of A right before a turn with a B
+  void add(const MinePairCounts& o) {
+    co += o.co;
+    prec += o.prec;
+    resp += o.resp;
+    chainp += o.chainp;
+    chainf += o.chainf;
+  }
+};
+
+struct MineArgStat {
+  std::map<std::string, std::uint64_t> unique;  // value literal -> traces where every call had it
+};
+
+struct MineToolCounts {
+  std::uint64_t occ = 0;  // traces with a call
+  std::uint64_t min_count = 0, max_count = 0;
+  std::map<std::string, MineArgStat> args;  // key -> stats
+};
+
+bool mine_is_ident(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+const std::set<std::string, std::less<>>& mine_reserved_words() {
+  static const std::set<std::string, std::less<>> words = {
+      "forbid", "never", "require", "precedes", "immediately", "is", "followed", "requires", "excludes",
+      "starts", "ends", "only", "no", "at", "exactly", "between", "retries", "expect", "ignoring", "after",
+      "before", "until", "rule", "message", "tag", "alias", "group", "workflow", "catalog", "case", "where",
+      "or", "and", "not", "failed", "any", "step", "tool_call", "user_message", "assistant_message",
+      "approval_request", "approval", "final_answer", "write", "true", "false", "null"};
+  return words;
+}
+
+std::string mine_quote(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+
+}  // namespace
+
+std::string mined_tool_name(std::string_view name) {
+  bool bare = !name.empty();
+  for (std::size_t i = 0; i < name.size() && bare; ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    bool ok = std::isalnum(c) || c == '_' || c == '.' || c == '/' || (c == '-' && i + 1 < name.size() && name[i + 1] != '>');
+    if (c == ':') ok = i + 1 < name.size() && name[i + 1] != ':' && name[i + 1] != ' ';
+    bare = ok;
+  }
+  if (bare && (name.front() == '-' || name.front() == '.' || name.back() == ':' || name.back() == '-' ||
+               std::isdigit(static_cast<unsigned char>(name.front()))))
+    bare = false;
+  if (bare && mine_reserved_words().count(name)) bare = false;
+  return bare ? std::string(name) : mine_quote(name);
+}
+
+std::string_view to_string(MineFamily f) {
+  switch (f) {
+    case MineFamily::precedes: return "precedes";
+    case MineFamily::response: return "response";
+    case MineFamily::chain: return "chain";
+    case MineFamily::count: return "count";
+    case MineFamily::forbid: return "forbid";
+    case MineFamily::only: return "only";
+    case MineFamily::excludes: return "excludes";
+    case MineFamily::args: return "args";
+  }
+  return "?";
+}
+
+bool parse_mine_families(std::string_view list, std::uint32_t* mask, std::string* error) {
+  std::uint32_t m = 0;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    std::size_t comma = list.find(',', at);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view name = list.substr(at, comma - at);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    bool found = false;
+    if (name == "all") {
+      m |= (1u << kMineFamilyCount) - 1;
+      found = true;
+    }
+    for (int i = 0; i < kMineFamilyCount && !found; ++i)
+      if (name == to_string(static_cast<MineFamily>(i))) {
+        m |= 1u << i;
+        found = true;
+      }
+    if (!found) {
+      std::string names;
+      for (int i = 0; i < kMineFamilyCount; ++i) names += std::string(i ? ", " : "") + std::string(to_string(static_cast<MineFamily>(i)));
+      *error = fmt::format("unknown template '{}' (known: {}, all)", name, names);
+      return false;
+    }
+    at = comma + 1;
+  }
+  *mask = m;
+  return true;
+}
+
+double MinedRule::separation() const {
+  double bad = bad_traces ? static_cast<double>(bad_violated) / static_cast<double>(bad_traces) : 0.0;
+  double good = traces ? static_cast<double>(counts.activated - counts.held) / static_cast<double>(traces) : 0.0;
+  return bad - good;
+}
+
+struct Miner::Impl {
+  std::uint64_t traces = 0;
+  std::vector<std::string> names;
+  std::unordered_map<std::string, std::uint32_t> ids;
+  std::vector<MineToolCounts> tools;
+  std::unordered_map<std::uint64_t, MinePairCounts> pairs;  // (a << 32 | b)
+
+  // Per-trace scratch, reused.
+  std::vector<std::uint32_t> local_of;  // global id -> local index + 1 (0: absent)
+  std::vector<std::uint32_t> local_ids;  // local -> global
+  std::vector<std::uint32_t> first_g, last_g, count, turns_of;
+  std::vector<std::uint32_t> pcount;  // k × k: adjacent turns (A's turn, then B's)
+  struct ArgSeen {
+    std::string value;  // literal, or empty when mixed / not a literal
+    std::uint32_t calls = 0;
+  };
+  std::vector<std::map<std::string, ArgSeen>> arg_seen;  // per local tool
+
+  std::uint32_t intern(std::string_view name) {
+    auto it = ids.find(std::string(name));
+    if (it != ids.end()) return it->second;
+    std::uint32_t id = static_cast<std::uint32_t>(names.size());
+    names.emplace_back(name);
+    ids.emplace(std::string(name), id);
+    tools.emplace_back();
+    local_of.push_back(0);
+    return id;
+  }
+
+  static std::string literal_of(const nlohmann::json& v) {
+    if (v.is_string()) {
+      std::string s = v.dump();
+      return s.size() > kMineMaxValueBytes ? std::string() : s;
+    }
+    if (v.is_boolean() || v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (!std::isfinite(d)) return {};
+      return v.dump();
+    }
+    return {};  // null, objects, arrays: every comparison with them is false
+  }
+
+  void add(const Trajectory& t) {
+    ++traces;
+    const std::vector<Step>& steps = t.steps();
+    // Turn groups as the checker forms them: adjacent tool calls with one turn number share
+    // the group of the first of them; every other step is a group of its own.
+    struct Call {
+      std::uint32_t local, group;
+    };
+    std::vector<Call> calls;
+    calls.reserve(steps.size());
+    local_ids.clear();
+    std::uint32_t group = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      bool same = i > 0 && s.type == StepType::tool_call && steps[i - 1].type == StepType::tool_call &&
+                  steps[i - 1].turn == s.turn;
+      if (!same) group = static_cast<std::uint32_t>(i);
+      if (s.type != StepType::tool_call) continue;
+      std::uint32_t id = intern(t.tool_name(s));
+      if (local_of[id] == 0) {
+        local_ids.push_back(id);
+        local_of[id] = static_cast<std::uint32_t>(local_ids.size());
+      }
+      calls.push_back({local_of[id] - 1, group});
+    }
+    const std::size_t k = local_ids.size();
+    first_g.assign(k, 0);
+    last_g.assign(k, 0);
+    count.assign(k, 0);
+    turns_of.assign(k, 0);
+    pcount.assign(k * k, 0);
+    for (const Call& c : calls) {
+      if (count[c.local]++ == 0) first_g[c.local] = c.group;
+      last_g[c.local] = c.group;
+    }
+    // Turns of the tool-call sequence (what `ignoring not tool_call` leaves), as sets of tools.
+    std::vector<std::uint32_t> prev, cur;
+    auto close_turn = [&]() {
+      std::sort(cur.begin(), cur.end());
+      cur.erase(std::unique(cur.begin(), cur.end()), cur.end());
+      for (std::uint32_t b : cur) {
+        ++turns_of[b];
+        for (std::uint32_t a : prev) {
+          ++pcount[a * k + b];  // a turn with A right before a turn with B
+        }
+      }
+      prev.swap(cur);
+      cur.clear();
+    };
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (i > 0 && calls[i].group != calls[i - 1].group) close_turn();
+      cur.push_back(calls[i].local);
+    }
+    if (!cur.empty()) close_turn();
+    for (std::size_t a = 0; a < k; ++a) {
+      MineToolCounts& tc = tools[local_ids[a]];
+      ++tc.occ;
+      if (tc.occ == 1 || count[a] < tc.min_count) tc.min_count = count[a];
+      tc.max_count = std::max<std::uint64_t>(tc.max_count, count[a]);
+      for (std::size_t b = 0; b < k; ++b) {
+        if (a == b) continue;
+        MinePairCounts& p = pairs[(static_cast<std::uint64_t>(local_ids[a]) << 32) | local_ids[b]];
+        ++p.co;
+        if (first_g[a] < first_g[b]) ++p.prec;
+        if (last_g[a] < last_g[b]) ++p.resp;
+        if (pcount[a * k + b] == turns_of[b]) ++p.chainp;
+        if (pcount[a * k + b] == turns_of[a]) ++p.chainf;
+      }
+    }
+    // Argument constants: per tool and key, the one value every call of the trace gave.
+    arg_seen.assign(k, {});
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      if (s.type != StepType::tool_call) continue;
+      std::uint32_t a = local_of[intern(t.tool_name(s))] - 1;
+      auto& seen = arg_seen[a];
+      nlohmann::json args = s.arguments.empty() || s.arguments_invalid
+                                ? nlohmann::json::object()
+                                : nlohmann::json::parse(t.text(s.arguments), nullptr, false);
+      if (!args.is_object()) args = nlohmann::json::object();
+      for (auto it = args.begin(); it != args.end(); ++it) {
+        if (seen.size() >= kMineMaxKeys && !seen.count(it.key())) continue;
+        ArgSeen& as = seen[it.key()];
+        std::string lit = literal_of(it.value());
+        if (as.calls == 0) as.value = lit;
+        else if (as.value != lit) as.value.clear();
+        ++as.calls;
+      }
+    }
+    for (std::size_t a = 0; a < k; ++a) {
+      MineToolCounts& tc = tools[local_ids[a]];
+      for (auto& [key, as] : arg_seen[a]) {
+        if (as.value.empty() || as.calls != count[a]) continue;  // some call lacked it or differed
+        MineArgStat& st = tc.args[key];
+        auto it = st.unique.find(as.value);
+        if (it != st.unique.end()) ++it->second;
+        else if (st.unique.size() < kMineMaxValues) st.unique.emplace(as.value, 1);
+      }
+    }
+    for (std::uint32_t id : local_ids) local_of[id] = 0;
+  }
+
+  void merge(const Impl& o) {
+    traces += o.traces;
+    for (std::size_t i = 0; i < o.names.size(); ++i) {
+      std::uint32_t id = intern(o.names[i]);
+      MineToolCounts& tc = tools[id];
+      const MineToolCounts& oc = o.tools[i];
+      if (oc.occ > 0) {
+        tc.min_count = tc.occ == 0 ? oc.min_count : std::min(tc.min_count, oc.min_count);
+        tc.max_count = std::max(tc.max_count, oc.max_count);
+      }
+      tc.occ += oc.occ;
+      for (const auto& [key, st] : oc.args) {
+        MineArgStat& mine = tc.args[key];
+        for (const auto& [v, n] : st.unique) {
+          auto it = mine.unique.find(v);
+          if (it != mine.unique.end()) it->second += n;
+          else if (mine.unique.size() < kMineMaxValues) mine.unique.emplace(v, n);
+        }
+      }
+    }
+    for (const auto& [key, pc] : o.pairs) {
+      std::uint32_t a = ids.at(o.names[key >> 32]), b = ids.at(o.names[key & 0xffffffffu]);
+      pairs[(static_cast<std::uint64_t>(a) << 32) | b].add(pc);
+    }
+  }
+
+  const MinePairCounts* pair(std::uint32_t a, std::uint32_t b) const {
+    auto it = pairs.find((static_cast<std::uint64_t>(a) << 32) | b);
+    return it == pairs.end() ? nullptr : &it->second;
+  }
+};
+
+Miner::Miner() : impl_(std::make_unique<Impl>()) {}
+Miner::~Miner() = default;
+Miner::Miner(Miner&&) noexcept = default;
+Miner& Miner::operator=(Miner&&) noexcept = default;
+void Miner::add(const Trajectory& t) { impl_->add(t); }
+void Miner::merge(const Miner& other) { impl_->merge(*other.impl_); }
+std::uint64_t Miner::traces() const { return impl_->traces; }
+
+std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
+  const Impl& m = *impl_;
+  std::vector<MinedRule> out;
+  const double n = static_cast<double>(m.traces);
+  auto on = [&](MineFamily f) { return (o.families >> static_cast<int>(f)) & 1u; };
+  // Thresholds compare integers where they can: a share of 1 means every trace.
+  auto keep = [&](const MineCounts& c) {
+    if (c.activated == 0 || m.traces == 0) return false;
+    if (static_cast<double>(c.activated) < o.min_support * n - 1e-9) return false;
+    return static_cast<double>(c.held) >= o.min_confidence * static_cast<double>(c.activated) - 1e-9;
+  };
+  auto emit = [&](MineFamily f, std::string text, MineCounts c) {
+    if (!keep(c)) return;
+    MinedRule r;
+    r.family = f;
+    r.statement = std::move(text);
+    r.counts = c;
+    r.traces = m.traces;
+    out.push_back(std::move(r));
+  };
+  const std::size_t T = m.names.size();
+  std::vector<std::uint32_t> seen;  // tools called in some trace, by name
+  for (std::uint32_t i = 0; i < T; ++i)
+    if (m.tools[i].occ > 0) seen.push_back(i);
+  std::sort(seen.begin(), seen.end(), [&](std::uint32_t a, std::uint32_t b) { return m.names[a] < m.names[b]; });
+  auto nm = [&](std::uint32_t id) { return mined_tool_name(m.names[id]); };
+
+  // Pair families; kept (at confidence 1) for pruning.
+  std::set<std::pair<std::uint32_t, std::uint32_t>> prec1, resp1;
+  struct PairRule {
+    MineFamily f;
+    int form;  // precedes/response: 0; chain: 0 = immediately precedes, 1 = immediately followed
+    std::uint32_t a, b;
+    MineCounts c;
+  };
+  std::vector<PairRule> pair_rules;
+  for (std::uint32_t a : seen)
+    for (std::uint32_t b : seen) {
+      if (a == b) continue;
+      const MinePairCounts* p = m.pair(a, b);
+      MinePairCounts zero;
+      if (!p) p = &zero;
+      const MineToolCounts& ta = m.tools[a];
+      const MineToolCounts& tb = m.tools[b];
+      MineCounts prec{tb.occ, p->prec}, resp{ta.occ, p->resp}, cp{tb.occ, p->chainp}, cf{ta.occ, p->chainf};
+      bool kp = on(MineFamily::precedes) && keep(prec), kr = on(MineFamily::response) && keep(resp);
+      bool kcp = on(MineFamily::chain) && keep(cp), kcf = on(MineFamily::chain) && keep(cf);
+      // A chain implies the plain order of the same pair, with the same activation: the order
+      // adds nothing when it holds no more often than the chain.
+      if (o.prune && kcp && p->chainp == p->prec) kp = false;
+      if (o.prune && kcf && p->chainf == p->resp) kr = false;
+      if (kp) {
+        pair_rules.push_back({MineFamily::precedes, 0, a, b, prec});
+        if (prec.held == prec.activated) prec1.insert({a, b});
+      }
+      if (kr) {
+        pair_rules.push_back({MineFamily::response, 0, a, b, resp});
+        if (resp.held == resp.activated) resp1.insert({a, b});
+      }
+      if (kcp) pair_rules.push_back({MineFamily::chain, 0, a, b, cp});
+      if (kcf) pair_rules.push_back({MineFamily::chain, 1, a, b, cf});
+      if (on(MineFamily::excludes) && m.names[a] < m.names[b]) {
+        std::uint64_t either = ta.occ + tb.occ - p->co;
+        emit(MineFamily::excludes, fmt::format("{} excludes {}", nm(a), nm(b)), MineCounts{either, either - p->co});
+      }
+    }
+  // Transitive reduction of the orders that always hold: A precedes C follows from A precedes
+  // B and B precedes C (the B before each C has an A before it); likewise for is followed by.
+  auto implied = [&](const std::set<std::pair<std::uint32_t, std::uint32_t>>& s, std::uint32_t a, std::uint32_t c) {
+    for (std::uint32_t b : seen)
+      if (b != a && b != c && s.count({a, b}) && s.count({b, c})) return true;
+    return false;
+  };
+  for (const PairRule& r : pair_rules) {
+    std::string text;
+    switch (r.f) {
+      case MineFamily::precedes:
+        if (o.prune && r.c.held == r.c.activated && implied(prec1, r.a, r.b)) continue;
+        text = fmt::format("{} precedes {}", nm(r.a), nm(r.b));
+        break;
+      case MineFamily::response:
+        if (o.prune && r.c.held == r.c.activated && implied(resp1, r.a, r.b)) continue;
+        text = fmt::format("{} is followed by {}", nm(r.a), nm(r.b));
+        break;
+      default:
+        text = nm(r.a) + (r.form == 0 ? " immediately precedes " : " is immediately followed by ") + nm(r.b) +
+               " ignoring not tool_call";
+    }
+    emit(r.f, std::move(text), r.c);
+  }
+  for (std::uint32_t a : seen) {
+    const MineToolCounts& ta = m.tools[a];
+    if (on(MineFamily::count)) {
+      // At most the largest count seen: holds on every trace (activated where the tool occurs).
+      emit(MineFamily::count, fmt::format("{} at most {}", nm(a), ta.max_count), MineCounts{ta.occ, ta.occ});
+      // At least the smallest count of the traces that call it: holds where the tool occurs.
+      emit(MineFamily::count, fmt::format("{} at least {}", nm(a), ta.min_count), MineCounts{m.traces, ta.occ});
+    }
+    if (on(MineFamily::args))
+      for (const auto& [key, st] : ta.args)
+        for (const auto& [value, held] : st.unique) {
+          std::string path = mine_is_ident(key) && !mine_reserved_words().count(key)
+                                 ? "arguments." + key
+                                 : "arguments[" + mine_quote(key) + "]";
+          emit(MineFamily::args, fmt::format("forbid {} where not ({} == {})", nm(a), path, value),
+               MineCounts{ta.occ, held});
+        }
+  }
+  if (on(MineFamily::only) && !seen.empty()) {
+    std::string text = "only ";
+    for (std::size_t i = 0; i < seen.size(); ++i) text += (i ? " | " : "") + nm(seen[i]);
+    emit(MineFamily::only, std::move(text), MineCounts{m.traces, m.traces});
+  }
+  if (on(MineFamily::forbid) && o.catalog)
+    for (const CatalogTool& ct : o.catalog->tools()) {
+      auto it = m.ids.find(ct.name);
+      if (it != m.ids.end() && m.tools[it->second].occ > 0) continue;
+      emit(MineFamily::forbid, fmt::format("forbid {}", mined_tool_name(ct.name)), MineCounts{m.traces, m.traces});
+    }
+  std::stable_sort(out.begin(), out.end(), [](const MinedRule& x, const MinedRule& y) {
+    // confidence x.held/x.act > y.held/y.act, compared exactly
+    unsigned __int128 l = static_cast<unsigned __int128>(x.counts.held) * y.counts.activated;
+    unsigned __int128 r = static_cast<unsigned __int128>(y.counts.held) * x.counts.activated;
+    if (l != r) return l > r;
+    if (x.counts.activated != y.counts.activated) return x.counts.activated > y.counts.activated;
+    return x.statement < y.statement;
+  });
+  return out;
+}
+
+std::string format_mined_rules(const std::vector<MinedRule>& rules, const MineOptions& o, std::uint64_t traces,
+                               bool contrastive) {
+  std::string out;
+  out += fmt::format("# mined by `trajcheck mine` from {} trace{} (min support {:g}, min confidence {:g})\n", traces,
+                     traces == 1 ? "" : "s", o.min_support, o.min_confidence);
+  out += "# support: traces where the rule is activated; confidence: share of those where it holds\n";
+  if (contrastive)
+    out += "# contrastive: ranked by separation = share of bad traces violating it - share of good traces violating it\n";
+  std::size_t named = 0;
+  for (const MinedRule& r : rules) {
+    double share = r.traces ? 100.0 * static_cast<double>(r.counts.activated) / static_cast<double>(r.traces) : 0.0;
+    out += fmt::format("\n# {}: support {} ({:.1f}%), confidence {:.3f} ({}/{})", to_string(r.family),
+                       r.counts.activated, share, r.counts.confidence(), r.counts.held, r.counts.activated);
+    if (r.contrasted) {
+      std::uint64_t good_v = r.counts.activated - r.counts.held;
+      out += fmt::format("; good violated {}/{} ({:.1f}%), bad violated {}/{} ({:.1f}%), separation {:.3f}", good_v,
+                         r.traces, r.traces ? 100.0 * static_cast<double>(good_v) / static_cast<double>(r.traces) : 0.0,
+                         r.bad_violated, r.bad_traces,
+                         r.bad_traces ? 100.0 * static_cast<double>(r.bad_violated) / static_cast<double>(r.bad_traces) : 0.0,
+                         r.separation());
+    }
+    out += "\n";
+    if (r.counts.held == r.counts.activated) out += r.statement + "\n";
+    else out += fmt::format("rule mined_{} [warning]: {}\n", ++named, r.statement);
+  }
+  return out;
+}
+
+namespace {
+
+// A RecordInput shared by worker threads, one call at a time.
+template <class Fn>
+void mine_workers(unsigned jobs, Fn&& fn) {
+  jobs = effective_jobs(jobs);
+  if (jobs <= 1) {
+    fn(0u);
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (unsigned j = 0; j < jobs; ++j) threads.emplace_back([&fn, j] { fn(j); });
+  for (std::thread& t : threads) t.join();
+}
+
+}  // namespace
+
+MineReadStats mine_records(const RecordInput& input, const TraceParser& parser, unsigned jobs, Miner& miner,
+                           std::string& err) {
+  jobs = effective_jobs(jobs);
+  std::mutex in_mu, out_mu;
+  std::vector<Miner> parts(jobs);
+  std::vector<MineReadStats> stats(jobs);
+  // Errors are kept in input order: each record's text is tagged with its sequence number.
+  std::map<std::uint64_t, std::string> errs;
+  std::uint64_t seq = 0;
+  mine_workers(jobs, [&](unsigned j) {
+    RawRecord rec;
+    ToolTable table;
+    Trajectory scratch(&table);
+    for (;;) {
+      std::uint64_t my;
+      {
+        std::lock_guard<std::mutex> lock(in_mu);
+        if (!input(rec)) return;
+        my = seq++;
+      }
+      std::string e;
+      if (rec.skipped()) {
+        ++stats[j].warnings;
+        e += rec.skip_warning + "\n";
+      } else {
+        ++stats[j].records;
+        ParseOutcome po = parser.parse(rec, scratch, [&](Trajectory& t) {
+          ++stats[j].traces;
+          for (const std::string& w : t.warnings) {
+            ++stats[j].warnings;
+            e += w + "\n";
+          }
+          parts[j].add(t);
+        });
+        if (!po.ok()) {
+          ++stats[j].rejected;
+          for (const RecordError& re : po.errors) e += format_record_error(re);
+        }
+      }
+      if (!e.empty()) {
+        std::lock_guard<std::mutex> lock(out_mu);
+        errs.emplace(my, std::move(e));
+      }
+    }
+  });
+  MineReadStats total;
+  for (unsigned j = 0; j < jobs; ++j) {
+    miner.merge(parts[j]);
+    total.records += stats[j].records;
+    total.traces += stats[j].traces;
+    total.rejected += stats[j].rejected;
+    total.warnings += stats[j].warnings;
+  }
+  for (auto& [k, e] : errs) err += e;
+  return total;
+}
+
+namespace {
+class MineNullWriter final : public CheckWriter {
+ public:
+  void trace(const Trajectory&, const TraceVerdict&, std::string&) const override {}
+  void rejected(const RecordError&, std::string&) const override {}
+};
+}  // namespace
+
+bool contrast_mined_rules(std::vector<MinedRule>& rules, const RecordInput& input, const NormalizeOptions& reading,
+                          unsigned jobs, MineReadStats* stats, std::string* error) {
+  MineOptions none;
+  std::string text = format_mined_rules(rules, none, 0);
+  std::vector<Source> sources;
+  sources.push_back(Source{"<mined>", text});
+  RuleSetResult rs = compile_rule_set(std::move(sources));
+  if (!rs.ok()) {
+    *error = "the mined rules did not compile:\n" + rs.format_diagnostics(false, false);
+    return false;
+  }
+  CheckRunOptions ro;
+  ro.reading = reading;
+  ro.fail_on.never = true;
+  ro.quiet = true;
+  ro.jobs = jobs;
+  CheckRunner runner(rs.rules, ro);
+  if (!runner.option_error().empty()) {
+    *error = runner.option_error();
+    return false;
+  }
+  MineNullWriter writer;
+  std::string errs;
+  CheckStats st = runner.run(input, writer, [&](std::string_view, std::string_view e) { errs += e; });
+  if (stats) {
+    stats->records = st.records;
+    stats->traces = st.traces;
+    stats->rejected = st.rejected;
+    stats->warnings = st.warnings;
+  }
+  if (!errs.empty()) std::fputs(errs.c_str(), stderr);
+  for (std::size_t i = 0; i < rules.size() && i < st.rules.size(); ++i) {
+    rules[i].contrasted = true;
+    rules[i].bad_traces = st.traces;
+    rules[i].bad_violated = st.rules[i].violated_traces;
+  }
+  return true;
+}
+
+}  // namespace trajcheck
