@@ -10,6 +10,20 @@
 
 namespace trajcheck::detail {
 
+namespace {
+// The binder patterns under pattern `id`, in order (compiler/program.cpp's collect_binders).
+void collect_binders(const ProgramImpl& p, std::uint32_t id, std::vector<std::uint32_t>& out) {
+  if (id == kNoId || id >= p.patterns.size() || !p.patterns[id].parametric) return;
+  const PatternNode& n = p.patterns[id];
+  if (n.binder) {
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+    return;
+  }
+  collect_binders(p, n.a, out);
+  collect_binders(p, n.b, out);
+}
+}  // namespace
+
 struct CoverageProbe::Impl {
   std::shared_ptr<const ProgramImpl> program;
   std::vector<std::vector<StatementProbe>> statements;
@@ -45,7 +59,14 @@ struct CoverageProbe::Impl {
         const StatementSpec& st = spec.statements[k];
         StatementProbe sp;
         sp.text = st.text;
-        sp.split = spec.statements.size() > 1 && !par;
+        // A statement of a parametric rule is checked alone in the slices of its own binders
+        // (found as the compiler finds a rule's); one that binds nothing is not measured.
+        std::vector<std::uint32_t> binders;
+        if (par) {
+          collect_binders(pr, st.a, binders);
+          collect_binders(pr, st.b, binders);
+        }
+        sp.split = spec.statements.size() > 1 && (!par || !binders.empty());
         sp.is_expect = st.kind == ir::StatementKind::expect || st.kind == ir::StatementKind::expect_exactly;
         sp.path = sp.is_expect && st.nfa != kNoId && global && !par;
         if (sp.path) {
@@ -65,6 +86,7 @@ struct CoverageProbe::Impl {
         if (sp.split) {
           RuleSpec one = spec;
           one.statements = {st};
+          one.binders = binders;
           split->specs.push_back(std::move(one));
           split->infos.push_back(pr.infos[r]);
           split_of.emplace_back(r, k);

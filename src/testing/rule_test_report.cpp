@@ -74,7 +74,7 @@ void coverage_text(const RuleTestRun& run, std::string& out) {
     if (!rc.held) out += fmt::format("  {}: no passing case shows it satisfied (not vacuously)\n", rule_label(rc));
     const bool several = rc.statements.size() > 1;
     for (const StatementCoverage& sc : rc.statements) {
-      if (several && !sc.measured) out += fmt::format("  {}: statement `{}` not measured (parametric rule)\n", rule_label(rc), sc.text);
+      if (several && !sc.measured) out += fmt::format("  {}: statement `{}` not measured (it binds nothing in a parametric rule)\n", rule_label(rc), sc.text);
       else if (several && !sc.violated) out += fmt::format("  {}: statement `{}` never violated on its own\n", rule_label(rc), sc.text);
       if (sc.is_expect && !sc.paths_measured)
         out += fmt::format("  {}: PATH of `{}` not measured (scoped or parametric rule)\n", rule_label(rc), sc.text);

@@ -27,6 +27,11 @@ rule path [warning]:
 rule scoped:
     after start:
         expect a -> b
+
+rule per_order:
+    forbid refund where arguments.order_id == $o and arguments.amount > 100
+    lookup where arguments.order_id == $o precedes refund where arguments.order_id == $o
+    forbid wipe
 )";
 
 struct CovFixture {
@@ -62,7 +67,7 @@ TEST_CASE("the statements and automata a probe follows") {
   CovFixture f;
   REQUIRE(f.probe.ok());
   const auto& st = f.probe.statements();
-  REQUIRE(st.size() == 3);
+  REQUIRE(st.size() == 4);
   REQUIRE(st[0].size() == 2);
   CHECK(st[0][0].split);
   CHECK(st[0][1].split);
@@ -78,6 +83,24 @@ TEST_CASE("the statements and automata a probe follows") {
   CHECK_FALSE(st[2][0].path);  // scoped: not followed
   CHECK(f.probe.scoped(2));
   CHECK_FALSE(f.probe.parametric(0));
+  CHECK(f.probe.parametric(3));
+  REQUIRE(st[3].size() == 3);
+  CHECK(st[3][0].split);
+  CHECK(st[3][1].split);
+  CHECK_FALSE(st[3][2].split);  // binds nothing: alone it would not be the rule's statement
+}
+
+TEST_CASE("each statement of a parametric rule, in its own slices") {
+  CovFixture f;
+  detail::TraceCoverage tc;
+  TraceBuilder big;
+  big.call("lookup", R"({"order_id":"o1"})").call("refund", R"({"order_id":"o1","amount":500})");
+  f.probe.observe(big.build(), "", tc);
+  CHECK(tc.violated[3] == std::vector<std::uint8_t>{1, 0, 0});
+  TraceBuilder unread;
+  unread.call("lookup", R"({"order_id":"o1"})").call("refund", R"({"order_id":"o2","amount":5})");
+  f.probe.observe(unread.build(), "", tc);
+  CHECK(tc.violated[3] == std::vector<std::uint8_t>{0, 1, 0});
 }
 
 TEST_CASE("each statement's own verdict") {
