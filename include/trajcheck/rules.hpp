@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,12 @@ struct CompileOptions {
   // Cap on the values one parametric rule keeps a slice for in one trace (§5); a value
   // first bound past it gets no slice; its bindings are counted in RuleResult::bindings_dropped.
   std::uint64_t max_bindings = 1000000;
+  // The tool names known to have been called (`lint --traces`, `check --strict`: the tools
+  // the traces call), normalized as the file's rules are (case-folded unless `case sensitive`,
+  // aliases applied). When set and no catalog is in use, a rule's tool name or glob that
+  // matches none of them is warning W008, with a "did you mean" note; with a catalog the
+  // catalog decides (E202) and these names are candidates for its note too. Unset: no check.
+  std::optional<std::vector<std::string>> seen_tools;
 };
 
 struct CompileResult {

@@ -3,10 +3,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,8 +29,44 @@ struct CheckArgs {
   std::string fail_on = "error";
   std::string tool_catalog;  // --catalog: the tool catalog JSON
   bool allow_no_rules = false;
+  bool strict = false;  // --strict: the rules files' warnings are errors (W008 included)
   TraceInputOptions input;
 };
+
+// --strict: the report's writer, also collecting the (normalized, renamed) tool names the
+// traces call, for the unknown-name check once the run is over. Called from worker threads.
+class ToolNameCollector : public CheckWriter {
+ public:
+  explicit ToolNameCollector(const CheckWriter& inner) : inner_(inner) {}
+  void trace(const Trajectory& t, const TraceVerdict& v, std::string& out) const override {
+    inner_.trace(t, v, out);
+    std::vector<std::string_view> mine;
+    for (const Step& s : t.steps())
+      if (s.type == StepType::tool_call) mine.push_back(t.text(s.tool_name));
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::string_view n : mine) names_.emplace(n);
+  }
+  void rejected(const RecordError& e, std::string& out) const override { inner_.rejected(e, out); }
+  std::vector<std::string> names() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {names_.begin(), names_.end()};
+  }
+
+ private:
+  const CheckWriter& inner_;
+  mutable std::mutex mutex_;
+  mutable std::set<std::string, std::less<>> names_;
+};
+
+// --strict: a warning is an error; the diagnostics say so.
+std::vector<Diagnostic> strict_diagnostics(std::vector<Diagnostic> diags, bool strict, std::size_t* warnings) {
+  for (Diagnostic& d : diags)
+    if (d.severity == Severity::warning) {
+      ++*warnings;
+      if (strict) d.severity = Severity::error;
+    }
+  return diags;
+}
 
 // A progress line on standard error for long runs on a terminal: records checked so far,
 // refreshed at most every 200 ms, shown only after the first second, erased at the end.
@@ -111,13 +150,20 @@ int run_check(const CheckArgs& a) {
   CompileOptions copts;
   copts.catalog_override = a.tool_catalog;
   RuleSetResult compiled = compile_rule_set(a.rules_files, copts);
+  std::size_t rule_warnings = 0;
   for (const RuleFile& f : compiled.files) {
     if (!f.read_error.empty()) fmt::print(stderr, "trajcheck check: {}\n", f.read_error);
-    else if (!f.ok() || (!f.diagnostics.empty() && !a.input.quiet))
-      fmt::print(stderr, "{}", format_diagnostics(f.source, f.diagnostics, use_color(a.input.color, stderr)));
+    else if (!f.ok() || (!f.diagnostics.empty() && (!a.input.quiet || a.strict)))
+      fmt::print(stderr, "{}", format_diagnostics(f.source, strict_diagnostics(f.diagnostics, a.strict, &rule_warnings),
+                                                  use_color(a.input.color, stderr)));
   }
   if (!compiled.ok()) {
     fmt::print(stderr, "trajcheck check: rules did not compile; no trace was checked\n");
+    return kBadInput;
+  }
+  if (a.strict && rule_warnings > 0) {
+    fmt::print(stderr, "trajcheck check: --strict: the rules files have {} warning{}; no trace was checked\n",
+               rule_warnings, rule_warnings == 1 ? "" : "s");
     return kBadInput;
   }
   // No rule at all: every trace would pass. A gate that passes on nothing is refused unless asked for.
@@ -148,7 +194,9 @@ int run_check(const CheckArgs& a) {
   RecordSource source(a.input.inputs, run.reading.format);
   StopOnSignal stop;
   RecordInput input = [&source](RawRecord& r) { return StopOnSignal::signal() == 0 && source.next(r); };
-  CheckStats stats = runner.run(input, report, write_to(body ? body : stdout, stderr));
+  ToolNameCollector collector(report);
+  const CheckWriter& writer = a.strict ? static_cast<const CheckWriter&>(collector) : report;
+  CheckStats stats = runner.run(input, writer, write_to(body ? body : stdout, stderr));
   progress.finish();
   const int sig = StopOnSignal::signal();
   report.finish(stats, body, stdout, sig != 0);
@@ -168,7 +216,29 @@ int run_check(const CheckArgs& a) {
       fmt::print(stderr, "trajcheck check: no trace was checked: the {} record{} read hold no trajectory\n",
                  stats.records, stats.records == 1 ? "" : "s");
   }
-  return exit_status(stats);
+  int status = exit_status(stats);
+  // --strict: a rule naming a tool that no checked trace calls (and no catalog has) is an
+  // error. The rules compile again, now knowing those names.
+  if (a.strict && stats.traces > 0) {
+    copts.seen_tools = collector.names();
+    RuleSetResult again = compile_rule_set(a.rules_files, copts);
+    std::size_t unknown = 0;
+    for (const RuleFile& f : again.files) {
+      std::vector<Diagnostic> named;
+      for (const Diagnostic& d : f.diagnostics)
+        if (d.code == "W008") named.push_back(d);
+      if (named.empty()) continue;
+      fmt::print(stderr, "{}", format_diagnostics(f.source, strict_diagnostics(std::move(named), true, &unknown),
+                                                  use_color(a.input.color, stderr)));
+    }
+    if (unknown > 0) {
+      fmt::print(stderr, "trajcheck check: --strict: {} tool name{} or glob{} of the rules match{} no tool the {} trace{} called\n",
+                 unknown, unknown == 1 ? "" : "s", unknown == 1 ? "" : "s", unknown == 1 ? "es" : "", stats.traces,
+                 stats.traces == 1 ? "" : "s");
+      status = std::max(status, static_cast<int>(kBadInput));
+    }
+  }
+  return status;
 }
 
 const bool check_registered = register_command({"check", 10, [](CLI::App& app) {
@@ -185,6 +255,8 @@ const bool check_registered = register_command({"check", 10, [](CLI::App& app) {
   sub->add_option("--catalog", args->tool_catalog, "tool catalog JSON (overrides the files' catalog line)");
   sub->add_flag("--allow-no-rules", args->allow_no_rules,
                 "check even when the rules files hold no rule (every trace passes)");
+  sub->add_flag("--strict", args->strict,
+                "the rules files' warnings are errors, and so is a tool name no checked trace calls (W008)");
   add_trace_input_options(sub, args->input);
   return [args] { return run_check(*args); };
 }});

@@ -10,10 +10,67 @@
 
 #include "trajcheck/catalog.hpp"
 #include "util/glob.hpp"
+#include "util/suggest.hpp"
 
 namespace trajcheck {
 
 namespace detail {
+
+namespace {
+
+// " (did you mean 'x'?)" for a tool name or a glob of the rules that matches none of `known`,
+// or empty. A glob gets a suggestion when it is a name followed by one `*` (`cancle_*`): its
+// stem against the known names' beginnings.
+std::string catalog_suggestion(const ir::Pattern& pt, const std::vector<std::string>& known) {
+  std::string best;
+  if (pt.kind == ir::Pattern::Kind::tool) {
+    best = did_you_mean(pt.name, known);
+  } else if (pt.kind == ir::Pattern::Kind::glob && pt.name.size() > 1 && pt.name.back() == '*' &&
+             pt.name.find_first_of("*?") == pt.name.size() - 1) {
+    const std::string stem = pt.name.substr(0, pt.name.size() - 1);
+    // Beginnings as long as the stem first, then a character or two shorter or longer (a
+    // dropped or doubled letter), so ties go to the same length.
+    std::vector<std::string> stems;
+    for (std::size_t len : {stem.size(), stem.size() + 1, stem.size() - 1, stem.size() + 2, stem.size() - 2}) {
+      if (len == 0 || len > stem.size() + 2) continue;
+      std::vector<std::string> these;
+      for (const std::string& k : known)
+        if (k.size() > len) these.push_back(k.substr(0, len));
+      std::sort(these.begin(), these.end());
+      these.erase(std::unique(these.begin(), these.end()), these.end());
+      stems.insert(stems.end(), these.begin(), these.end());
+    }
+    best = did_you_mean(stem, stems);
+    if (!best.empty()) best += '*';
+  }
+  return best.empty() ? best : fmt::format("; did you mean '{}'?", best);
+}
+
+bool catalog_pattern_matches(const ir::Pattern& pt, const std::vector<std::string>& known) {
+  if (pt.kind == ir::Pattern::Kind::tool) return std::binary_search(known.begin(), known.end(), pt.name);
+  return std::any_of(known.begin(), known.end(), [&](const std::string& k) { return glob_match(pt.name, k); });
+}
+
+// W008: without a catalog, the names the traces called are all that is known to exist.
+void check_seen_tools(const ir::Module& m, const std::vector<std::string>& seen_in, std::vector<Diagnostic>& diags) {
+  std::vector<std::string> seen = seen_in;
+  std::sort(seen.begin(), seen.end());
+  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+  // Patterns are interned by the front end: a name used twice is reported once, at its first use.
+  for (const ir::Pattern& pt : m.patterns) {
+    if (pt.kind != ir::Pattern::Kind::tool && pt.kind != ir::Pattern::Kind::glob) continue;
+    if (catalog_pattern_matches(pt, seen)) continue;
+    std::string what = pt.kind == ir::Pattern::Kind::tool ? fmt::format("no tool '{}' was called", pt.name)
+                                                          : fmt::format("glob '{}' matches no tool called", pt.name);
+    diags.push_back(Diagnostic{
+        Severity::warning, "W008", pt.range,
+        fmt::format("{} in the traces given ({} tool name{} seen){}", what, seen.size(), seen.size() == 1 ? "" : "s",
+                    catalog_suggestion(pt, seen)),
+        {}});
+  }
+}
+
+}  // namespace
 
 bool attach_catalog(const ir::Module& m, const Source& rules, const CompileOptions& options,
                     ProgramImpl* program, std::vector<Diagnostic>& diags) {
@@ -47,6 +104,7 @@ bool attach_catalog(const ir::Module& m, const Source& rules, const CompileOptio
                           "(add `catalog \"file.json\"` or pass --catalog)", c.a.path.text));
         ok = false;
       }
+    if (options.seen_tools) check_seen_tools(m, *options.seen_tools, diags);
     return ok;
   }
 
@@ -65,24 +123,21 @@ bool attach_catalog(const ir::Module& m, const Source& rules, const CompileOptio
   }
   const Catalog& catalog = *load.catalog;
   bool ok = true;
+  // The names a suggestion may name: the catalog's, and the tools the traces called.
+  std::vector<std::string> known;
+  for (const CatalogTool& t : catalog.tools()) known.push_back(t.name);
+  std::sort(known.begin(), known.end());
+  std::vector<std::string> candidates = known;
+  if (options.seen_tools) candidates.insert(candidates.end(), options.seen_tools->begin(), options.seen_tools->end());
   // Patterns are interned by the front end, so a name used twice is reported once, at
   // its first use.
   for (const ir::Pattern& pt : m.patterns) {
-    if (pt.kind == ir::Pattern::Kind::tool) {
-      if (catalog.find(pt.name) == nullptr) {
-        error("E202", pt.range,
-              fmt::format("'{}' matches no tool of catalog {} ({})", pt.name, catalog.version(), shown));
-        ok = false;
-      }
-    } else if (pt.kind == ir::Pattern::Kind::glob) {
-      bool any = std::any_of(catalog.tools().begin(), catalog.tools().end(),
-                             [&](const CatalogTool& t) { return glob_match(pt.name, t.name); });
-      if (!any) {
-        error("E202", pt.range,
-              fmt::format("glob '{}' matches no tool of catalog {} ({})", pt.name, catalog.version(), shown));
-        ok = false;
-      }
-    }
+    if (pt.kind != ir::Pattern::Kind::tool && pt.kind != ir::Pattern::Kind::glob) continue;
+    if (catalog_pattern_matches(pt, known)) continue;
+    error("E202", pt.range,
+          fmt::format("{}'{}' matches no tool of catalog {} ({}){}", pt.kind == ir::Pattern::Kind::glob ? "glob " : "",
+                      pt.name, catalog.version(), shown, catalog_suggestion(pt, candidates)));
+    ok = false;
   }
   if (program != nullptr) {
     program->catalog = load.catalog;

@@ -526,6 +526,30 @@ class Conversation(unittest.TestCase):
         c.notify("exit", None)
         self.assertEqual(c.finish(), 0)
 
+    def test_unknown_names(self):
+        # With a catalog: a name the catalog lacks is E202 with a suggestion. Without one (and
+        # no default catalog), nothing is known to exist: no name is reported, and the server
+        # keeps answering.
+        c = Client("--debounce-ms", "0")
+        c.initialize()
+        text = 'catalog "tools.json"\nforbid refund_ordr\nforbid refund_order | order_gte\n'
+        self.open(c, text)
+        diags = c.diagnostics(self.uri, 1)
+        e202 = [d for d in diags if d["code"] == "E202"]
+        self.assertEqual(len(e202), 2, diags)
+        self.assertEqual(e202[0]["severity"], 1)
+        self.assertEqual(e202[0]["range"]["start"], pos(text, "refund_ordr"))
+        self.assertTrue(e202[0]["message"].endswith("did you mean 'refund_order'?"), e202[0])
+        self.assertTrue(e202[1]["message"].endswith("did you mean 'order_get'?"), e202[1])
+        other = uri_of(os.path.join(self.dir, "nocatalog.rules"))
+        self.open(c, "forbid refund_ordr\nforbid order_gte\n", uri=other)
+        self.assertEqual(c.diagnostics(other, 1), [])
+        r = c.request("textDocument/hover", {"textDocument": {"uri": other}, "position": {"line": 0, "character": 9}})
+        self.assertIn("result", r)
+        c.request("shutdown", None)
+        c.notify("exit", None)
+        self.assertEqual(c.finish(), 0)
+
     def test_workspace_traces(self):
         traces = os.path.join(self.dir, "traces.jsonl")
         with open(traces, "w") as f:

@@ -3,7 +3,9 @@
 // for (unknown tools, argument validity, write calls).
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "reference/builders.hpp"
 #include "trajcheck/catalog.hpp"
@@ -40,10 +42,52 @@ TEST_CASE("stale names and globs: errors naming the catalog version, caret on th
   REQUIRE(r.diagnostics.size() == 2);  // a name used twice is reported once
   std::string text = errors(r);
   CHECK(text.find(TRAJCHECK_TEST_DIR "/data/catalog/t.rules:2:8: error[E202]: 'refund_ordr' matches no tool of "
-                  "catalog v3 (tools-v3.json)\n") != std::string::npos);
+                  "catalog v3 (tools-v3.json); did you mean 'refund_order'?\n") != std::string::npos);
   CHECK_MESSAGE(text.find(" 2 | forbid refund_ordr\n   |        ^~~~~~~~~~~\n") != std::string::npos, text);
   CHECK(text.find("t.rules:3:8: error[E202]: glob 'archive_*' matches no tool of catalog v3 (tools-v3.json)") !=
         std::string::npos);
+}
+
+TEST_CASE("W008: without a catalog, the names the traces call are what exists") {
+  auto with_seen = [](const std::string& text, std::optional<std::vector<std::string>> seen) {
+    CompileOptions o;
+    o.seen_tools = std::move(seen);
+    return compile(Source("t.rules", text), o);
+  };
+  const std::string rules =
+      "forbid cancel_bookng\nforbid delete_*\ncancel_bookng at most 1\nsearch_* at most 3\n"
+      "group g = cancel_bookng | book_flight\ng precedes final_answer\ng at most 2\n";
+  // Not given: nothing to compare with, no warning.
+  CompileResult none = with_seen(rules, std::nullopt);
+  REQUIRE(none.ok());
+  CHECK(none.diagnostics.empty());
+  CompileResult r = with_seen(rules, std::vector<std::string>{"search_flights", "cancel_booking", "book_flight"});
+  REQUIRE(r.ok());  // warnings only
+  std::string text = format_diagnostics(r.source, r.diagnostics);
+  // One warning per name, at its first use, however often it (or a group holding it) is used.
+  REQUIRE_MESSAGE(r.diagnostics.size() == 2, text);
+  CHECK(text.find("t.rules:1:8: warning[W008]: no tool 'cancel_bookng' was called in the traces given (3 tool names "
+                  "seen); did you mean 'cancel_booking'?\n") != std::string::npos);
+  CHECK(text.find("t.rules:2:8: warning[W008]: glob 'delete_*' matches no tool called in the traces given (3 tool "
+                  "names seen)\n") != std::string::npos);
+  // Given but empty: every name is unknown; nothing to suggest.
+  CompileResult empty = with_seen("forbid a\n", std::vector<std::string>{});
+  REQUIRE(empty.diagnostics.size() == 1);
+  CHECK(empty.diagnostics[0].message == "no tool 'a' was called in the traces given (0 tool names seen)");
+}
+
+TEST_CASE("with a catalog, E202 decides and suggests catalog tools and the traces' tools") {
+  CompileOptions o;
+  o.seen_tools = std::vector<std::string>{"zz_unrelated"};
+  CompileResult r = compile(Source(TRAJCHECK_TEST_DIR "/data/catalog/t.rules",
+                                   "catalog \"tools-v3.json\"\nforbid Refund-Ordr\nforbid refnd_*\n"), o);
+  CHECK_FALSE(r.ok());
+  std::string text = errors(r);
+  REQUIRE_MESSAGE(r.diagnostics.size() == 2, text);
+  CHECK(r.diagnostics[0].code == "E202");
+  CHECK(r.diagnostics[0].message.find("did you mean 'refund_order'?") != std::string::npos);
+  CHECK(r.diagnostics[1].message.find("did you mean 'refund_*'?") != std::string::npos);
+  for (const Diagnostic& d : r.diagnostics) CHECK(d.code != "W008");  // the catalog decides
 }
 
 TEST_CASE("--catalog overrides the file's catalog line") {
