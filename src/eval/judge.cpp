@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,57 @@ std::optional<double> number_of(const json& j, const char* key) {
     if (any) return s;
   }
   return std::nullopt;
+}
+
+// The tokens one usage object reports: its total (OpenAI `total_tokens`, Gemini
+// `totalTokenCount`) when it gives one, else the sum of its input and output counts — OpenAI
+// chat's `prompt_tokens` / `completion_tokens`, the Responses API's, Anthropic's and LangChain's
+// `input_tokens` / `output_tokens` (with Anthropic's `cache_creation_input_tokens` and
+// `cache_read_input_tokens`, which its `input_tokens` leaves out), Gemini's counts.
+std::optional<double> usage_total(const json& u) {
+  if (!u.is_object()) return std::nullopt;
+  for (const char* k : {"total_tokens", "totalTokenCount"})
+    if (u.contains(k) && u[k].is_number()) return u[k].get<double>();
+  double sum = 0;
+  bool any = false;
+  for (const char* k : {"input_tokens", "prompt_tokens", "output_tokens", "completion_tokens", "cache_creation_input_tokens",
+                        "cache_read_input_tokens", "promptTokenCount", "candidatesTokenCount"})
+    if (u.contains(k) && u[k].is_number()) {
+      sum += u[k].get<double>();
+      any = true;
+    }
+  if (!any) return std::nullopt;
+  return sum;
+}
+
+// The run's tokens when its metadata gives no `tokens`: the usage the run reports as a whole
+// (metadata `usage` / `usageMetadata`, a Responses or Gemini response record), else the sum of
+// the usage of its messages (a step's `usage` or LangChain's `usage_metadata`), counted once per
+// message (`message_id`: Claude Code writes one line per content block of a response, each with
+// the response's usage). Empty when nothing reports usage.
+std::optional<double> usage_tokens(const Trajectory& run, const json& meta) {
+  for (const char* k : {"usage", "usageMetadata"})
+    if (meta.contains(k))
+      if (auto t = usage_total(meta[k])) return t;
+  double sum = 0;
+  bool any = false;
+  std::unordered_set<std::string> messages;
+  for (const Step& s : run.steps()) {
+    std::string_view extra = run.text(s.extra);
+    if (extra.find("usage") == std::string_view::npos) continue;
+    json x = json::parse(extra, nullptr, false);
+    if (!x.is_object()) continue;
+    std::optional<double> t;
+    for (const char* k : {"usage", "usage_metadata"})
+      if (!t && x.contains(k)) t = usage_total(x[k]);
+    if (!t) continue;
+    if (x.contains("message_id") && x["message_id"].is_string() && !messages.insert(x["message_id"].get<std::string>()).second)
+      continue;
+    sum += *t;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return sum;
 }
 
 // A short class for a failed call's result: its code/type/error field, else its text.
@@ -346,6 +398,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
     }
   }
   out.tokens = number_of(meta, "tokens");
+  if (!out.tokens) out.tokens = usage_tokens(run, meta);
   out.cost = number_of(meta, "cost");
   out.latency_ms = number_of(meta, "latency_ms");
   if (!out.latency_ms && latency_any) out.latency_ms = latency_sum;

@@ -76,12 +76,38 @@ long rollout_exit_code(std::string_view result) {
   return -1;
 }
 
+// An event_msg payload: a token_count event's running total ({"type": "token_count", "info":
+// {"total_token_usage": {…}}}) replaces `usage` (the last one is the session's); the other
+// events are not read.
+bool rollout_token_count(ParseCtx& c, od::value v, std::string* usage) {
+  od::json_type t;
+  if (auto e = v.type().get(t)) return c.fail(location_of(v), json_error_message(e));
+  if (t != od::json_type::object) return c.skip_value(v);
+  od::object p;
+  if (auto e = v.get_object().get(p)) return c.fail(location_of(v), json_error_message(e));
+  std::string type;
+  if (!rollout_peek(c, p, "type", &type, location_of(v))) return false;
+  return for_fields(c, p, [&](std::string_view key, od::value fv) {
+    if (type != "token_count" || key != "info") return c.skip_value(fv);
+    od::json_type it;
+    if (auto e = fv.type().get(it)) return c.fail(location_of(fv), json_error_message(e));
+    if (it != od::json_type::object) return c.skip_value(fv);
+    od::object info;
+    if (auto e = fv.get_object().get(info)) return c.fail(location_of(fv), json_error_message(e));
+    return for_fields(c, info, [&](std::string_view k, od::value uv) {
+      if (k != "total_token_usage") return c.skip_value(uv);
+      usage->clear();
+      return c.write_value(uv, *usage);
+    });
+  });
+}
+
 }  // namespace
 
 bool read_rollout(ParseCtx& c, od::array lines) {
   begin_chat(c);
   std::vector<RolloutKind> kinds;
-  std::string trace_id, cwd, meta_json, fields, result_fields, value;
+  std::string trace_id, cwd, meta_json, fields, result_fields, value, usage;
   ObjectWriter meta(meta_json);
   std::uint32_t index = 0;
   bool ok = for_each_element(c, lines, [&](od::value lv) {
@@ -100,6 +126,7 @@ bool read_rollout(ParseCtx& c, od::array lines) {
     bool fine = for_fields(c, o, [&](std::string_view key, od::value v) {
       if (key == "type") return c.skip_value(v);
       if (key == "payload") {
+        if (type == "event_msg") return rollout_token_count(c, v, &usage);
         if (type != "session_meta" && type != "response_item") return c.skip_value(v);
         const char* pwhere = location_of(v);
         od::object p;
@@ -191,6 +218,7 @@ bool read_rollout(ParseCtx& c, od::array lines) {
   ObjectWriter cw(ctx);
   if (!cwd.empty()) cw.key("cwd").append(cwd);
   if (std::string_view x = cw.finish(); !x.empty()) c.t.set_context(c.t.store(x));
+  if (!usage.empty()) meta.key("usage").append(usage);
   if (std::string_view x = meta.finish(); !x.empty()) c.t.set_metadata(c.t.store(x));
   return true;
 }

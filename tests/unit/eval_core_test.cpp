@@ -327,3 +327,23 @@ TEST_CASE("compare: every printed delta is B - A over the pairs and lies inside 
   }
   CHECK(rows > 300);
 }
+
+TEST_CASE("tokens: the run's own, else the usage its messages report, once per response") {
+  eval::EvalOptions o;
+  o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/producers.suite";
+  eval::EvalReport r;
+  std::vector<eval::EvalProblem> problems;
+  REQUIRE_MESSAGE(eval::run_eval(o, r, problems), eval::format_problems(problems));
+  auto tokens = [&](const std::string& id) { return find(r, id).tokens.value_or(-1); };
+  // Real producers: Claude Code's Anthropic usage per response (2 and 3 responses of 10 + 5),
+  // Codex's last token count, LangChain's usage_metadata (62 + 85).
+  CHECK(tokens("b62a1058-cefc-4fcc-95a7-ce0fec56fc71") == 30);
+  CHECK(tokens("b62a1058-cefc-4fcc-95a7-ce0fec56fc71/agent-a7fc607ca3670d7ae") == 45);
+  CHECK(tokens("01a247f3-05db-7653-8400-c72134e20224") == 450);
+  CHECK(tokens("langchain-serialized") == 147);
+  CHECK(tokens("openai-chat") == 260);      // prompt + completion, then total_tokens
+  CHECK(tokens("anthropic-cache") == 515);  // input + cache creation + cache read + output
+  CHECK(tokens("run-says") == 7);           // the run's metadata wins over its messages
+  CHECK(tokens("resp-usage") == 380);       // a response record's usage
+  CHECK(tokens("sess-usage") == 48);        // one response written on two lines: counted once
+}
