@@ -54,6 +54,16 @@ bool output_part_text(ParseCtx& c, std::string_view json, std::string* text) {
   return typed && has_text;
 }
 
+// The input members of the Responses item an Agents SDK hosted_tool_call keeps as its
+// providerData (minified JSON), written to `args`.
+void hosted_arguments(std::string_view json, ObjectWriter& args) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object o;
+  if (parser.parse(json.data(), json.size()).get_object().get(o)) return;
+  for (auto field : o)
+    if (argument_member(field.key)) args.key(field.key).append(simdjson::minify(field.value));
+}
+
 template <class Object>
 bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where, std::uint32_t index) {
   // The Agents SDK names outputs "*_result" (function_call_result) and built-in calls
@@ -74,6 +84,7 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
   std::string_view args_text;
   const char* args_where = nullptr;
   bool has_args_text = false, has_result = false, custom_input = false;
+  std::string provider;  // a hosted_tool_call's providerData (the Responses item it stands for)
   bool ok = for_fields(c, o, [&](std::string_view key, auto v) {
     bool null = false;
     if (!c.is_null(v, &null)) return false;
@@ -95,6 +106,11 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
       return c.get_string(v, &args_text, fmt::format("item \"{}\"", key)) && (has_args_text = true);
     }
     if (call && argument_member(key)) return c.write_member(args, key, v);
+    if (hosted && key == "providerData") {
+      if (!c.write_value(v, provider)) return false;
+      extra.key(key).append(provider);
+      return true;
+    }
     if (result_member(key) && !has_result) {
       has_result = true;
       bool pattern = false;
@@ -187,6 +203,10 @@ bool read_item(ParseCtx& c, Object& o, std::string_view type, const char* where,
     } else {
       c.set_arguments_text(st, args_text, args_where);
     }
+  } else if (st.arguments.empty() && args.empty() && !provider.empty()) {
+    // A hosted call's input is in the Responses item it stands for ({"action": …}).
+    hosted_arguments(provider, args);
+    if (!args.empty()) st.arguments = c.t.store(args.finish());
   } else if (st.arguments.empty() && !args.empty()) {
     // A built-in call's input members ({"action": …} of web_search_call, {"queries"} of file_search_call).
     std::string_view a = args.finish();

@@ -151,6 +151,8 @@ TEST_CASE("OpenAI Agents SDK history: function_call_result joins by callId, text
   CHECK(result_of(t, 2) == R"({"order_id":"A-1001","status":"shipped","total":42.5})");
   CHECK(result_of(t, 3) == R"("An error occurred while running the tool. Please try again.")");
   CHECK(id_of(t, 3) == "call_mock_refund");
+  // The hosted web search: its input is in the Responses item the SDK keeps as providerData.
+  CHECK(args_of(t, 4) == R"({"action":{"type":"search","query":"refund policy"}})");
   CHECK(r.warnings.empty());
   // A failed result and one whose output is not a text part.
   ReadResult e = read_text(R"([{"type":"function_call","callId":"c","name":"f","arguments":"{}"},)"
