@@ -185,3 +185,17 @@ TEST_CASE("LangChain messages serialized by JSON.stringify: classes are roles, k
   ReadResult no_id = read_text(R"([{"lc":1,"type":"constructor","kwargs":{"content":"x"}}])");
   CHECK(no_id.rejected == 1);
 }
+
+TEST_CASE("real producers' files read the same with and without the DOM fast path") {
+  for (const char* rel : {"producers/claude-code", "producers/codex/rollout.jsonl", "producers/openai-agents/history.json",
+                          "producers/langchain"}) {
+    CAPTURE(rel);
+    NormalizeOptions slow;
+    slow.dom_fast_path = false;
+    ReadResult a = read_inputs({data_path(rel)});
+    ReadResult b = read_inputs({data_path(rel)}, slow);
+    CHECK(a.rejected == 0);
+    CHECK(a.normalized == b.normalized);
+    CHECK(a.warnings == b.warnings);
+  }
+}
