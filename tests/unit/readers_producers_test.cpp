@@ -170,6 +170,14 @@ TEST_CASE("LangChain messages serialized by JSON.stringify: classes are roles, k
   const Trajectory& t = r.traces[0];
   CHECK(steps_of(t) == "user_message get_order:ok assistant_message refund_order:error notify_customer:ok assistant_message");
   CHECK(r.warnings.empty());
+  // A ChatOpenAI tool-calling loop (a real model call against the mock): the AIMessages carry
+  // the response's id, usage and metadata; the failed tool's ToolMessage has status "error".
+  ReadResult m = read_file("producers/langchain/model.json");
+  CHECK(m.rejected == 0);
+  REQUIRE(m.traces.size() == 1);
+  CHECK(steps_of(m.traces[0]) == "user_message get_order:ok refund_order:error assistant_message");
+  CHECK(has(extra_of(m.traces[0], 1), R"("usage_metadata":{"input_tokens":120,"output_tokens":30,"total_tokens":150)"));
+  CHECK(m.warnings.empty());
   ReadResult s = read_file("producers/langchain/state.jsonl");
   CHECK(s.rejected == 0);
   CHECK(s.traces.size() == 2);
