@@ -116,10 +116,14 @@ std::uint64_t value_column(std::string_view line, std::string_view key, std::siz
 }
 
 // Why `path` is no PATH of the rule language, and where (a byte offset into it); empty when it is one.
-std::string path_error(const std::string& path, std::size_t& offset) {
+// Its warnings (the PATH traps, W009/W010/W011 of docs/language.md) go to `warnings`.
+std::string path_error(const std::string& path, std::size_t& offset, std::vector<Diagnostic>* warnings = nullptr) {
   ir::Module module;
   std::vector<Diagnostic> diags;
   ir::Id root = language::parse_path_expression(Source("expected.path", path), module, diags);
+  if (warnings)
+    for (const Diagnostic& d : diags)
+      if (d.severity == Severity::warning) warnings->push_back(d);
   for (const Diagnostic& d : diags) {
     if (d.severity != Severity::error) continue;
     offset = d.range.begin;
@@ -250,11 +254,15 @@ void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems&
         }
         c.path = e["path"].get<std::string>();
         std::size_t at = 0;
-        if (std::string why = path_error(c.path, at); !why.empty()) {
+        std::vector<Diagnostic> path_warnings;
+        if (std::string why = path_error(c.path, at, &path_warnings); !why.empty()) {
           fail(value_column(l, "path", l.find("\"expected\""), at),
                fmt::format("\"expected.path\" is not a PATH of the rule language: {}", why));
           continue;
         }
+        for (const Diagnostic& w : path_warnings)
+          errors += fmt::format("{}:{}:{}: warning[{}]: \"expected.path\": {}\n", path, line,
+                                value_column(l, "path", l.find("\"expected\""), w.range.begin), w.code, w.message);
       }
       if (e.contains("arguments")) {
         if (!e["arguments"].is_object()) {

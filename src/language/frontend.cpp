@@ -13,6 +13,7 @@ FrontendResult parse_rules(const Source& source, const FrontendOptions& options)
   ast::File file;
   if (detail::parse_file(source, options, file, result.diagnostics)) {
     detail::lower_file(source, file, options, result.module, result.diagnostics);
+    detail::check_traps(source, file, result.diagnostics);
     result.ast_dump = detail::dump_ast(file);
   }
   sort_diagnostics(result.diagnostics);
@@ -24,7 +25,10 @@ ir::Id parse_path_expression(const Source& source, ir::Module& module, std::vect
   std::vector<Diagnostic> diags;
   ast::Id root = detail::parse_path_text(source, FrontendOptions{}, file, diags);
   ir::Id id = ir::kNone;
-  if (root != ast::kNone && !has_errors(diags)) id = detail::lower_path(source, file, root, module, diags);
+  if (root != ast::kNone && !has_errors(diags)) {
+    id = detail::lower_path(source, file, root, module, diags);
+    detail::check_traps(source, file, diags);
+  }
   sort_diagnostics(diags);
   if (has_errors(diags)) id = ir::kNone;
   diagnostics.insert(diagnostics.end(), diags.begin(), diags.end());

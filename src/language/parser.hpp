@@ -50,6 +50,10 @@ void lower_file(const Source& source, const ast::File& file, const FrontendOptio
 ir::Id lower_path(const Source& source, const ast::File& file, ast::Id path, ir::Module& module,
                   std::vector<Diagnostic>& diags);
 
+// Warnings for the documented traps (W009 a glob-looking name before a PATH's `*`/`?`, W010
+// `where` after an alternation, W011 a `where` path no step has), one per place in the
+// source (traps.cpp).
+void check_traps(const Source& source, const ast::File& file, std::vector<Diagnostic>& diags);
 Diagnostic make_error(const char* code, SourceRange range, std::string message);
 Diagnostic make_warning(const char* code, SourceRange range, std::string message);
 

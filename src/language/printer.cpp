@@ -130,6 +130,16 @@ std::string print_pattern(const ast::File& file, Id id) {
   return "";
 }
 
+namespace {
+bool path_name_needs_space(const ast::File& file, Id id) {
+  const ast::PathNode& c = file.paths[id];
+  if (c.kind != ast::PathNode::Kind::atom || c.pattern == ast::kNone) return false;
+  const ast::Pattern& p = file.patterns[c.pattern];
+  return p.kind == ast::Pattern::Kind::name && !p.text.empty() &&
+         std::string_view("_-.:/").find(p.text.back()) != std::string_view::npos;
+}
+}  // namespace
+
 std::string print_path(const ast::File& file, Id id) {
   const ast::PathNode& n = file.paths[id];
   using K = ast::PathNode::Kind;
@@ -153,8 +163,10 @@ std::string print_path(const ast::File& file, Id id) {
       return out + "}";
     }
     case K::group: return "(" + print_path(file, n.children[0]) + ")";
-    case K::optional: return print_path(file, n.children[0]) + "?";
-    case K::star: return print_path(file, n.children[0]) + "*";
+    // After a bare name that ends in a separator (`search_`), `*` and `?` are written apart:
+    // `search_*` would read as the glob it is everywhere else (W009).
+    case K::optional: return print_path(file, n.children[0]) + (path_name_needs_space(file, n.children[0]) ? " ?" : "?");
+    case K::star: return print_path(file, n.children[0]) + (path_name_needs_space(file, n.children[0]) ? " *" : "*");
     case K::plus: return print_path(file, n.children[0]) + "+";
   }
   return "";

@@ -182,7 +182,7 @@ expect 2 '"id":"small2"' "$bin" score --format jsonl score.jsonl
 # Chained groups share their sub-patterns: 40 links compile at once, and the automaton dump
 # stays small.
 { printf 'group g0 = a | b\n'
-  for i in $(seq 1 40); do printf 'group g%d = g%d | g%d where arguments.x == %d\n' "$i" $((i - 1)) $((i - 1)) "$i"; done
+  for i in $(seq 1 40); do printf 'group g%d = g%d | (g%d where arguments.x == %d)\n' "$i" $((i - 1)) $((i - 1)) "$i"; done
   printf 'forbid g40\n'; } > chain.rules
 expect 0 '1 file linted: 0 errors, 0 warnings' timeout 20 "$bin" lint chain.rules
 size=$(timeout 20 "$bin" explain -r chain.rules --emit automaton | wc -c)

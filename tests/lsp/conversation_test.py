@@ -542,8 +542,20 @@ class Conversation(unittest.TestCase):
         self.assertTrue(e202[0]["message"].endswith("did you mean 'refund_order'?"), e202[0])
         self.assertTrue(e202[1]["message"].endswith("did you mean 'order_get'?"), e202[1])
         other = uri_of(os.path.join(self.dir, "nocatalog.rules"))
-        self.open(c, "forbid refund_ordr\nforbid order_gte\n", uri=other)
-        self.assertEqual(c.diagnostics(other, 1), [])
+        # The traps are warned with or without a catalog, each once, at its place.
+        trap_text = "forbid refund_ordr\nforbid a | b where amount > 1\nexpect search_* -> b\n"
+        self.open(c, trap_text, uri=other)
+        diags = c.diagnostics(other, 1)
+        self.assertEqual(sorted(d["code"] for d in diags), ["W009", "W010", "W011"], diags)
+        for d in diags:
+            self.assertEqual(d["severity"], 2)
+        by_code = {d["code"]: d for d in diags}
+        self.assertEqual(by_code["W011"]["range"]["start"], pos(trap_text, "amount"))
+        self.assertIn("did you mean 'arguments.amount'?", by_code["W011"]["message"])
+        self.assertEqual(by_code["W010"]["range"]["start"], pos(trap_text, "where"))
+        self.assertEqual(by_code["W009"]["range"]["start"], pos(trap_text, "search_*"))
+        self.open(c, "forbid refund_ordr\nforbid order_gte\n", uri=uri_of(os.path.join(self.dir, "clean.rules")))
+        self.assertEqual(c.diagnostics(uri_of(os.path.join(self.dir, "clean.rules")), 1), [])
         r = c.request("textDocument/hover", {"textDocument": {"uri": other}, "position": {"line": 0, "character": 9}})
         self.assertIn("result", r)
         c.request("shutdown", None)

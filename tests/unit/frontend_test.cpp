@@ -354,7 +354,7 @@ TEST_CASE("hostile: a PATH that would explode as an automaton just parses") {
 }
 
 TEST_CASE("all errors of a file are reported, sorted") {
-  auto r = compile("forbid\nforbid x where a matches /(/\ngroup g = a\ngroup g = b\nforbid g\n");
+  auto r = compile("forbid\nforbid x where arguments.a matches /(/\ngroup g = a\ngroup g = b\nforbid g\n");
   REQUIRE(r.diagnostics.size() == 3);
   CHECK(r.diagnostics[0].code == "E001");
   CHECK(r.diagnostics[1].code == "E008");
