@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include <unistd.h>
+
 #include "unit/readers_support.hpp"
 
 using namespace trajcheck;
@@ -27,7 +29,7 @@ void check_error(const RecordError& e, const std::string& file_suffix, std::uint
 }
 
 std::string temp_file(const std::string& name, const std::string& bytes) {
-  auto path = std::filesystem::temp_directory_path() / ("trajcheck_bad_" + name);
+  auto path = std::filesystem::temp_directory_path() / ("trajcheck_bad_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path.string();
 }
