@@ -65,7 +65,7 @@ def flagged_runs(tc, rules, files):
     res = {}
     for i in range(0, len(files), BATCH):
         chunk = files[i:i + BATCH]
-        p = subprocess.run([tc, "check", "-r", rules, "--format", "jsonl", "--fail-on", "never", "--quiet", *chunk],
+        p = subprocess.run([tc, "check", "-r", rules, "--format", "jsonl", "--fail-on", "never", "--quiet", "--allow-no-rules", *chunk],
                            capture_output=True, text=True)
         lines = p.stdout.splitlines()
         if len(lines) != len(chunk):

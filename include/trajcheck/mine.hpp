@@ -36,8 +36,9 @@ enum class MineFamily : std::uint8_t {
   only,       // only T1 | T2 | …
   excludes,   // A excludes B (never together in one trace)
   args,       // forbid T where not (arguments.k == V)
+  flow,       // A where result.p == $x precedes B where arguments.k == $x (also from A's arguments)
 };
-constexpr int kMineFamilyCount = 8;
+constexpr int kMineFamilyCount = 9;
 std::string_view to_string(MineFamily f);
 // Parses a comma-separated list of family names (also "all"); false with *error on an unknown one.
 bool parse_mine_families(std::string_view list, std::uint32_t* mask, std::string* error);
@@ -69,7 +70,10 @@ struct MinedRule {
 
 class Miner {
  public:
-  Miner();
+  // `families`: the families that will be asked for (value flow, the costliest to count, is
+  // only counted when its bit is set).
+  explicit Miner(std::uint32_t families = (1u << kMineFamilyCount) - 1);
+  std::uint32_t families() const;
   ~Miner();
   Miner(Miner&&) noexcept;
   Miner& operator=(Miner&&) noexcept;

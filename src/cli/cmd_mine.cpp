@@ -82,7 +82,7 @@ int run_mine(MineArgs& a) {
     fmt::print(stderr, "trajcheck mine: {}\n", parser.option_error());
     return kBadInput;
   }
-  Miner miner;
+  Miner miner(mo.families);
   std::string err;
   RecordSource source(contrastive ? a.good : a.input.inputs, reading.format);
   MineReadStats read = mine_records([&](RawRecord& r) { return source.next(r); }, parser, a.input.jobs, miner, err);
@@ -136,7 +136,7 @@ const bool mine_registered = register_command({"mine", 75, [](CLI::App& app) {
   sub->add_option("--min-confidence", a->min_confidence,
                   "share of its activated traces where a rule must hold (default 1)");
   sub->add_option("--templates", a->templates,
-                  "comma-separated families: precedes, response, chain, count, forbid, only, excludes, args (default all)");
+                  "comma-separated families: precedes, response, chain, count, forbid, only, excludes, args, flow (default all)");
   sub->add_option("--catalog", a->catalog, "tool catalog: its tools never called are mined as `forbid`");
   sub->add_option("-o,--out", a->out, "write the rules file here (default: standard output)");
   sub->add_option("--good", a->good, "contrastive mode: traces that behave as wanted")->expected(1, -1);

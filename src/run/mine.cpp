@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@ namespace {
 constexpr std::size_t kMineMaxValues = 16;     // distinct values tracked per tool argument
 constexpr std::size_t kMineMaxKeys = 64;       // arguments tracked per tool
 constexpr std::size_t kMineMaxValueBytes = 200;
+constexpr std::size_t kMineMaxLeaves = 64;          // result leaves taken per call (value flow)
+constexpr std::size_t kMineMaxFlowCandidates = 100000;
+
+
 
 struct MinePairCounts {
   std::uint64_t co = 0;      // traces with both
@@ -91,6 +96,7 @@ std::string_view to_string(MineFamily f) {
     case MineFamily::only: return "only";
     case MineFamily::excludes: return "excludes";
     case MineFamily::args: return "args";
+    case MineFamily::flow: return "flow";
   }
   return "?";
 }
@@ -138,6 +144,26 @@ struct Miner::Impl {
   std::unordered_map<std::string, std::uint32_t> ids;
   std::vector<MineToolCounts> tools;
   std::unordered_map<std::uint64_t, MinePairCounts> pairs;  // (a << 32 | b)
+  // Value flow. Paths are interned (`arguments.k`, `result.a.b`); a source or a target is
+  // (tool << 32 | path id). flow_arg[path id] is the argument's own key for argument paths.
+  struct MineFlowHash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const {
+      return std::hash<std::uint64_t>{}(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
+    }
+  };
+  std::unordered_map<std::string, std::uint32_t> flow_path_ids;
+  std::vector<std::string> flow_paths, flow_arg;
+  std::unordered_map<std::uint64_t, std::uint64_t> flow_act;  // target -> traces with a call binding it
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, MineFlowHash> flow_held;  // (source, target)
+  std::uint32_t flow_pid(const std::string& path, const std::string& arg) {
+    auto it = flow_path_ids.find(path);
+    if (it != flow_path_ids.end()) return it->second;
+    std::uint32_t id = static_cast<std::uint32_t>(flow_paths.size());
+    flow_paths.push_back(path);
+    flow_arg.push_back(arg);
+    flow_path_ids.emplace(path, id);
+    return id;
+  }
 
   // Per-trace scratch, reused.
   std::vector<std::uint32_t> local_of;  // global id -> local index + 1 (0: absent)
@@ -246,6 +272,8 @@ struct Miner::Impl {
     }
     // Argument constants: per tool and key, the one value every call of the trace gave.
     arg_seen.assign(k, {});
+    std::vector<nlohmann::json> call_args;
+    std::vector<std::uint32_t> call_step;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const Step& s = steps[i];
       if (s.type != StepType::tool_call) continue;
@@ -263,6 +291,8 @@ struct Miner::Impl {
         else if (as.value != lit) as.value.clear();
         ++as.calls;
       }
+      call_args.push_back(std::move(args));
+      call_step.push_back(static_cast<std::uint32_t>(i));
     }
     for (std::size_t a = 0; a < k; ++a) {
       MineToolCounts& tc = tools[local_ids[a]];
@@ -274,10 +304,105 @@ struct Miner::Impl {
         else if (st.unique.size() < kMineMaxValues) st.unique.emplace(as.value, 1);
       }
     }
+    if (flow_on) add_flow(t, calls, call_args, call_step);
     for (std::uint32_t id : local_ids) local_of[id] = 0;
   }
 
+  bool flow_on = true;
+  std::uint32_t families = (1u << kMineFamilyCount) - 1;
+  // Every value a `== $x` binds (strings of any length, numbers, booleans), as JSON text.
+  static std::string flow_literal(const nlohmann::json& v) {
+    if (v.is_string() || v.is_boolean() || v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+    if (v.is_number_float() && std::isfinite(v.get<double>())) return v.dump();
+    return {};
+  }
+  struct MineFlowSrc {
+    std::uint32_t tool;
+    std::string path;
+  };
+  static std::string path_key(std::string_view root, const std::string& key) {
+    return mine_is_ident(key) && !mine_reserved_words().count(key) ? std::string(root) + "." + key
+                                                                    : std::string(root) + "[" + mine_quote(key) + "]";
+  }
+  // Scalar leaves of a result (objects only, arrays skipped): (path, literal).
+  static void leaves(const nlohmann::json& v, const std::string& path, int depth,
+                     std::vector<std::pair<std::string, std::string>>& out) {
+    if (out.size() >= kMineMaxLeaves) return;
+    if (v.is_object()) {
+      if (depth >= 4) return;
+      for (auto it = v.begin(); it != v.end(); ++it) leaves(it.value(), path_key(path, it.key()), depth + 1, out);
+      return;
+    }
+    std::string lit = flow_literal(v);
+    if (!lit.empty()) out.emplace_back(path, std::move(lit));
+  }
+  // Value flow: for each call B with a scalar argument k, the (tool, path) of earlier turns'
+  // calls whose result leaf or argument had the same value.
+  template <class CallT>
+  void add_flow(const Trajectory& t, const std::vector<CallT>& calls, const std::vector<nlohmann::json>& call_args,
+                const std::vector<std::uint32_t>& call_step) {
+    const std::vector<Step>& steps = t.steps();
+    // Each value keeps its distinct sources only, so a call's work is bounded by the tools and
+    // paths that gave its values, not by the length of the trace.
+    auto add_unique = [](std::vector<std::uint64_t>& v, std::uint64_t x) {
+      if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    };
+    std::unordered_map<std::string, std::vector<std::uint64_t>> sources, pending;
+    std::unordered_map<std::uint64_t, std::uint64_t> targets;  // calls binding, per (tool, argument)
+    std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, MineFlowHash> matched;  // (source, target) -> calls
+    std::vector<std::pair<std::string, std::string>> lv;
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      if (c > 0 && calls[c].group != calls[c - 1].group) {
+        for (auto& [v, list] : pending) {
+          auto& dst = sources[v];
+          for (std::uint64_t x : list) add_unique(dst, x);
+        }
+        pending.clear();
+      }
+      const Step& s = steps[call_step[c]];
+      const std::uint64_t b = local_ids[calls[c].local];
+      for (auto it = call_args[c].begin(); it != call_args[c].end(); ++it) {
+        std::string lit = flow_literal(it.value());
+        if (lit.empty()) continue;
+        const std::uint64_t tgt = b << 32 | flow_pid(path_key("arguments", it.key()), it.key());
+        ++targets[tgt];
+        auto found = sources.find(lit);
+        if (found != sources.end())
+          for (std::uint64_t src : found->second)
+            if ((src >> 32) != b) ++matched[{src, tgt}];
+        add_unique(pending[std::move(lit)], tgt);  // this value is a source for later turns
+      }
+      if (!s.result.empty()) {
+        nlohmann::json r = nlohmann::json::parse(t.text(s.result), nullptr, false);
+        lv.clear();
+        if (!r.is_discarded()) leaves(r, "result", 0, lv);
+        for (auto& [path, lit] : lv) add_unique(pending[lit], b << 32 | flow_pid(path, std::string()));
+      }
+    }
+    for (const auto& [tgt, n] : targets) ++flow_act[tgt];
+    for (const auto& [key, n] : matched) {
+      if (n != targets[key.second]) continue;
+      auto it = flow_held.find(key);
+      if (it != flow_held.end()) ++it->second;
+      else if (flow_held.size() < kMineMaxFlowCandidates) flow_held.emplace(key, 1);
+    }
+  }
+
   void merge(const Impl& o) {
+    // (Tools are interned below; value-flow keys are translated once the names are known.)
+    std::vector<std::uint32_t> path_map(o.flow_paths.size());
+    for (std::size_t i = 0; i < o.flow_paths.size(); ++i) path_map[i] = flow_pid(o.flow_paths[i], o.flow_arg[i]);
+    for (const std::string& n : o.names) intern(n);
+    auto tr = [&](std::uint64_t x) {
+      return static_cast<std::uint64_t>(ids.at(o.names[x >> 32])) << 32 | path_map[x & 0xffffffffu];
+    };
+    for (const auto& [key, n] : o.flow_act) flow_act[tr(key)] += n;
+    for (const auto& [key, n] : o.flow_held) {
+      std::pair<std::uint64_t, std::uint64_t> k2{tr(key.first), tr(key.second)};
+      auto it = flow_held.find(k2);
+      if (it != flow_held.end()) it->second += n;
+      else if (flow_held.size() < kMineMaxFlowCandidates) flow_held.emplace(k2, n);
+    }
     traces += o.traces;
     for (std::size_t i = 0; i < o.names.size(); ++i) {
       std::uint32_t id = intern(o.names[i]);
@@ -309,7 +434,11 @@ struct Miner::Impl {
   }
 };
 
-Miner::Miner() : impl_(std::make_unique<Impl>()) {}
+Miner::Miner(std::uint32_t families) : impl_(std::make_unique<Impl>()) {
+  impl_->families = families;
+  impl_->flow_on = (families >> static_cast<int>(MineFamily::flow)) & 1u;
+}
+std::uint32_t Miner::families() const { return impl_->families; }
 Miner::~Miner() = default;
 Miner::Miner(Miner&&) noexcept = default;
 Miner& Miner::operator=(Miner&&) noexcept = default;
@@ -425,6 +554,16 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
                MineCounts{ta.occ, held});
         }
   }
+  if (on(MineFamily::flow))
+    for (const auto& [key, held] : m.flow_held) {
+      auto act = m.flow_act.find(key.second);
+      if (act == m.flow_act.end()) continue;
+      emit(MineFamily::flow,
+           fmt::format("{} where {} == $x precedes {} where {} == $x", nm(static_cast<std::uint32_t>(key.first >> 32)),
+                       m.flow_paths[key.first & 0xffffffffu], nm(static_cast<std::uint32_t>(key.second >> 32)),
+                       m.flow_paths[key.second & 0xffffffffu]),
+           MineCounts{act->second, held});
+    }
   if (on(MineFamily::only) && !seen.empty()) {
     std::string text = "only ";
     for (std::size_t i = 0; i < seen.size(); ++i) text += (i ? " | " : "") + nm(seen[i]);
@@ -496,7 +635,8 @@ MineReadStats mine_records(const RecordInput& input, const TraceParser& parser, 
                            std::string& err) {
   jobs = effective_jobs(jobs);
   std::mutex in_mu, out_mu;
-  std::vector<Miner> parts(jobs);
+  std::vector<Miner> parts;
+  for (unsigned j = 0; j < jobs; ++j) parts.emplace_back(miner.families());
   std::vector<MineReadStats> stats(jobs);
   // Errors are kept in input order: each record's text is tagged with its sequence number.
   std::map<std::uint64_t, std::string> errs;

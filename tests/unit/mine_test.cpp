@@ -3,6 +3,7 @@
 // (for the families whose activation the checker reports) activated on the same traces.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,7 +26,10 @@ std::string mine_test_trace(std::mt19937& rng, int id, int tools, bool with_turn
     } else {
       int t = tool(rng);
       s += "{\"type\":\"tool_call\",\"tool\":\"" + std::string(1, static_cast<char>('a' + t)) + "_tool\"";
-      s += ",\"arguments\":{\"k\":" + std::to_string(val(rng)) + (val(rng) ? ",\"s\":\"v\"" : "") + "}";
+      s += ",\"arguments\":{\"k\":" + std::to_string(val(rng)) + (val(rng) ? ",\"s\":\"v\"" : "") +
+           ",\"id\":\"o" + std::to_string(val(rng)) + "\"}";
+      if (coin(rng) != 0)
+        s += ",\"result\":{\"order\":{\"id\":\"o" + std::to_string(val(rng)) + "\"},\"n\":" + std::to_string(val(rng)) + "}";
     }
     if (with_turns) {
       if (coin(rng) != 0) ++turn;
@@ -43,7 +47,7 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
   TraceParser parser(no);
   ToolTable table;
   std::vector<Trajectory> traces;
-  Miner miner;
+  Miner miner, first_half, second_half;
   for (int i = 0; i < 60; ++i) {
     Trajectory t(&table);
     std::string text = mine_test_trace(rng, i, 4, with_turns);
@@ -51,6 +55,7 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
     REQUIRE_MESSAGE(o.ok(), text);
     t.own();
     miner.add(t);
+    (i % 2 ? second_half : first_half).add(t);
     traces.push_back(std::move(t));
   }
   MineOptions mo;
@@ -60,6 +65,9 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
   std::vector<MinedRule> rules = miner.rules(mo);
   REQUIRE(rules.size() > 50);
   std::string text = format_mined_rules(rules, mo, miner.traces());
+  // Miners of parts of a corpus merge into the miner of the whole.
+  first_half.merge(second_half);
+  CHECK(format_mined_rules(first_half.rules(mo), mo, first_half.traces()) == text);
   std::vector<Source> src;
   src.emplace_back("<mined>", text);
   RuleSetResult rs = compile_rule_set(std::move(src));
@@ -69,9 +77,22 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
   std::vector<std::uint64_t> violated(rules.size()), activated(rules.size());
   for (const Trajectory& t : traces) {
     const TraceVerdict& v = checker.check(t);
+    if (std::getenv("MINE_DEBUG"))
+      for (const RuleResult& r : v.results)
+        if (rules[r.rule].statement == std::getenv("MINE_DEBUG")) {
+          std::string js;
+          write_normalized_json(t, js);
+          MESSAGE(js << " -> " << int(r.status));
+        }
+    // A parametric rule has one entry per violated binding: count traces, not entries.
+    std::vector<char> viol(rules.size(), 0), act(rules.size(), 0);
     for (const RuleResult& r : v.results) {
-      if (r.status == VerdictStatus::violated) ++violated[r.rule];
-      if (r.status != VerdictStatus::vacuous) ++activated[r.rule];
+      if (r.status == VerdictStatus::violated) viol[r.rule] = 1;
+      if (r.status != VerdictStatus::vacuous) act[r.rule] = 1;
+    }
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      violated[i] += viol[i];
+      activated[i] += act[i];
     }
   }
   std::size_t families_seen = 0;
@@ -81,11 +102,12 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
     mask |= 1u << static_cast<int>(r.family);
     CHECK_MESSAGE(violated[i] == r.counts.activated - r.counts.held, r.statement);
     if (r.family == MineFamily::precedes || r.family == MineFamily::response || r.family == MineFamily::chain ||
-        r.family == MineFamily::excludes)
+        r.family == MineFamily::excludes || r.family == MineFamily::flow)
       CHECK_MESSAGE(activated[i] == r.counts.activated, r.statement);
   }
   for (int f = 0; f < kMineFamilyCount; ++f) families_seen += (mask >> f) & 1u;
   CHECK(families_seen == kMineFamilyCount - 1);  // all but forbid, which needs a catalog
+  CHECK(((mask >> static_cast<int>(MineFamily::flow)) & 1u) == 1u);
 }
 
 }  // namespace
