@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,35 @@ std::string catalog_suggestion(const ir::Pattern& pt, const std::vector<std::str
   return best.empty() ? best : fmt::format("; did you mean '{}'?", best);
 }
 
+// Tool names written right before a PATH's `*` or `?` (`search*`): pattern -> that operator.
+std::map<ir::Id, char> catalog_postfixed_names(const ir::Module& m) {
+  std::map<ir::Id, char> out;
+  for (const ir::PathExpr& n : m.paths) {
+    if ((n.kind != ir::PathExpr::Kind::star && n.kind != ir::PathExpr::Kind::optional) || n.children.size() != 1)
+      continue;
+    const ir::PathExpr& atom = m.paths[n.children[0]];
+    if (atom.kind != ir::PathExpr::Kind::atom || atom.pattern == ir::kNone) continue;
+    if (m.patterns[atom.pattern].kind != ir::Pattern::Kind::tool || n.range.end != atom.range.end + 1) continue;
+    out.emplace(atom.pattern, n.kind == ir::PathExpr::Kind::star ? '*' : '?');
+  }
+  return out;
+}
+
+// For a name unknown as a tool that is written `name*` in a PATH where the glob `name*` would
+// match known tools: the PATH trap (docs/language.md, W009), said with the tools it misses.
+std::string catalog_postfix_hint(const ir::Pattern& pt, char op, const std::vector<std::string>& known) {
+  const std::string glob = pt.name + op;
+  std::vector<std::string> hits;
+  for (const std::string& k : known)
+    if (glob_match(glob, k)) hits.push_back(k);
+  if (hits.empty()) return {};
+  std::string shown = fmt::format("'{}'", hits[0]);
+  if (hits.size() > 1) shown += fmt::format(" and {} more", hits.size() - 1);
+  return fmt::format("; in a PATH, '{0}' is the tool '{1}' {2}, not the glob '{0}' (which matches {3}): for the "
+                     "glob, write `group {1}_any = {0}` and use `{1}_any`",
+                     glob, pt.name, op == '*' ? "repeated" : "made optional", shown);
+}
+
 bool catalog_pattern_matches(const ir::Pattern& pt, const std::vector<std::string>& known) {
   if (pt.kind == ir::Pattern::Kind::tool) return std::binary_search(known.begin(), known.end(), pt.name);
   return std::any_of(known.begin(), known.end(), [&](const std::string& k) { return glob_match(pt.name, k); });
@@ -56,16 +86,21 @@ void check_seen_tools(const ir::Module& m, const std::vector<std::string>& seen_
   std::vector<std::string> seen = seen_in;
   std::sort(seen.begin(), seen.end());
   seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+  const std::map<ir::Id, char> postfixed = catalog_postfixed_names(m);
   // Patterns are interned by the front end: a name used twice is reported once, at its first use.
-  for (const ir::Pattern& pt : m.patterns) {
+  for (ir::Id id = 0; id < m.patterns.size(); ++id) {
+    const ir::Pattern& pt = m.patterns[id];
     if (pt.kind != ir::Pattern::Kind::tool && pt.kind != ir::Pattern::Kind::glob) continue;
     if (catalog_pattern_matches(pt, seen)) continue;
+    std::string hint = catalog_suggestion(pt, seen);
+    if (auto it = postfixed.find(id); hint.empty() && it != postfixed.end())
+      hint = catalog_postfix_hint(pt, it->second, seen);
     std::string what = pt.kind == ir::Pattern::Kind::tool ? fmt::format("no tool '{}' was called", pt.name)
                                                           : fmt::format("glob '{}' matches no tool called", pt.name);
     diags.push_back(Diagnostic{
         Severity::warning, "W008", pt.range,
         fmt::format("{} in the traces given ({} tool name{} seen){}", what, seen.size(), seen.size() == 1 ? "" : "s",
-                    catalog_suggestion(pt, seen)),
+                    hint),
         {}});
   }
 }
@@ -131,12 +166,17 @@ bool attach_catalog(const ir::Module& m, const Source& rules, const CompileOptio
   if (options.seen_tools) candidates.insert(candidates.end(), options.seen_tools->begin(), options.seen_tools->end());
   // Patterns are interned by the front end, so a name used twice is reported once, at
   // its first use.
-  for (const ir::Pattern& pt : m.patterns) {
+  const std::map<ir::Id, char> postfixed = catalog_postfixed_names(m);
+  for (ir::Id id = 0; id < m.patterns.size(); ++id) {
+    const ir::Pattern& pt = m.patterns[id];
     if (pt.kind != ir::Pattern::Kind::tool && pt.kind != ir::Pattern::Kind::glob) continue;
     if (catalog_pattern_matches(pt, known)) continue;
+    std::string hint = catalog_suggestion(pt, candidates);
+    if (auto it = postfixed.find(id); hint.empty() && it != postfixed.end())
+      hint = catalog_postfix_hint(pt, it->second, known);
     error("E202", pt.range,
           fmt::format("{}'{}' matches no tool of catalog {} ({}){}", pt.kind == ir::Pattern::Kind::glob ? "glob " : "",
-                      pt.name, catalog.version(), shown, catalog_suggestion(pt, candidates)));
+                      pt.name, catalog.version(), shown, hint));
     ok = false;
   }
   if (program != nullptr) {

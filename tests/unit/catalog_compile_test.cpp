@@ -76,6 +76,21 @@ TEST_CASE("W008: without a catalog, the names the traces call are what exists") 
   CHECK(empty.diagnostics[0].message == "no tool 'a' was called in the traces given (0 tool names seen)");
 }
 
+TEST_CASE("W008 on `name*` in a PATH names the tools the glob would have matched") {
+  CompileOptions o;
+  o.seen_tools = std::vector<std::string>{"search_flights", "search_hotels", "book_flight"};
+  CompileResult r = compile(Source("t.rules", "expect search* -> book_flight\n"), o);
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].message ==
+        "no tool 'search' was called in the traces given (3 tool names seen); in a PATH, 'search*' is the tool "
+        "'search' repeated, not the glob 'search*' (which matches 'search_flights' and 1 more): for the glob, write "
+        "`group search_any = search*` and use `search_any`");
+  // Written apart, the repetition is meant: only the unknown name is reported.
+  CompileResult apart = compile(Source("t.rules", "expect search * -> book_flight\n"), o);
+  REQUIRE(apart.diagnostics.size() == 1);
+  CHECK(apart.diagnostics[0].message == "no tool 'search' was called in the traces given (3 tool names seen)");
+}
+
 TEST_CASE("with a catalog, E202 decides and suggests catalog tools and the traces' tools") {
   CompileOptions o;
   o.seen_tools = std::vector<std::string>{"zz_unrelated"};
