@@ -69,6 +69,18 @@ const std::set<std::string, std::less<>>& mine_reserved_words() {
 
 std::string mine_quote(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
 
+// Steps other than tool calls that are template symbols, by their pattern keyword. Their names
+// start with \x01, which no normalized tool name has.
+std::string_view mine_step_symbol(StepType t) {
+  switch (t) {
+    case StepType::approval_request: return "\x01" "approval_request";
+    case StepType::approval: return "\x01" "approval";
+    case StepType::final_answer: return "\x01" "final_answer";
+    default: return {};
+  }
+}
+bool mine_is_symbol(std::string_view name) { return !name.empty() && name[0] == '\x01'; }
+
 }  // namespace
 
 std::string mined_tool_name(std::string_view name) {
@@ -209,7 +221,7 @@ struct Miner::Impl {
     struct Call {
       std::uint32_t local, group;
     };
-    std::vector<Call> calls;
+    std::vector<Call> calls, symbols;  // tool calls; steps of the types that are symbols too
     calls.reserve(steps.size());
     local_ids.clear();
     std::uint32_t group = 0;
@@ -218,13 +230,15 @@ struct Miner::Impl {
       bool same = i > 0 && s.type == StepType::tool_call && steps[i - 1].type == StepType::tool_call &&
                   steps[i - 1].turn == s.turn;
       if (!same) group = static_cast<std::uint32_t>(i);
-      if (s.type != StepType::tool_call) continue;
-      std::uint32_t id = intern(t.tool_name(s));
+      std::string_view pseudo = mine_step_symbol(s.type);
+      if (s.type != StepType::tool_call && pseudo.empty()) continue;
+      std::uint32_t id = intern(pseudo.empty() ? t.tool_name(s) : pseudo);
       if (local_of[id] == 0) {
         local_ids.push_back(id);
         local_of[id] = static_cast<std::uint32_t>(local_ids.size());
       }
-      calls.push_back({local_of[id] - 1, group});
+      if (pseudo.empty()) calls.push_back({local_of[id] - 1, group});
+      else symbols.push_back({local_of[id] - 1, group});
     }
     const std::size_t k = local_ids.size();
     first_g.assign(k, 0);
@@ -232,10 +246,11 @@ struct Miner::Impl {
     count.assign(k, 0);
     turns_of.assign(k, 0);
     pcount.assign(k * k, 0);
-    for (const Call& c : calls) {
-      if (count[c.local]++ == 0) first_g[c.local] = c.group;
-      last_g[c.local] = c.group;
-    }
+    for (const std::vector<Call>* v : {&calls, &symbols})
+      for (const Call& c : *v) {
+        if (count[c.local]++ == 0) first_g[c.local] = c.group;
+        last_g[c.local] = c.group;
+      }
     // Turns of the tool-call sequence (what `ignoring not tool_call` leaves), as sets of tools.
     std::vector<std::uint32_t> prev, cur;
     auto close_turn = [&]() {
@@ -471,7 +486,9 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
   for (std::uint32_t i = 0; i < T; ++i)
     if (m.tools[i].occ > 0) seen.push_back(i);
   std::sort(seen.begin(), seen.end(), [&](std::uint32_t a, std::uint32_t b) { return m.names[a] < m.names[b]; });
-  auto nm = [&](std::uint32_t id) { return mined_tool_name(m.names[id]); };
+  auto nm = [&](std::uint32_t id) {
+    return mine_is_symbol(m.names[id]) ? m.names[id].substr(1) : mined_tool_name(m.names[id]);
+  };
 
   // Pair families; kept (at confidence 1) for pruning.
   std::set<std::pair<std::uint32_t, std::uint32_t>> prec1, resp1;
@@ -492,7 +509,9 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
       const MineToolCounts& tb = m.tools[b];
       MineCounts prec{tb.occ, p->prec}, resp{ta.occ, p->resp}, cp{tb.occ, p->chainp}, cf{ta.occ, p->chainf};
       bool kp = on(MineFamily::precedes) && keep(prec), kr = on(MineFamily::response) && keep(resp);
-      bool kcp = on(MineFamily::chain) && keep(cp), kcf = on(MineFamily::chain) && keep(cf);
+      // Chains are over tool calls only (`ignoring not tool_call`): not for step symbols.
+      const bool chain_ok = on(MineFamily::chain) && !mine_is_symbol(m.names[a]) && !mine_is_symbol(m.names[b]);
+      bool kcp = chain_ok && keep(cp), kcf = chain_ok && keep(cf);
       // A chain implies the plain order of the same pair, with the same activation: the order
       // adds nothing when it holds no more often than the chain.
       if (o.prune && kcp && p->chainp == p->prec) kp = false;
@@ -564,9 +583,15 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
                        m.flow_paths[key.second & 0xffffffffu]),
            MineCounts{act->second, held});
     }
-  if (on(MineFamily::only) && !seen.empty()) {
+  if (on(MineFamily::only) &&
+      std::any_of(seen.begin(), seen.end(), [&](std::uint32_t id) { return !mine_is_symbol(m.names[id]); })) {
     std::string text = "only ";
-    for (std::size_t i = 0; i < seen.size(); ++i) text += (i ? " | " : "") + nm(seen[i]);
+    bool first = true;
+    for (std::uint32_t id : seen)
+      if (!mine_is_symbol(m.names[id])) {
+        text += (first ? "" : " | ") + nm(id);
+        first = false;
+      }
     emit(MineFamily::only, std::move(text), MineCounts{m.traces, m.traces});
   }
   if (on(MineFamily::forbid) && o.catalog)

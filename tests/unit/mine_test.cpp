@@ -21,7 +21,10 @@ std::string mine_test_trace(std::mt19937& rng, int id, int tools, bool with_turn
   int n = len(rng), turn = 0;
   for (int i = 0; i < n; ++i) {
     if (i) s += ",";
-    if (coin(rng) == 0) {
+    int kind = coin(rng);
+    if (kind == 0 && coin(rng) == 0) {
+      s += coin(rng) < 2 ? "{\"type\":\"approval\",\"decision\":\"approved\"" : "{\"type\":\"final_answer\",\"content\":\"y\"";
+    } else if (kind == 0) {
       s += "{\"type\":\"assistant_message\",\"content\":\"x\"";
     } else {
       int t = tool(rng);
@@ -108,6 +111,9 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
   for (int f = 0; f < kMineFamilyCount; ++f) families_seen += (mask >> f) & 1u;
   CHECK(families_seen == kMineFamilyCount - 1);  // all but forbid, which needs a catalog
   CHECK(((mask >> static_cast<int>(MineFamily::flow)) & 1u) == 1u);
+  bool symbol_rule = false;  // steps of other types are symbols of the order families
+  for (const MinedRule& r : rules) symbol_rule = symbol_rule || r.statement.rfind("approval precedes", 0) == 0;
+  CHECK(symbol_rule);
 }
 
 }  // namespace
