@@ -80,6 +80,15 @@ std::string_view mine_step_symbol(StepType t) {
   }
 }
 bool mine_is_symbol(std::string_view name) { return !name.empty() && name[0] == '\x01'; }
+// The key of a tool name among the symbols: a name that starts with \x01 or \x02 gets a \x02
+// in front, so that no tool is ever taken for a step symbol (mine_tool_of undoes it).
+std::string mine_tool_key(std::string_view tool) {
+  if (!tool.empty() && (tool[0] == '\x01' || tool[0] == '\x02')) return "\x02" + std::string(tool);
+  return std::string(tool);
+}
+std::string_view mine_tool_of(std::string_view key) {
+  return !key.empty() && key[0] == '\x02' ? key.substr(1) : key;
+}
 
 }  // namespace
 
@@ -232,7 +241,7 @@ struct Miner::Impl {
       if (!same) group = static_cast<std::uint32_t>(i);
       std::string_view pseudo = mine_step_symbol(s.type);
       if (s.type != StepType::tool_call && pseudo.empty()) continue;
-      std::uint32_t id = intern(pseudo.empty() ? t.tool_name(s) : pseudo);
+      std::uint32_t id = intern(pseudo.empty() ? std::string_view(mine_tool_key(t.tool_name(s))) : pseudo);
       if (local_of[id] == 0) {
         local_ids.push_back(id);
         local_of[id] = static_cast<std::uint32_t>(local_ids.size());
@@ -292,7 +301,7 @@ struct Miner::Impl {
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const Step& s = steps[i];
       if (s.type != StepType::tool_call) continue;
-      std::uint32_t a = local_of[intern(t.tool_name(s))] - 1;
+      std::uint32_t a = local_of[intern(mine_tool_key(t.tool_name(s)))] - 1;
       auto& seen = arg_seen[a];
       nlohmann::json args = s.arguments.empty() || s.arguments_invalid
                                 ? nlohmann::json::object()
@@ -487,7 +496,7 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
     if (m.tools[i].occ > 0) seen.push_back(i);
   std::sort(seen.begin(), seen.end(), [&](std::uint32_t a, std::uint32_t b) { return m.names[a] < m.names[b]; });
   auto nm = [&](std::uint32_t id) {
-    return mine_is_symbol(m.names[id]) ? m.names[id].substr(1) : mined_tool_name(m.names[id]);
+    return mine_is_symbol(m.names[id]) ? m.names[id].substr(1) : mined_tool_name(mine_tool_of(m.names[id]));
   };
 
   // Pair families; kept (at confidence 1) for pruning.
@@ -596,7 +605,7 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
   }
   if (on(MineFamily::forbid) && o.catalog)
     for (const CatalogTool& ct : o.catalog->tools()) {
-      auto it = m.ids.find(ct.name);
+      auto it = m.ids.find(mine_tool_key(ct.name));
       if (it != m.ids.end() && m.tools[it->second].occ > 0) continue;
       emit(MineFamily::forbid, fmt::format("forbid {}", mined_tool_name(ct.name)), MineCounts{m.traces, m.traces});
     }

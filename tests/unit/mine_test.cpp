@@ -129,6 +129,32 @@ TEST_CASE("mine: every mined rule holds exactly where check says it holds, with 
   mine_test_against_checker(true, 5);
 }
 
+TEST_CASE("mine: a tool named like a step type, or with a control character, stays a tool") {
+  NormalizeOptions no;
+  no.format = InputFormat::native;
+  TraceParser parser(no);
+  ToolTable table;
+  Miner miner;
+  const char* text =
+      R"({"trace_id":"1","steps":[{"type":"tool_call","tool":"approval"},{"type":"approval","decision":"approved"},)"
+      R"({"type":"tool_call","tool":"\u0001approval"},{"type":"tool_call","tool":"refund"}]})";
+  Trajectory t(&table);
+  REQUIRE(parser.parse_value(text, RecordOrigin{}, t).ok());
+  miner.add(t);
+  MineOptions mo;
+  mo.families = 1u << static_cast<int>(MineFamily::precedes);
+  mo.prune = false;
+  std::vector<std::string> got;
+  for (const MinedRule& r : miner.rules(mo)) got.push_back(r.statement);
+  CHECK(std::find(got.begin(), got.end(), "\"approval\" precedes approval") != got.end());
+  CHECK(std::find(got.begin(), got.end(), "approval precedes \"\\u0001approval\"") != got.end());
+  CHECK(std::find(got.begin(), got.end(), "approval precedes refund") != got.end());
+  std::vector<Source> src;
+  src.emplace_back("<mined>", format_mined_rules(miner.rules(mo), mo, miner.traces()));
+  RuleSetResult rs = compile_rule_set(std::move(src));
+  CHECK_MESSAGE(rs.ok(), rs.format_diagnostics());
+}
+
 TEST_CASE("mine: thresholds, pruning and ranking") {
   NormalizeOptions no;
   no.format = InputFormat::native;
@@ -178,6 +204,7 @@ TEST_CASE("mine: thresholds, pruning and ranking") {
   CHECK_FALSE(parse_mine_families("precedes,bogus", &mask, &error));
   CHECK(error.find("bogus") != std::string::npos);
   CHECK(mined_tool_name("order_get") == "order_get");
+  CHECK(mined_tool_name("approval") == "\"approval\"");
   CHECK(mined_tool_name("forbid") == "\"forbid\"");
   CHECK(mined_tool_name("cancel order") == "\"cancel order\"");
 }
