@@ -128,7 +128,8 @@ def candidate_a():
 
 
 def candidate_b():
-    """A regression of A: a prompt change that made the agent eager to act."""
+    """A regression of A: a prompt change that made the agent eager to act (and write some
+    amounts as text, "42.50", which the catalog's schema types as a number)."""
     a = {r["case_id"]: r for r in candidate_a()}
     b = dict(a)
     b["refund-001"] = run("refund-001", [user("I want my money back for ord_1001"),
@@ -143,7 +144,7 @@ def candidate_b():
     b["ambiguous-003"] = run("ambiguous-003", [user("Refund my order from last week, the number starts with ord_2"),
                                                call(1, "order_get", {"order_id": "ord_2001"}, ORDER("ord_2001")),
                                                *approve("call_2"),
-                                               call(2, "refund_order", {"order_id": "ord_2001", "amount": 42.5},
+                                               call(2, "refund_order", {"order_id": "ord_2001", "amount": "42.50"},
                                                     {"refund_id": "rf_2"}),
                                                say("I refunded ord_2001.")], success=False, cost=0.014, tokens=1900,
                              latency=2300)
@@ -154,7 +155,8 @@ def candidate_b():
     b["viewer-005"] = run("viewer-005", [user("Refund ord_5001"),
                                          call(1, "order_get", {"order_id": "ord_5001"}, ORDER("ord_5001")),
                                          *approve("call_2"),
-                                         call(2, "refund_order", {"order_id": "ord_5001", "amount": 42.5}, {"refund_id": "rf_5"}),
+                                         call(2, "refund_order", {"order_id": "ord_5001", "amount": "42.50"},
+                                              {"refund_id": "rf_5"}),
                                          say("Refund rf_5 issued.")], context={**ACME, "role": "viewer"},
                           success=False, cost=0.012, tokens=1700, latency=2000)
     b["retry-006"] = run("retry-006", [user("Please refund ord_6001"),

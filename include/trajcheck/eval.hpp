@@ -86,6 +86,9 @@ struct CaseResult {
   bool retried = false;                                // a failed call was retried
   std::optional<double> selection, overall;             // overall: score's weighted selection/order
   std::uint32_t arguments_matched = 0, arguments_total = 0;
+  // Argument validity: the run's calls of catalog tools, and those whose arguments the tool's
+  // JSON Schema accepts (every call, expected or not; no schema accepts any). 0 without a catalog.
+  std::uint32_t schema_valid = 0, schema_calls = 0;
   std::optional<double> order;
   bool failed_call = false;                            // the run has a failed tool call
   std::optional<bool> recovery;                        // only when failed_call
@@ -147,6 +150,9 @@ struct Dimensions {
   std::uint32_t cases = 0;  // judged cases in the group
   std::optional<double> selection, arguments, order, recovery, outcome;
   std::uint32_t selection_n = 0, arguments_n = 0, order_n = 0, recovery_n = 0, outcome_n = 0;
+  // Schema-valid calls / calls of catalog tools (argument_validity_n of them).
+  std::optional<double> argument_validity;
+  std::uint32_t argument_validity_n = 0;
   std::optional<double> overall;  // the mean of the cases' `score` overall (a gate metric, not a dimension)
   std::uint32_t overall_n = 0;
   Efficiency efficiency;
@@ -259,7 +265,7 @@ struct CompareOptions {
 };
 
 struct CompareRow {
-  std::string dimension;      // selection, arguments, order, recovery, outcome
+  std::string dimension;      // selection, arguments, argument_validity, order, recovery, outcome
   std::string group;          // "overall", "task_type=refund", "split=designed"
   std::optional<double> a, b, delta;  // each report's own value; delta = b - a
   std::optional<double> lo, hi;       // bootstrap CI of the paired delta

@@ -39,8 +39,9 @@ Part part(const json& c, std::string_view dim) {
     if (c[k].is_number()) return c[k].get<double>();
     return std::nullopt;
   };
-  if (dim == "arguments") {
-    auto m = num("arguments_matched"), t = num("arguments_calls");
+  if (dim == "arguments" || dim == "argument_validity") {  // shares of calls, not means of cases
+    const bool args = dim == "arguments";
+    auto m = num(args ? "arguments_matched" : "schema_valid"), t = num(args ? "arguments_calls" : "schema_calls");
     if (m && t && *t > 0) p = {*m, *t, true};
     return p;
   }
@@ -111,7 +112,7 @@ std::string report_shape_error(const json& j) {
     if (auto [it, fresh] = ids.emplace(c["case_id"].get<std::string>(), i); !fresh)
       return fmt::format("{}.case_id: {} is also the id of cases[{}]", where, c["case_id"].dump(), it->second);
     if (auto e = check(c, where, "pass", json::value_t::boolean, false); !e.empty()) return e;
-    for (const char* k : {"selection", "order", "arguments_matched", "arguments_calls"})
+    for (const char* k : {"selection", "order", "arguments_matched", "arguments_calls", "schema_valid", "schema_calls"})
       if (auto e = check(c, where, k, json::value_t::number_float, true); !e.empty()) return e;
     for (const char* k : {"recovery", "outcome"}) {
       auto it = c.find(k);
@@ -120,12 +121,12 @@ std::string report_shape_error(const json& j) {
     }
     for (const char* k : {"selection", "order", "recovery", "outcome"})
       if (auto e = range(c, where, k, 1); !e.empty()) return e;
-    for (const char* k : {"arguments_matched", "arguments_calls"})
+    for (const char* k : {"arguments_matched", "arguments_calls", "schema_valid", "schema_calls"})
       if (auto e = range(c, where, k, kAnyCount); !e.empty()) return e;
-    if (c.contains("arguments_matched") && c["arguments_matched"].is_number() && c.contains("arguments_calls") &&
-        c["arguments_calls"].is_number() && c["arguments_matched"].get<double>() > c["arguments_calls"].get<double>())
-      return fmt::format("{}.arguments_matched: {} is more than arguments_calls {}", where, c["arguments_matched"].dump(),
-                         c["arguments_calls"].dump());
+    for (auto [part, whole] : {std::pair{"arguments_matched", "arguments_calls"}, std::pair{"schema_valid", "schema_calls"}})
+      if (c.contains(part) && c[part].is_number() && c.contains(whole) && c[whole].is_number() &&
+          c[part].get<double>() > c[whole].get<double>())
+        return fmt::format("{}.{}: {} is more than {} {}", where, part, c[part].dump(), whole, c[whole].dump());
     if (auto e = check(c, where, "segments", json::value_t::object, false); !e.empty()) return e;
     if (c.contains("segments"))
       for (const auto& [f, v] : c["segments"].items())
@@ -288,10 +289,10 @@ std::string compare_text(const CompareReport& r) {
   std::string o = fmt::format("compare A={} B={}: {} paired cases, {:.0f}% paired-bootstrap CI ({} resamples, seed {})\n\n",
                               r.a_name, r.b_name, r.paired_cases, r.options.confidence * 100, r.options.resamples,
                               r.options.seed);
-  o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", "group", "dimension", "A", "B", "delta",
+  o += fmt::format("  {:<32} {:<17} {:>8} {:>8} {:>10} {:>18} {:>6}\n", "group", "dimension", "A", "B", "delta",
                    "CI (pt)", "pairs");
   for (const auto& row : r.rows)
-    o += fmt::format("  {:<32} {:<10} {:>8} {:>8} {:>10} {:>18} {:>6}\n", detail::printable(row.group), row.dimension, pct(row.a),
+    o += fmt::format("  {:<32} {:<17} {:>8} {:>8} {:>10} {:>18} {:>6}\n", detail::printable(row.group), row.dimension, pct(row.a),
                      pct(row.b), pts(row.delta), ci(row), row.paired);
   o += fmt::format("\npass -> fail ({}):", r.pass_to_fail.size());
   for (const auto& c : r.pass_to_fail) o += " " + detail::printable(c);

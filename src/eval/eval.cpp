@@ -368,7 +368,7 @@ std::optional<double> percentile(std::vector<double> values, double p) {
 Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
   Dimensions d;
   double sel = 0, ord = 0, overall = 0;
-  std::uint64_t am = 0, at = 0, rec = 0, out = 0;
+  std::uint64_t am = 0, at = 0, rec = 0, out = 0, sv = 0, sc = 0;
   double tokens = 0, cost = 0, latency = 0;
   std::uint32_t tokens_n = 0, cost_n = 0, latency_n = 0;
   Efficiency& e = d.efficiency;
@@ -385,6 +385,8 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
     }
     am += c->arguments_matched;
     at += c->arguments_total;
+    sv += c->schema_valid;
+    sc += c->schema_calls;
     if (c->order) {
       ord += *c->order;
       ++d.order_n;
@@ -450,6 +452,8 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
   if (d.overall_n) d.overall = overall / d.overall_n;
   d.arguments_n = static_cast<std::uint32_t>(at);
   if (at) d.arguments = static_cast<double>(am) / static_cast<double>(at);
+  d.argument_validity_n = static_cast<std::uint32_t>(sc);
+  if (sc) d.argument_validity = static_cast<double>(sv) / static_cast<double>(sc);
   if (d.order_n) d.order = ord / d.order_n;
   if (d.recovery_n) d.recovery = static_cast<double>(rec) / d.recovery_n;
   if (d.outcome_n) d.outcome = static_cast<double>(out) / d.outcome_n;
@@ -498,6 +502,7 @@ std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
   }
   if (m == "selection") return d.selection;
   if (m == "arguments") return d.arguments;
+  if (m == "argument_validity") return d.argument_validity;
   if (m == "order") return d.order;
   if (m == "recovery") return d.recovery;
   if (m == "outcome") return d.outcome;

@@ -21,7 +21,7 @@
 namespace trajcheck::eval {
 
 // The scoring dimensions of a case, in report order.
-inline constexpr const char* kDimensions[] = {"selection", "arguments", "order", "recovery", "outcome"};
+inline constexpr const char* kDimensions[] = {"selection", "arguments", "argument_validity", "order", "recovery", "outcome"};
 
 // A report's optional number: the number, or null.
 inline nlohmann::ordered_json number_or_null(const std::optional<double>& v) {

@@ -14,10 +14,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* kSeries[] = {"calls_per_success", "cost_per_success", "tokens_per_success",
-                                   "latency_per_success", "retries_per_success", "loop_depth",
-                                   "read_volume_per_success"};
-
 std::vector<GroupRow> group_by(const std::vector<CaseResult>& cases, const std::string& field,
                                const std::vector<std::string>& first) {
   std::vector<std::string> values = first;
@@ -78,29 +74,25 @@ ordered_json metrics_json(const Dimensions& d) {
   ordered_json m;
   auto put = [&](const std::string& name, std::optional<double> v) { m[name] = number_or_null(v); };
   suite::Gate g;
-  for (const char* name : {"selection", "arguments", "order", "recovery", "outcome", "overall"}) {
-    g.metric = name;
-    put(name, metric_value(d, g));
-  }
-  g.metric = "violations";
-  put("violations", metric_value(d, g));
-  for (const char* sev : {"critical", "error", "warning", "info"}) {
-    g.severity = sev;
-    put(fmt::format("violations[{}]", sev), metric_value(d, g));
+  for (const suite::GateMetric& metric : suite::gate_metrics()) {
+    if (!metric.alias_of.empty()) continue;  // `completion` is `outcome`
+    g.metric = std::string(metric.name);
+    g.function.clear();
+    g.severity.clear();
+    put(g.metric, metric_value(d, g));
+    if (metric.name == "violations") {
+      for (const char* sev : {"critical", "error", "warning", "info"}) {
+        g.severity = sev;
+        put(fmt::format("violations[{}]", sev), metric_value(d, g));
+      }
+    } else if (metric.kind == suite::MetricKind::series) {
+      for (const char* f : {"p50", "p90", "p95", "p99", "max"}) {
+        g.function = f;
+        put(gate_metric_text(g), metric_value(d, g));
+      }
+    }
   }
   g.severity.clear();
-  for (const char* name : {"duplicates_per_100", "duplicates_per_100_calls", "write_share", "unused_read_share"}) {
-    g.metric = name;
-    put(name, metric_value(d, g));
-  }
-  for (const char* name : kSeries) {
-    g.metric = name;
-    for (const char* f : {"", "p50", "p90", "p95", "p99", "max"}) {
-      g.function = f;
-      put(gate_metric_text(g), metric_value(d, g));
-    }
-    g.function.clear();
-  }
   for (const auto& [name, gd] : d.graders) {  // each grader: its pass share and its scores
     g.metric = name;
     g.grader = true;

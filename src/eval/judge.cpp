@@ -375,6 +375,13 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
     auto seen = seen_calls.find(key);
     if (seen != seen_calls.end()) ++out.duplicates;
     else if (s.status != StepStatus::error) seen_calls.emplace(std::move(key), 1);
+    // Argument validity: every call of a tool the catalog gives a schema.
+    std::optional<bool> valid;
+    if (ctx_.validate_arguments) valid = ctx_.validate_arguments(tool, run.text(s.arguments));
+    if (valid) {
+      ++out.schema_calls;
+      out.schema_valid += *valid;
+    }
     // Arguments dimension: calls of tools that the case gives arguments for.
     for (std::size_t i = 0; i < c.arguments.size(); ++i) {
       if (c.arguments[i].first != tool) continue;
@@ -388,10 +395,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
           break;
         }
       }
-      if (match && ctx_.validate_arguments) {
-        auto valid = ctx_.validate_arguments(tool, run.text(s.arguments));
-        if (valid && !*valid) match = false;
-      }
+      if (match && valid && !*valid) match = false;
       if (match) ++out.arguments_matched;
       else out.problems.push_back(fmt::format("arguments of {} differ from expected", tool));
       break;

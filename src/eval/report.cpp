@@ -22,6 +22,8 @@ ordered_json dims_json(const Dimensions& d) {
   j["selection_cases"] = d.selection_n;
   j["arguments"] = number_or_null(d.arguments);
   j["arguments_calls"] = d.arguments_n;
+  j["argument_validity"] = number_or_null(d.argument_validity);
+  j["argument_validity_calls"] = d.argument_validity_n;
   j["order"] = number_or_null(d.order);
   j["order_cases"] = d.order_n;
   j["recovery"] = number_or_null(d.recovery);
@@ -98,8 +100,8 @@ std::string fmt_value(const std::optional<double>& v, bool ratio) {
 }
 
 bool ratio_metric(std::string_view m) {
-  return m == "selection" || m == "arguments" || m == "order" || m == "recovery" || m == "outcome" ||
-         m == "overall" || m == "write_share" || m == "unused_read_share";
+  const suite::GateMetric* g = suite::find_gate_metric(m);
+  return g != nullptr && g->kind == suite::MetricKind::share;
 }
 
 ReportCounts counts(const EvalReport& r) {
@@ -180,6 +182,8 @@ std::string report_json(const EvalReport& r) {
       k["selection"] = number_or_null(x.selection);
       k["arguments_matched"] = x.arguments_matched;
       k["arguments_calls"] = x.arguments_total;
+      k["schema_valid"] = x.schema_valid;
+      k["schema_calls"] = x.schema_calls;
       k["order"] = number_or_null(x.order);
       k["overall"] = number_or_null(x.overall);
       k["failed_call"] = x.failed_call;
@@ -273,11 +277,12 @@ std::string report_text(const EvalReport& r) {
     o += fmt::format("\n{}\n", title);
     std::size_t w = 28;
     for (const auto& row : rows) w = std::max(w, printable(row.first).size());
-    o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", w, "cases", "selection",
-                     "arguments", "order", "recovery", "outcome", "calls/succ", "critical");
+    o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>12} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", w, "cases", "selection",
+                     "arguments", "arg validity", "order", "recovery", "outcome", "calls/succ", "critical");
     for (const auto& [name, d] : rows) {
-      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11} {:>9}\n", printable(name), w, d->cases,
-                       fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
+      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>12} {:>9} {:>9} {:>9} {:>11} {:>9}\n", printable(name), w, d->cases,
+                       fmt_value(d->selection, true), fmt_value(d->arguments, true),
+                       fmt_value(d->argument_validity, true), fmt_value(d->order, true),
                        fmt_value(d->recovery, true), fmt_value(d->outcome, true),
                        fmt_value(d->efficiency.calls_per_success, false),
                        d->violations.count("critical") ? d->violations.at("critical") : 0);
@@ -355,11 +360,12 @@ std::string report_markdown(const EvalReport& r) {
                      fmt_value(g.threshold, ratio));
   }
   auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
-    o += fmt::format("\n### {}\n\n| | cases | selection | arguments | order | recovery | outcome | calls/success | critical |\n"
-                     "|---|---|---|---|---|---|---|---|---|\n", title);
+    o += fmt::format("\n### {}\n\n| | cases | selection | arguments | argument validity | order | recovery | outcome | "
+                     "calls/success | critical |\n|---|---|---|---|---|---|---|---|---|---|\n", title);
     for (const auto& [name, d] : rows)
-      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::printable(name), d->cases,
-                       fmt_value(d->selection, true), fmt_value(d->arguments, true), fmt_value(d->order, true),
+      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::printable(name), d->cases,
+                       fmt_value(d->selection, true), fmt_value(d->arguments, true),
+                       fmt_value(d->argument_validity, true), fmt_value(d->order, true),
                        fmt_value(d->recovery, true), fmt_value(d->outcome, true),
                        fmt_value(d->efficiency.calls_per_success, false),
                        d->violations.count("critical") ? d->violations.at("critical") : 0);

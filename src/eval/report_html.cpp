@@ -3,6 +3,7 @@
 // map, the histogram of calls per successful task, and the case list.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@ namespace {
 std::optional<double> dim(const Dimensions& d, std::string_view name) {
   if (name == "selection") return d.selection;
   if (name == "arguments") return d.arguments;
+  if (name == "argument_validity") return d.argument_validity;
   if (name == "order") return d.order;
   if (name == "recovery") return d.recovery;
   return d.outcome;
@@ -29,9 +31,14 @@ std::string heat_color(double v) {
   return fmt::format("rgb({},{},70)", r, g);
 }
 
+// A dimension's label in a chart, short enough for a heat-map column.
+std::string_view html_dim_label(std::string_view name) { return name == "argument_validity" ? "arg. validity" : name; }
+
+constexpr int kHtmlDimensionCount = static_cast<int>(std::size(kDimensions));
+
 std::string svg_dimension_bars(const EvalReport& r) {
   const int row_h = 34, left = 110, width = 420, top = 30;
-  int h = top + row_h * 5 + 20;
+  int h = top + row_h * kHtmlDimensionCount + 20;
   std::string s = fmt::format(
       "<svg class=\"chart\" id=\"chart-dimensions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"dimensions against thresholds\">\n",
@@ -41,7 +48,7 @@ std::string svg_dimension_bars(const EvalReport& r) {
     int x = left + width * t / 4;
     s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"grid\"/><text x=\"{0}\" y=\"{3}\" "
                      "class=\"ax\" text-anchor=\"middle\">{4}%</text>\n",
-                     x, top - 4, top + row_h * 5, top + row_h * 5 + 14, t * 25);
+                     x, top - 4, top + row_h * kHtmlDimensionCount, top + row_h * kHtmlDimensionCount + 14, t * 25);
   }
   int i = 0;
   for (const char* name : kDimensions) {
@@ -51,7 +58,8 @@ std::string svg_dimension_bars(const EvalReport& r) {
     for (const auto& g : r.gates)
       if (g.metric == name && g.segment.empty()) gate = &g;
     std::string cls = !gate ? "bar" : gate->status == "fail" ? "bar fail" : "bar pass";
-    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\" text-anchor=\"end\">{}</text>\n", left - 8, y + 21, name);
+    s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\" text-anchor=\"end\">{}</text>\n", left - 8, y + 21,
+                     html_dim_label(name));
     if (v) {
       s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"22\" class=\"{}\"><title>{}: {}</title></rect>\n",
                        left, y + 6, width * std::clamp(*v, 0.0, 1.0), cls, name, fmt_value(v, true));
@@ -79,12 +87,12 @@ std::string svg_heatmap(const EvalReport& r) {
   std::string s = fmt::format(
       "<svg class=\"chart\" id=\"chart-heatmap\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
       "role=\"img\" aria-label=\"segments by dimensions\">\n",
-      left + cw * 5 + 10, h);
+      left + cw * kHtmlDimensionCount + 10, h);
   s += "<text x=\"0\" y=\"18\" class=\"t\">Segments &#215; dimensions</text>\n";
   int c = 0;
   for (const char* name : kDimensions)
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"ax\" text-anchor=\"middle\">{}</text>\n", left + cw * c++ + cw / 2,
-                     top - 8, name);
+                     top - 8, html_dim_label(name));
   int i = 0;
   for (const auto& [label, d] : rows) {
     int y = top + rh * i++;
@@ -152,9 +160,10 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}tr.fail td:first-child
 
 std::string dims_row(const std::string& label, const Dimensions& d) {
   return fmt::format("<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
-                     "<td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td></tr>\n",
+                     "<td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
+                     "<td class=num>{}</td></tr>\n",
                      html_escape(label), d.cases, fmt_value(d.selection, true), fmt_value(d.arguments, true),
-                     fmt_value(d.order, true), fmt_value(d.recovery, true), fmt_value(d.outcome, true),
+                     fmt_value(d.argument_validity, true), fmt_value(d.order, true), fmt_value(d.recovery, true), fmt_value(d.outcome, true),
                      fmt_value(d.efficiency.calls_per_success, false),
                      d.violations.count("critical") ? d.violations.at("critical") : 0);
 }
@@ -242,7 +251,8 @@ std::string report_html(const EvalReport& r) {
   b += svg_heatmap(r);
   b += svg_histogram(r);
   b += "</div>\n";
-  const char* head = "<tr><th></th><th>cases</th><th>selection</th><th>arguments</th><th>order</th><th>recovery</th>"
+  const char* head = "<tr><th></th><th>cases</th><th>selection</th><th>arguments</th><th>argument validity</th><th>order</th>"
+                     "<th>recovery</th>"
                      "<th>outcome</th><th>calls/success</th><th>critical</th></tr>\n";
   b += fmt::format("<h2>Dimensions</h2>\n<table>{}{}", head, dims_row("overall", r.overall));
   for (const auto& g : r.segments) b += dims_row(g.field + "=" + g.value, g.dims);

@@ -527,26 +527,8 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
 namespace {
 
 std::string_view metric_meaning(std::string_view m) {
-  static const std::pair<std::string_view, std::string_view> kMetrics[] = {
-      {"selection", "the tool selection score against the cases' expected tools or path (mean, 0–1)"},
-      {"arguments", "the share of calls whose arguments match the expected ones and the catalog schema"},
-      {"order", "the ordering score against the expected path (mean)"},
-      {"recovery", "on cases with a failed call: the share where every `recovery` rule holds and the control flow is the expected one"},
-      {"outcome", "the share of cases with a successful outcome"},
-      {"completion", "the share of cases with a successful outcome (same as `outcome`)"},
-      {"violations", "the number of violated rule results in judged runs (`violations[critical]`: of that severity)"},
-      {"duplicates_per_100", "duplicate calls per 100 calls, over successful, gate-passing cases"},
-      {"write_share", "the share of calls to `effect: write` catalog tools"},
-      {"calls_per_success", "tool calls per successful, gate-passing case (a series: mean, or p50…p99, max)"},
-      {"cost_per_success", "cost per successful, gate-passing case (a series)"},
-      {"tokens_per_success", "tokens per successful, gate-passing case (a series)"},
-      {"latency_per_success", "latency per successful, gate-passing case (a series)"},
-      {"retries_per_success", "retries per successful, gate-passing case (a series)"},
-      {"loop_depth", "the longest run of one tool called in a row (a series)"},
-  };
-  for (const auto& [k, v] : kMetrics)
-    if (k == m) return v;
-  return "";
+  const suite::GateMetric* g = suite::find_gate_metric(m);
+  return g ? g->meaning : std::string_view();
 }
 
 }  // namespace
@@ -669,11 +651,16 @@ Analysis analyze_suite(const std::string& path, const std::string& text, const A
     s.kind = kSymOperator;
     s.range = s.selection = line_range(g.range);
     a.symbols.push_back(std::move(s));
-    std::string md = fmt::format("**gate** {} — {}.", code(g.text), metric_meaning(g.metric));
+    std::string meaning = g.grader ? fmt::format("the grader {}: {}", code(g.metric),
+                                                 g.function.empty() ? "the share of graded cases it passes"
+                                                                    : "its scores")
+                                   : std::string(metric_meaning(g.metric));
+    std::string md = fmt::format("**gate** {} — {}.", code(g.text), meaning);
     if (g.critical()) md += " A critical gate: listed first in reports.";
     if (!g.per.empty()) md += fmt::format(" Evaluated on every value of the case field {}; each must pass.", code(g.per));
     if (g.baseline) md += " The threshold is relative to the baseline report.";
-    md += " A gate with no data does not fail.";
+    md += g.if_data ? " Written `if data`: a gate without a value is `no data` and does not fail."
+                    : " A gate without a value fails (unless written `if data`).";
     a.spans.push_back({g.range, md});
   }
   return a;

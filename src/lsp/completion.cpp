@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "suite/suite.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck::lsp {
@@ -93,10 +94,6 @@ constexpr const char* kConditionWords[] = {"matches", "contains", "in", "exists"
 constexpr const char* kStepFields[] = {"arguments.", "result.", "context.", "fixture.", "type", "tool",
                                        "status", "decision", "content", "latency_ms"};
 constexpr const char* kSeverities[] = {"critical", "error", "warning", "info"};
-constexpr const char* kMetrics[] = {"selection", "arguments", "order", "recovery", "outcome", "completion",
-                                    "violations", "duplicates_per_100", "write_share", "calls_per_success",
-                                    "cost_per_success", "tokens_per_success", "latency_per_success",
-                                    "retries_per_success", "loop_depth", "overall"};
 constexpr const char* kFunctions[] = {"mean", "p50", "p90", "p95", "p99", "max"};
 
 // `${1:x}` -> `x`, `${1|a,b|}` -> `a`, `$0` -> ``.
@@ -385,7 +382,8 @@ std::vector<CompletionItem> complete_suite(const Analysis& a, std::string_view p
   if (std::regex_search(line, kGateIndex)) {
     for (const char* s : kSeverities) items.add(s, kEnumMember, "rule severity");
   } else if (std::regex_search(line, kGateMetric)) {
-    for (const char* mtr : kMetrics) items.add(mtr, kValue, "gate metric");
+    for (const suite::GateMetric& mtr : suite::gate_metrics())
+      items.add(std::string(mtr.name), kValue, "gate metric", std::string(mtr.meaning));
     for (const char* f : kFunctions) items.add(f, kFunction, "of a per-case series");
   } else if (std::regex_search(line, kGateOp)) {
     for (const char* op : {">=", "<=", "==", "!=", ">", "<"}) items.add(op, kOperator);

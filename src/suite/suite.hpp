@@ -5,7 +5,9 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trajcheck/diagnostic.hpp"
@@ -86,7 +88,23 @@ struct SuiteResult {
 // Parses and checks a suite file. Every problem is a diagnostic (S001…, docs/eval.md).
 SuiteResult parse_suite(Source source);
 
-// The metric names a gate may use (docs/eval.md), for diagnostics and the evaluator.
+// What a gate metric is: a share from 0 to 1 (shown as a percentage), a per-case series
+// (bare = the mean; mean(…), pNN(…), max(…) apply), or a number (a count or a rate).
+enum class MetricKind : std::uint8_t { share, series, number };
+
+struct GateMetric {
+  std::string_view name;
+  MetricKind kind;
+  std::string_view meaning;  // one line, for the language server's hover and completion
+  std::string_view alias_of;  // `completion` is `outcome`: empty for the metric itself
+};
+
+// Every metric a gate may use (docs/eval.md lists the same), in the order reports list them:
+// the suite parser, the evaluator's `metrics` map and the language server all read this table.
+std::span<const GateMetric> gate_metrics();
+// The table's entry of `name`, or null.
+const GateMetric* find_gate_metric(std::string_view name);
+// The metric names a gate may use, for diagnostics and the evaluator.
 bool is_gate_metric(std::string_view name);
 
 }  // namespace trajcheck::suite

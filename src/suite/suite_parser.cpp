@@ -35,14 +35,30 @@ std::string_view to_string(GateOp op) {
 
 namespace {
 
-constexpr const char* kRatioMetrics[] = {"selection", "arguments", "order", "recovery", "outcome",
-                                         "completion", "overall"};
-// Per-case series over successful, gate-passing cases: usable bare (the mean) or in pNN(…).
-constexpr const char* kSeriesMetrics[] = {"calls_per_success", "cost_per_success",
-                                          "tokens_per_success", "latency_per_success",
-                                          "retries_per_success", "loop_depth", "read_volume_per_success"};
-constexpr const char* kOtherMetrics[] = {"violations", "duplicates_per_100", "duplicates_per_100_calls",
-                                         "write_share", "unused_read_share"};
+using K = MetricKind;
+constexpr GateMetric kGateMetrics[] = {
+    {"selection", K::share, "the tool selection score against the cases' expected tools or path (mean over cases, 0–1)", {}},
+    {"arguments", K::share, "the share of calls of tools named in `expected.arguments` whose arguments match the expected ones and the catalog schema", {}},
+    {"argument_validity", K::share, "the share of calls of catalog tools whose arguments their tool's JSON Schema accepts (every call, expected or not)", {}},
+    {"order", K::share, "the ordering score against the expected tools or path (mean over cases)", {}},
+    {"recovery", K::share, "on cases with a failed call: the share where every `recovery` rule holds and the control flow is the expected one", {}},
+    {"outcome", K::share, "the share of cases with a successful outcome", {}},
+    {"completion", K::share, "the share of cases with a successful outcome (same as `outcome`)", "outcome"},
+    {"overall", K::share, "the mean of the cases' weighted overall score, (S × selection + O × order) / (S + O)", {}},
+    {"violations", K::number, "the number of violated rule results in judged runs (`violations[critical]`: of that severity; `violations[RULE]`: of that rule)", {}},
+    {"duplicates_per_100", K::number, "duplicate calls per 100 successful, gate-passing cases", {}},
+    {"duplicates_per_100_calls", K::number, "duplicate calls per 100 calls, over successful, gate-passing cases", {}},
+    {"write_share", K::share, "the share of calls to `effect: write` catalog tools, over successful, gate-passing cases", {}},
+    {"unused_read_share", K::share, "the share of `effect: read` calls none of whose result values is used later", {}},
+    {"calls_per_success", K::series, "tool calls per successful, gate-passing case (a series: mean, or p50…p99, max)", {}},
+    {"cost_per_success", K::series, "cost per successful, gate-passing case (a series)", {}},
+    {"tokens_per_success", K::series, "tokens per successful, gate-passing case (a series)", {}},
+    {"latency_per_success", K::series, "latency per successful, gate-passing case (a series)", {}},
+    {"retries_per_success", K::series, "retries per successful, gate-passing case (a series)", {}},
+    {"loop_depth", K::series, "the longest run of one tool called in a row (a series)", {}},
+    {"read_volume_per_success", K::series, "bytes of `effect: read` results per successful, gate-passing case (a series)", {}},
+};
+
 constexpr const char* kFunctions[] = {"mean", "p50", "p90", "p95", "p99", "max"};
 constexpr const char* kSeverities[] = {"critical", "error", "warning", "info"};
 constexpr const char* kControls[] = {"handoff", "clarify", "refuse"};
@@ -323,7 +339,7 @@ class LineParser {
       diags_.push_back(unknown_metric(metric_range, gt.metric));
       return;
     }
-    if (!gt.function.empty() && !gt.grader && !one_of(gt.metric, kSeriesMetrics)) {
+    if (!gt.function.empty() && !gt.grader && find_gate_metric(gt.metric)->kind != MetricKind::series) {
       diags_.push_back(error("S007", metric_range,
                              fmt::format("{}(…) needs a per-case series such as calls_per_success; '{}' is one number",
                                          gt.function, gt.metric)));
@@ -380,9 +396,15 @@ class LineParser {
 
 }  // namespace
 
-bool is_gate_metric(std::string_view name) {
-  return one_of(name, kRatioMetrics) || one_of(name, kSeriesMetrics) || one_of(name, kOtherMetrics);
+std::span<const GateMetric> gate_metrics() { return kGateMetrics; }
+
+const GateMetric* find_gate_metric(std::string_view name) {
+  for (const GateMetric& m : kGateMetrics)
+    if (m.name == name) return &m;
+  return nullptr;
 }
+
+bool is_gate_metric(std::string_view name) { return find_gate_metric(name) != nullptr; }
 
 SuiteResult parse_suite(Source source) {
   SuiteResult out;

@@ -512,7 +512,11 @@ class Conversation(unittest.TestCase):
         self.assertIn("rules/broken.rules", {i["label"] for i in items})
         items = c.request("textDocument/completion", {"textDocument": {"uri": suite_uri},
                                                       "position": pos(suite, "selection", 3)})["result"]
-        self.assertIn("calls_per_success", {i["label"] for i in items})
+        labels = {i["label"] for i in items}
+        self.assertIn("calls_per_success", labels)
+        # Every gate metric of the suite parser's table, the newest ones included.
+        for m in ("argument_validity", "unused_read_share", "read_volume_per_success", "duplicates_per_100_calls"):
+            self.assertIn(m, labels)
         h = c.request("textDocument/hover", {"textDocument": {"uri": suite_uri},
                                              "position": pos(suite, "selection", 2)})["result"]
         self.assertIn("tool selection score", h["contents"]["value"])

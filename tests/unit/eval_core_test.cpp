@@ -79,6 +79,48 @@ TEST_CASE("dimensions per case") {
   CHECK(*byid.selection == 1.0);
 }
 
+TEST_CASE("argument validity: every call of a catalog tool against its schema, expected or not") {
+  auto r = run();
+  const auto& act = find(r, "act");  // lookup (no schema: any arguments) and update {id, v}
+  CHECK(act.schema_calls == 2);
+  CHECK(act.schema_valid == 2);
+  const auto& retry = find(r, "retry");  // update {id} twice: `v` is required
+  CHECK(retry.schema_calls == 3);
+  CHECK(retry.schema_valid == 1);
+  CHECK(retry.pass);  // not a case problem: a gate on argument_validity decides
+  CHECK(find(r, "answer").schema_calls == 0);
+  // 10 calls of catalog tools in the 9 judged runs, 2 invalid; `arguments` is unchanged.
+  CHECK(r.overall.argument_validity_n == 10);
+  CHECK(*r.overall.argument_validity == doctest::Approx(0.8));
+  CHECK(*r.overall.arguments == 1.0);
+  std::map<std::string, std::string> status;
+  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = g.status;
+  CHECK(status["argument_validity >= 75%"] == "pass");
+  CHECK(status["argument_validity == 100%"] == "fail");
+  auto j = nlohmann::json::parse(eval::report_json(r));
+  CHECK(j["overall"]["argument_validity"].get<double>() == doctest::Approx(0.8));
+  CHECK(j["overall"]["argument_validity_calls"] == 10);
+  CHECK(j["overall"]["metrics"]["argument_validity"].get<double>() == doctest::Approx(0.8));
+  CHECK(j["splits"][2]["value"] == "synthetic");
+  CHECK(j["splits"][2]["argument_validity"].get<double>() == doctest::Approx(4.0 / 6));
+  for (const auto& c : j["cases"])
+    if (c["case_id"] == "retry") CHECK(c["schema_valid"] == 1);
+  CHECK(eval::report_text(r).find("arg validity") != std::string::npos);
+  CHECK(eval::report_markdown(r).find("| argument validity |") != std::string::npos);
+  CHECK(eval::report_html(r).find("<th>argument validity</th>") != std::string::npos);
+}
+
+TEST_CASE("without a catalog, argument validity has no value and its gate has no data") {
+  std::string dir = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/";
+  eval::EvalReport report;
+  std::vector<eval::EvalProblem> problems;
+  eval::EvalOptions o;
+  o.suite_path = dir + "sessions.suite";
+  REQUIRE_MESSAGE(eval::run_eval(o, report, problems), eval::format_problems(problems));
+  CHECK_FALSE(report.overall.argument_validity.has_value());
+  CHECK(report.overall.argument_validity_n == 0);
+}
+
 TEST_CASE("stale and unmatched cases and runs are reported, not judged") {
   auto r = run();
   CHECK(find(r, "stale").status == "stale");
@@ -191,6 +233,19 @@ TEST_CASE("compare: known delta, flips, and a bootstrap reproducible by seed") {
   CHECK(*sel->hi >= *sel->delta - 1e-12);
   CHECK(r1.pass_to_fail == std::vector<std::string>{"act", "clarify"});
   CHECK(r1.fail_to_pass.empty());
+  // argument_validity is a row of its own: a share of calls over the paired cases.
+  const eval::CompareRow* validity = nullptr;
+  for (const auto& row : r1.rows)
+    if (row.group == "overall" && row.dimension == "argument_validity") validity = &row;
+  REQUIRE(validity);
+  CHECK(*validity->a == doctest::Approx(0.8));
+  CHECK(validity->paired == 9 - 3);  // answer, clarify and refuse call no tool in A
+  // A case that says more calls were valid than were checked is bad input.
+  auto bad = nlohmann::json::parse(b);
+  for (auto& c : bad["cases"])
+    if (c["case_id"] == "act") c["schema_valid"] = 7;
+  CHECK_FALSE(eval::compare_reports("a", a, "b", bad.dump(), o, r3, err));
+  CHECK(err.find("schema_valid: 7 is more than schema_calls") != std::string::npos);
   for (std::size_t i = 0; i < r1.rows.size(); ++i) {
     CHECK(r1.rows[i].lo == r2.rows[i].lo);
     CHECK(r1.rows[i].hi == r2.rows[i].hi);

@@ -2,6 +2,9 @@
 // rule compiler, and diagnostics with codes and positions.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "suite/suite.hpp"
 
 using namespace trajcheck;
@@ -243,4 +246,31 @@ TEST_CASE("fixtures and grader mistakes are located diagnostics") {
       "grader k \"x\"\n"
       "gate nothing >= 1\n");
   CHECK(codes(r) == "S002@3:1 S001@4:10 S014@5:30 S001@6:33 S014@7:8 S002@9:8 S001@10:10 S005@11:6 ");
+}
+
+TEST_CASE("one table of gate metrics: the parser accepts each, series take functions, docs list each") {
+  for (const suite::GateMetric& m : suite::gate_metrics()) {
+    CAPTURE(m.name);
+    CHECK(suite::is_gate_metric(m.name));
+    CHECK_FALSE(m.meaning.empty());
+    std::string text = "cases \"c.jsonl\"\ngate " + std::string(m.name) + " >= 0\n";
+    CHECK(parse(text).ok());
+    std::string p95 = "cases \"c.jsonl\"\ngate p95(" + std::string(m.name) + ") >= 0\n";
+    CHECK(parse(p95).ok() == (m.kind == suite::MetricKind::series));
+    if (!m.alias_of.empty()) CHECK(suite::is_gate_metric(m.alias_of));
+  }
+  CHECK(suite::find_gate_metric("argument_validity")->kind == suite::MetricKind::share);
+  CHECK(suite::find_gate_metric("arguments_validity") == nullptr);
+  auto r = parse("cases \"c.jsonl\"\ngate argument_validity >= 98%\n");
+  REQUIRE(r.ok());
+  CHECK(r.suite.gates[0].metric == "argument_validity");
+  CHECK(r.suite.gates[0].value == doctest::Approx(0.98));
+  // docs/eval.md documents every metric, written as code.
+  std::ifstream in(std::string(TRAJCHECK_SOURCE_DIR) + "/docs/eval.md");
+  std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(docs.empty());
+  for (const suite::GateMetric& m : suite::gate_metrics()) {
+    CAPTURE(m.name);
+    CHECK(docs.find("`" + std::string(m.name) + "`") != std::string::npos);
+  }
 }
