@@ -47,6 +47,8 @@ trajcheck_eval_golden(bad_suite ${EVAL_DATA} bad-suite.expected eval bad.suite)
 # Coding-agent session logs as runs: one run per session, joined to its case by its sessionId.
 trajcheck_eval_golden(sessions_text ${EVAL_DATA} sessions.text.expected eval sessions.suite -j 1)
 trajcheck_eval_golden(bad_cases ${EVAL_DATA} bad-cases.expected eval bad-cases.suite)
+# A rules file's aliases apply to scoring: `Search` is scored as the expected search_documents.
+trajcheck_eval_golden(aliases_text ${EVAL_DATA}/aliases aliases.text.expected eval aliases.suite -j 1)
 trajcheck_eval_golden(case_new ${EVAL_DATA} case-new.expected
                       case new --from-trace runs.jsonl --case-id act-regression --note "reviewer: fine as is"
                       --suite gates.suite --field kind=k1 --catalog-version v1)

@@ -817,6 +817,41 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
                             st.fixtures_version);
   }
 
+  // The rules files' aliases rename the runs' tool names before anything is judged, as `check`
+  // renames them before checking: scoring, arguments, the catalog and the graders see the
+  // canonical names the rules see. A name given with --alias keeps the given meaning; the
+  // cases' own tool names (expected tools, arguments, injections) are renamed alike.
+  NormalizeOptions reading = options.reading;
+  {
+    std::set<std::string> given;
+    for (const auto& alias : reading.aliases) given.insert(normalize_tool_name(alias.first, reading.case_sensitive));
+    for (const auto& program : ctx.programs)
+      for (const auto& alias : program->tool_aliases())
+        if (!given.count(normalize_tool_name(alias.first, reading.case_sensitive))) reading.aliases.push_back(alias);
+  }
+  std::map<std::string, std::string> renames;
+  for (const auto& [observed, canonical] : reading.aliases) {
+    std::string from = normalize_tool_name(observed, reading.case_sensitive);
+    std::string to = normalize_tool_name(canonical, reading.case_sensitive);
+    if (from != to) renames.emplace(from, to);
+  }
+  auto canonical_name = [&](const std::string& name) {
+    std::string n = normalize_tool_name(name, reading.case_sensitive);
+    for (std::size_t steps = 0; steps <= renames.size(); ++steps) {  // chains; a cycle is the parser's error
+      auto it = renames.find(n);
+      if (it == renames.end()) break;
+      n = it->second;
+    }
+    return n;
+  };
+  if (!renames.empty()) {
+    for (auto& c : ctx.cases) {
+      for (std::string& t : c.tools) t = canonical_name(t);
+      for (auto& a : c.arguments) a.first = canonical_name(a.first);
+      for (Injection& in : c.inject) in.tool = canonical_name(in.tool);
+    }
+  }
+
   // Runs.
   std::vector<std::string> runs = options.runs;
   if (runs.empty()) {
@@ -833,9 +868,11 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     errors += fmt::format("{}: error: no runs: declare runs \"FILE\" in the suite or pass --runs\n", options.suite_path);
     return false;
   }
-  TraceParser parser(options.reading);
+  TraceParser parser(reading);
   if (!parser.option_error().empty()) {
-    errors += fmt::format("error: {}\n", parser.option_error());
+    const std::string& why = parser.option_error();
+    const bool alias = why.rfind("conflicting aliases", 0) == 0 || why.rfind("alias cycle", 0) == 0;
+    errors += fmt::format("error: {}{}\n", why, alias ? " (the rules files' `alias` lines and --alias together)" : "");
     return false;
   }
   RecordSource source(runs, options.reading.format);

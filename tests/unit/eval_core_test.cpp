@@ -121,6 +121,33 @@ TEST_CASE("without a catalog, argument validity has no value and its gate has no
   CHECK(report.overall.argument_validity_n == 0);
 }
 
+TEST_CASE("a rules file's aliases apply to scoring, on the runs' names and the cases' own") {
+  eval::EvalOptions o;
+  o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/aliases/aliases.suite";
+  auto judge = [&](const eval::EvalOptions& opts) {
+    eval::EvalReport report;
+    std::vector<eval::EvalProblem> problems;
+    REQUIRE_MESSAGE(eval::run_eval(opts, report, problems), eval::format_problems(problems));
+    return report;
+  };
+  auto r = judge(o);
+  for (const char* id : {"canonical", "observed", "path"}) {
+    CAPTURE(id);
+    const auto& c = find(r, id);
+    CHECK(*c.selection == 1.0);  // not 1/3: `Search` is search_documents
+    CHECK(*c.order == 1.0);
+    CHECK(c.pass);
+  }
+  CHECK(find(r, "canonical").arguments_matched == 1);
+  CHECK(find(r, "observed").arguments_matched == 1);
+  CHECK(r.passed());
+  // A name given with --alias keeps the given meaning: `search` is then another tool.
+  o.reading.aliases = {{"search", "web_search"}};
+  auto given = judge(o);
+  CHECK(*find(given, "canonical").selection == doctest::Approx(1.0 / 3.0));
+  CHECK_FALSE(given.passed());
+}
+
 TEST_CASE("stale and unmatched cases and runs are reported, not judged") {
   auto r = run();
   CHECK(find(r, "stale").status == "stale");
