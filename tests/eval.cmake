@@ -44,6 +44,7 @@ trajcheck_eval_golden(gates_text ${EVAL_DATA} gates.text.expected eval gates.sui
 trajcheck_eval_golden(gates_json ${EVAL_DATA} gates.json.expected eval gates.suite --format json -j 1)
 trajcheck_eval_golden(gates_b_text ${EVAL_DATA} gates-b.text.expected eval gates.suite --runs runs-b.jsonl -j 1)
 trajcheck_eval_golden(bad_suite ${EVAL_DATA} bad-suite.expected eval bad.suite)
+trajcheck_eval_golden(bad_gate_rule ${EVAL_DATA} bad-gate-rule.expected eval bad-gate-rule.suite)
 # Coding-agent session logs as runs: one run per session, joined to its case by its sessionId.
 trajcheck_eval_golden(sessions_text ${EVAL_DATA} sessions.text.expected eval sessions.suite -j 1)
 trajcheck_eval_golden(bad_cases ${EVAL_DATA} bad-cases.expected eval bad-cases.suite)

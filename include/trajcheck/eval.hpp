@@ -41,6 +41,7 @@ namespace eval {
 struct Violation {
   std::string rule;
   std::string severity;  // critical|error|warning|info
+  std::vector<std::string> tags;  // the rule's tags
   std::string source;    // rules/refunds.rules:12:5
   std::string message;
   std::vector<std::uint32_t> steps;
@@ -157,6 +158,7 @@ struct Dimensions {
   std::uint32_t overall_n = 0;
   Efficiency efficiency;
   std::map<std::string, std::uint32_t> violations;  // severity -> count
+  std::map<std::string, std::uint32_t> violations_by_rule, violations_by_tag;  // rule name / tag -> count
   std::map<std::string, GraderDimension> graders;   // by grader name
 };
 
@@ -184,6 +186,9 @@ struct EvalReport {
   std::vector<CaseResult> cases;               // in case-file order
   std::vector<std::string> unmatched_runs;     // "file:line (trace_id)"
   std::vector<std::string> rules_files;
+  // The names a `violations[NAME]` gate may use besides the severities: every rule's name
+  // (false) and every tag (true) of the rules files, sorted; the metrics maps list each.
+  std::vector<std::pair<std::string, bool>> violation_keys;
   Dimensions overall;
   std::vector<GroupRow> segments, splits;
   std::vector<GateResult> gates;               // critical first, then suite order

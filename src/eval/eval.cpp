@@ -21,6 +21,7 @@
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
 #include "run/pipeline.hpp"
+#include "util/edit_distance.hpp"
 #include "util/glob_files.hpp"
 #include "util/read_file.hpp"
 
@@ -399,7 +400,11 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
       out += *c->outcome;
       ++d.outcome_n;
     }
-    for (const auto& v : c->violations) ++d.violations[v.severity];
+    for (const auto& v : c->violations) {
+      ++d.violations[v.severity];
+      ++d.violations_by_rule[v.rule];
+      for (const std::string& tag : v.tags) ++d.violations_by_tag[tag];
+    }
     if (!c->pass) continue;
     ++e.cases;
     e.calls += c->calls;
@@ -495,6 +500,11 @@ std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
     return percentile(s, f == "p50" ? 50 : f == "p90" ? 90 : f == "p95" ? 95 : 99);
   }
   if (m == "violations") {
+    if (!g.rule.empty() || !g.tag.empty()) {
+      const auto& counts = g.rule.empty() ? d.violations_by_tag : d.violations_by_rule;
+      auto it = counts.find(g.rule.empty() ? g.tag : g.rule);
+      return it == counts.end() ? 0.0 : static_cast<double>(it->second);
+    }
     double n = 0;
     for (const auto& [sev, count] : d.violations)
       if (g.severity.empty() || sev == g.severity) n += count;
@@ -535,6 +545,8 @@ std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
 std::string gate_metric_text(const suite::Gate& g) {
   std::string m = g.metric;
   if (!g.severity.empty()) m += "[" + g.severity + "]";
+  if (!g.rule.empty()) m += "[" + g.rule + "]";
+  if (!g.tag.empty()) m += "[" + g.tag + "]";
   if (!g.function.empty()) m = g.function + "(" + m + ")";
   return m;
 }
@@ -803,6 +815,60 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       }
     }
   }
+  // violations[NAME]: a rule of the suite's or a case's rules files, else a tag of such rules.
+  // A name that is neither is an error (a gate that counted nothing would always pass).
+  {
+    std::map<std::string, bool> rule_critical, tag_critical;  // name -> every such rule is critical
+    for (const auto& program : ctx.programs) {
+      for (const RuleInfo& info : program->rules()) {
+        const bool critical = info.severity == RuleSeverity::critical;
+        auto [r, fresh] = rule_critical.emplace(info.name, critical);
+        if (!fresh) r->second = r->second && critical;
+        for (const std::string& tag : info.tags) {
+          auto [t, new_tag] = tag_critical.emplace(tag, critical);
+          if (!new_tag) t->second = t->second && critical;
+        }
+      }
+    }
+    for (suite::Gate& g : sr.suite.gates) {
+      if (g.rule.empty()) continue;
+      if (auto r = rule_critical.find(g.rule); r != rule_critical.end()) {
+        g.rule_critical = r->second;
+      } else if (auto t = tag_critical.find(g.rule); t != tag_critical.end()) {
+        g.tag = std::move(g.rule);
+        g.rule.clear();
+        g.rule_critical = t->second;
+      } else {
+        std::string best;  // the closest rule or tag, at most 2 edits away (1 for short names)
+        std::size_t best_distance = g.rule.size() >= 6 ? 3 : 2;
+        for (const auto* names : {&rule_critical, &tag_critical})
+          for (const auto& [name, critical] : *names) {
+            (void)critical;
+            if (std::size_t d = detail::name_distance(g.rule, name); d < best_distance) {
+              best_distance = d;
+              best = name;
+            }
+          }
+        Diagnostic d;
+        d.code = "S006";
+        d.range = g.index_range;
+        d.message = fmt::format("violations[{}]: '{}' is no severity, rule or tag of the suite's rules files{}", g.rule,
+                                g.rule, best.empty() ? "" : fmt::format("; did you mean '{}'?", best));
+        if (rule_critical.empty()) d.message += " (the suite has no rules)";
+        errors.add(ssrc, {d});
+        ok = false;
+      }
+    }
+  }
+  report.violation_keys.clear();
+  for (const auto& program : ctx.programs)
+    for (const RuleInfo& info : program->rules()) {
+      report.violation_keys.emplace_back(info.name, false);
+      for (const std::string& tag : info.tags) report.violation_keys.emplace_back(tag, true);
+    }
+  std::sort(report.violation_keys.begin(), report.violation_keys.end());
+  report.violation_keys.erase(std::unique(report.violation_keys.begin(), report.violation_keys.end()),
+                              report.violation_keys.end());
   if (!ok) return false;
   for (auto& c : ctx.cases) {
     if (st.catalog && !c.catalog_version.empty() && !report.catalog_version.empty() &&

@@ -130,6 +130,8 @@ bool parse_report(const std::string& name, std::string_view text, nlohmann::json
 void finish_report(const suite::Suite& suite, const nlohmann::json& baseline, EvalReport& report);
 std::string gate_metric_text(const suite::Gate& g);
 // Every gate-able metric of a group, by its gate text (`violations[critical]`, `p95(calls_per_success)`).
-nlohmann::ordered_json metrics_json(const Dimensions& d);
+// `violation_keys`: the rules' names and tags (EvalReport::violation_keys), one `violations[…]` each.
+nlohmann::ordered_json metrics_json(const Dimensions& d,
+                                    const std::vector<std::pair<std::string, bool>>& violation_keys);
 
 }  // namespace trajcheck::eval

@@ -70,7 +70,7 @@ std::optional<double> baseline_value(const json& baseline, const std::string& me
 
 }  // namespace
 
-ordered_json metrics_json(const Dimensions& d) {
+ordered_json metrics_json(const Dimensions& d, const std::vector<std::pair<std::string, bool>>& violation_keys) {
   ordered_json m;
   auto put = [&](const std::string& name, std::optional<double> v) { m[name] = number_or_null(v); };
   suite::Gate g;
@@ -84,6 +84,15 @@ ordered_json metrics_json(const Dimensions& d) {
       for (const char* sev : {"critical", "error", "warning", "info"}) {
         g.severity = sev;
         put(fmt::format("violations[{}]", sev), metric_value(d, g));
+      }
+      g.severity.clear();
+      // Every rule and tag; a severity word, then a rule's name, wins over a tag of that name.
+      for (const auto& [key, is_tag] : violation_keys) {
+        if (m.contains(fmt::format("violations[{}]", key))) continue;
+        (is_tag ? g.tag : g.rule) = key;
+        put(fmt::format("violations[{}]", key), metric_value(d, g));
+        g.rule.clear();
+        g.tag.clear();
       }
     } else if (metric.kind == suite::MetricKind::series) {
       for (const char* f : {"p50", "p90", "p95", "p99", "max"}) {

@@ -313,6 +313,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       Violation v;
       v.rule = info.name;
       v.severity = std::string(to_string(info.severity));
+      v.tags = info.tags;
       v.source = info.location;
       v.message = info.message;
       v.steps = rr.steps;

@@ -15,7 +15,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-ordered_json dims_json(const Dimensions& d) {
+ordered_json dims_json(const Dimensions& d, const std::vector<std::pair<std::string, bool>>& keys) {
   ordered_json j;
   j["cases"] = d.cases;
   j["selection"] = number_or_null(d.selection);
@@ -64,17 +64,17 @@ ordered_json dims_json(const Dimensions& d) {
                  {"errors", gd.errors},         {"pass_share", number_or_null(gd.pass_share)}, {"mean_score", number_or_null(gd.mean_score)}};
     j["graders"] = g;
   }
-  j["metrics"] = metrics_json(d);
+  j["metrics"] = metrics_json(d, keys);
   return j;
 }
 
-ordered_json rows_json(const std::vector<GroupRow>& rows) {
+ordered_json rows_json(const std::vector<GroupRow>& rows, const std::vector<std::pair<std::string, bool>>& keys) {
   ordered_json a = ordered_json::array();
   for (const auto& r : rows) {
     ordered_json j;
     j["field"] = r.field;
     j["value"] = r.value;
-    ordered_json d = dims_json(r.dims);
+    ordered_json d = dims_json(r.dims, keys);
     for (auto& [k, v] : d.items()) j[k] = v;
     a.push_back(std::move(j));
   }
@@ -161,10 +161,10 @@ std::string report_json(const EvalReport& r) {
     gates.push_back(std::move(x));
   }
   j["gates"] = gates;
-  j["overall"] = dims_json(r.overall);
+  j["overall"] = dims_json(r.overall, r.violation_keys);
   j["segment_by"] = r.segment_fields;
-  j["segments"] = rows_json(r.segments);
-  j["splits"] = rows_json(r.splits);
+  j["segments"] = rows_json(r.segments, r.violation_keys);
+  j["splits"] = rows_json(r.splits, r.violation_keys);
   ordered_json cases = ordered_json::array();
   for (const auto& x : r.cases) {
     ordered_json k;

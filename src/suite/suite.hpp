@@ -26,6 +26,12 @@ std::string_view to_string(GateOp op);
 struct Gate {
   std::string metric;              // selection, violations, calls_per_success, …
   std::string severity;            // violations[critical]: "critical"; else empty
+  // violations[NAME] where NAME is no severity: a rule's name, or a tag of rules. The parser
+  // leaves it in `rule` (it does not see the rules files); eval resolves it (resolve_rule_gates)
+  // against the compiled rules: a rule of that name keeps `rule`, else a tag moves it to `tag`.
+  std::string rule, tag;
+  SourceRange index_range;         // where NAME is written
+  bool rule_critical = false;      // the rule (or every rule of the tag) is [critical]
   std::string function;            // p95(calls_per_success): "p95"; else empty
   GateOp op = GateOp::ge;
   bool baseline = false;           // threshold relative to the baseline report
@@ -36,7 +42,7 @@ struct Gate {
   bool if_data = false;            // `if data`: no value is not a failure (else a gate without data fails)
   std::string text;                // the canonical text, for reports
   SourceRange range;
-  bool critical() const { return metric == "violations" && severity == "critical"; }
+  bool critical() const { return metric == "violations" && (severity == "critical" || rule_critical); }
   bool grader = false;             // the metric is a grader of the suite
 };
 

@@ -144,7 +144,7 @@ TRAJCHECK_SUITE_MESSAGE(segment_list, "expected the case fields to segment by, l
 TRAJCHECK_SUITE_MESSAGE(lg::kw_by, "expected 'by' after 'segment'");
 TRAJCHECK_SUITE_MESSAGE(control_name, "expected a control-flow name (handoff, clarify or refuse)");
 TRAJCHECK_SUITE_MESSAGE(control_pattern, "expected a step pattern after '=' (the rule language's patterns)");
-TRAJCHECK_SUITE_MESSAGE(metric_severity, "expected a severity: critical, error, warning or info");
+TRAJCHECK_SUITE_MESSAGE(metric_severity, "expected a severity (critical, error, warning, info), a rule name or a tag");
 TRAJCHECK_SUITE_MESSAGE(metric_arg, "expected a metric name inside '( )', like p95(calls_per_success)");
 TRAJCHECK_SUITE_MESSAGE(gate_metric, "expected a metric after 'gate', like selection or p95(calls_per_success)");
 TRAJCHECK_SUITE_MESSAGE(gate_op, "expected a comparison: ==, !=, <=, >=, < or >");

@@ -319,19 +319,18 @@ class LineParser {
     SourceRange metric_range = range(*ref->children[0]);
     if (gt.metric == "completion") gt.metric = "outcome";
     if (ref->children.size() > 1) {
-      gt.severity = ref->children[1]->string();
+      std::string index = ref->children[1]->string();
       if (gt.metric != "violations") {
         diags_.push_back(error("S006", range(*ref->children[1]),
-                               "only 'violations' takes a severity index, like violations[critical]"));
+                               "only 'violations' takes an index: a severity, a rule or a tag, like violations[critical]"));
         return;
       }
-      if (!one_of(gt.severity, kSeverities)) {
-        diags_.push_back(error("S006", range(*ref->children[1]),
-                               fmt::format("unknown severity '{}': use critical, error, warning or info", gt.severity)));
-        return;
-      }
+      // A severity word is a severity; any other name is a rule or a tag, resolved by eval
+      // against the compiled rules files (an unknown one is S006 there).
+      (one_of(index, kSeverities) ? gt.severity : gt.rule) = std::move(index);
+      gt.index_range = range(*ref->children[1]);
     }
-    if (!is_gate_metric(gt.metric) && gt.severity.empty()) {
+    if (!is_gate_metric(gt.metric) && gt.severity.empty() && gt.rule.empty()) {
       // Maybe a grader, declared anywhere in the suite: decided once every line is read.
       gt.grader = true;
       grader_gates_.emplace_back(suite_.gates.size(), metric_range);

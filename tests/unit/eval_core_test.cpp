@@ -121,6 +121,46 @@ TEST_CASE("without a catalog, argument validity has no value and its gate has no
   CHECK(report.overall.argument_validity_n == 0);
 }
 
+TEST_CASE("violations[RULE] and violations[TAG] count one rule's or one tag's violations") {
+  auto a = run();
+  auto b = run({"runs-b.jsonl"});
+  auto gate = [](const eval::EvalReport& r, const std::string& text) -> const eval::GateResult& {
+    for (const auto& g : r.gates)
+      if (g.text == text) return g;
+    FAIL("no gate " << text);
+    return r.gates.front();
+  };
+  // never_drop is [critical]: its gate is a critical one, listed with violations[critical].
+  CHECK(gate(a, "violations[never_drop] == 0").critical);
+  CHECK(gate(a, "violations[never_drop] == 0").status == "pass");
+  CHECK(gate(b, "violations[never_drop] == 0").status == "fail");
+  CHECK(*gate(b, "violations[never_drop] == 0").value == 1.0);
+  CHECK(b.overall.violations_by_rule.at("never_drop") == 1);
+  std::size_t critical = 0;
+  while (critical < a.gates.size() && a.gates[critical].critical) ++critical;
+  CHECK(critical == 3);  // violations[critical] == 0, > 0, violations[never_drop] == 0
+  CHECK_FALSE(gate(a, "violations[order] == 0").critical);  // a tag of a rule without a severity
+  CHECK(gate(a, "violations[order] == 0").metric == "violations[order]");
+  // The json metrics name every rule and tag, so a baseline has them even at 0.
+  auto j = nlohmann::json::parse(eval::report_json(a));
+  for (const char* k : {"violations[never_drop]", "violations[lookup_first]", "violations[order]",
+                        "violations[recovery]", "violations[style]"})
+    CHECK(j["overall"]["metrics"].contains(k));
+}
+
+TEST_CASE("violations[NAME] that is no rule or tag is an error with the closest name") {
+  eval::EvalOptions o;
+  o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/bad-gate-rule.suite";
+  eval::EvalReport report;
+  std::vector<eval::EvalProblem> problems;
+  CHECK_FALSE(eval::run_eval(o, report, problems));
+  std::string text = eval::format_problems(problems);
+  CHECK(text.find("error[S006]: violations[never_dorp]: 'never_dorp' is no severity, rule or tag of the suite's "
+                  "rules files; did you mean 'never_drop'?") != std::string::npos);
+  CHECK(text.find("did you mean 'recovery'?") != std::string::npos);
+  CHECK(text.find("'nothing_like_it' is no severity, rule or tag of the suite's rules files\n") != std::string::npos);
+}
+
 TEST_CASE("a rules file's aliases apply to scoring, on the runs' names and the cases' own") {
   eval::EvalOptions o;
   o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/data/eval/aliases/aliases.suite";

@@ -103,7 +103,7 @@ TEST_CASE("suite errors carry codes and positions, all of them") {
       "  runs \"x\"\n"
       "frobnicate\n");
   CHECK(codes(r) ==
-        "S002@2:1 S001@4:9 S003@5:9 S004@7:9 S005@8:6 S006@9:16 S006@10:17 S007@11:10 S007@12:6 "
+        "S002@2:1 S001@4:9 S003@5:9 S004@7:9 S005@8:6 S006@9:16 S007@11:10 S007@12:6 "
         "S009@13:19 S001@14:16 S008@15:1 S001@16:1 ");
   CHECK_FALSE(r.ok());
 }
@@ -273,4 +273,20 @@ TEST_CASE("one table of gate metrics: the parser accepts each, series take funct
     CAPTURE(m.name);
     CHECK(docs.find("`" + std::string(m.name) + "`") != std::string::npos);
   }
+}
+
+TEST_CASE("violations[NAME]: a severity, else a rule or a tag that eval resolves") {
+  auto r = parse("cases \"c.jsonl\"\ngate violations[no_cross_tenant] == 0\ngate violations[error] <= 2\n"
+                 "gate violations[fatal] == 0\n");
+  REQUIRE(r.ok());
+  const auto& g = r.suite.gates;
+  CHECK(g[0].rule == "no_cross_tenant");
+  CHECK(g[0].severity.empty());
+  CHECK(r.source.line_col(g[0].index_range.begin).column == 17);
+  CHECK_FALSE(g[0].critical());  // until eval finds the rule [critical]
+  CHECK(g[1].severity == "error");
+  CHECK(g[1].rule.empty());
+  CHECK(g[2].rule == "fatal");  // no severity: a rule or a tag, or eval's S006
+  auto bad = parse("cases \"c.jsonl\"\ngate selection[no_cross_tenant] == 0\n");
+  CHECK(codes(bad) == "S006@2:16 ");
 }
