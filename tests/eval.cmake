@@ -36,6 +36,14 @@ trajcheck_eval_golden(compare_broken_json ${EVAL_DATA}/compare compare-broken.ex
 trajcheck_eval_golden(compare_huge_share ${EVAL_DATA}/compare compare-huge.expected compare huge.json ok.json)
 trajcheck_eval_golden(compare_no_case_id ${EVAL_DATA}/compare compare-no-id.expected compare ok.json no-id.json)
 trajcheck_eval_golden(compare_metric_share ${EVAL_DATA}/compare compare-shares.expected compare shares.json ok.json)
+# Reports computed from other rules, cases, catalog or fixtures: a warning, or with
+# --require-same an error (exit 2).
+trajcheck_eval_golden(compare_inputs ${EVAL_DATA}/compare compare-inputs.expected
+                      compare inputs-a.json inputs-b.json --resamples 10)
+trajcheck_eval_golden(compare_inputs_required ${EVAL_DATA}/compare compare-inputs-required.expected
+                      compare inputs-a.json inputs-b.json --require-same)
+trajcheck_eval_golden(compare_inputs_same ${EVAL_DATA}/compare compare-inputs-same.expected
+                      compare inputs-a.json inputs-a.json --require-same --resamples 10)
 # tau-bench retail judged against its own tasks (real data; policy rules of rules/tau-retail.rules).
 trajcheck_eval_golden(tau_retail_markdown ${PROJECT_SOURCE_DIR}/examples/tau-retail tau-retail.md.expected
                       eval tau-retail.suite --error-pattern ^Error --format markdown -j 2)

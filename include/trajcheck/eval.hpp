@@ -180,12 +180,21 @@ struct GateResult {
   std::string note;        // why there is no value, when there is none
 };
 
+// One file a report was computed from, by its SHA-256: `compare` warns when two reports were
+// not computed from the same rules, cases, catalog and fixtures.
+struct InputDigest {
+  std::string kind;    // cases | catalog | rules | fixture
+  std::string file;    // as the suite names it, joined to the suite's folder
+  std::string sha256;  // 64 hex digits of the file's bytes
+};
+
 struct EvalReport {
   std::string suite_name, suite_file, catalog_version;
   std::vector<std::string> segment_fields;
   std::vector<CaseResult> cases;               // in case-file order
   std::vector<std::string> unmatched_runs;     // "file:line (trace_id)"
   std::vector<std::string> rules_files;
+  std::vector<InputDigest> inputs;             // cases files, catalog, rules files, fixtures
   // The names a `violations[NAME]` gate may use besides the severities: every rule's name
   // (false) and every tag (true) of the rules files, sorted; the metrics maps list each.
   std::vector<std::pair<std::string, bool>> violation_keys;
@@ -267,6 +276,8 @@ struct CompareOptions {
   std::uint64_t seed = 1;     // the bootstrap is reproducible for a given seed
   unsigned resamples = 2000;  // at most kMaxResamples
   double confidence = 0.95;
+  // --require-same: inputs that differ (input_differences) are an error, not a warning.
+  bool require_same = false;
 };
 
 struct CompareRow {
@@ -281,6 +292,9 @@ struct CompareReport {
   std::string a_name, b_name;
   std::vector<CompareRow> rows;
   std::vector<std::string> pass_to_fail, fail_to_pass;
+  // Where the two reports' inputs differ ("rules rules/refunds.rules: the files differ"), in
+  // order of kind and file; empty when both carry the same digests.
+  std::vector<std::string> input_differences;
   std::size_t paired_cases = 0;
   CompareOptions options;
 };

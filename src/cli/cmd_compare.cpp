@@ -12,6 +12,7 @@ struct CompareSettings {
   std::string a, b, format = "text", output;
   std::uint64_t seed = 1;
   unsigned resamples = 2000;
+  bool require_same = false;
 };
 
 int run(const CompareSettings& s) {
@@ -26,11 +27,17 @@ int run(const CompareSettings& s) {
   eval::CompareOptions o;
   o.seed = s.seed;
   o.resamples = s.resamples;
+  o.require_same = s.require_same;
   eval::CompareReport r;
   if (!eval::compare_reports(s.a, a, s.b, b, o, r, error)) {
     fmt::print(stderr, "{}", error);
     return kBadInput;
   }
+  // The comparison says it too; standard error says it whatever the format and -o.
+  if (!r.input_differences.empty())
+    fmt::print(stderr, "trajcheck compare: warning: the reports were not computed from the same inputs ({}); "
+                       "--require-same makes this an error\n",
+               r.input_differences.size());
   std::string text = s.format == "json"       ? eval::compare_json(r)
                      : s.format == "markdown" ? eval::compare_markdown(r)
                      : s.format == "html"     ? eval::compare_html(r)
@@ -58,6 +65,8 @@ const bool compare_registered = register_command({"compare", 31, [](CLI::App& ap
   sub->add_option("-o,--output", s->output, "write the comparison to this file");
   sub->add_option("--seed", s->seed, "bootstrap seed (same seed, same intervals)");
   sub->add_option("--resamples", s->resamples, "bootstrap resamples (default 2000)");
+  sub->add_flag("--require-same", s->require_same,
+                "fail (exit 2) when the reports were not computed from the same rules, cases, catalog and fixtures");
   return [s] { return run(*s); };
 }});
 

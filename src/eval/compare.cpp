@@ -132,6 +132,18 @@ std::string report_shape_error(const json& j) {
       for (const auto& [f, v] : c["segments"].items())
         if (!v.is_string()) return fmt::format("{}.segments.{}: expected a string, got {}", where, f, kind(v));
   }
+  if (j.contains("inputs")) {
+    if (!j["inputs"].is_array()) return fmt::format("inputs: expected a list, got {}", kind(j["inputs"]));
+    for (std::size_t i = 0; i < j["inputs"].size(); ++i) {
+      const json& in = j["inputs"][i];
+      const std::string where = fmt::format("inputs[{}]", i);
+      if (!in.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(in));
+      for (const char* k : {"kind", "file", "sha256"}) {
+        if (!in.contains(k)) return fmt::format("{}: has no {}", where, k);
+        if (auto e = check(in, where, k, json::value_t::string, false); !e.empty()) return e;
+      }
+    }
+  }
   for (const char* table : {"segments", "splits", "groups"}) {
     if (!j.contains(table)) continue;
     if (!j[table].is_array()) return fmt::format("{}: expected a list, got {}", table, kind(j[table]));
@@ -189,6 +201,38 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
   out.a_name = a_name;
   out.b_name = b_name;
   out.options = options;
+
+  // The inputs both reports were computed from: the same (kind, file) with the same digest.
+  {
+    using Key = std::pair<std::string, std::string>;
+    std::map<Key, std::pair<std::string, std::string>> digests;  // -> (A's, B's); empty: absent
+    for (int side = 0; side < 2; ++side) {
+      const json& r = side == 0 ? a : b;
+      if (!r.contains("inputs")) continue;
+      for (const auto& in : r["inputs"]) {
+        auto& d = digests[{in["kind"].get<std::string>(), in["file"].get<std::string>()}];
+        (side == 0 ? d.first : d.second) = in["sha256"].get<std::string>();
+      }
+    }
+    for (int side = 0; side < 2; ++side)
+      if (!(side == 0 ? a : b).contains("inputs"))
+        out.input_differences.push_back(fmt::format("{} has no input digests (a report of an older trajcheck)",
+                                                    side == 0 ? "A" : "B"));
+    if (a.contains("inputs") && b.contains("inputs"))
+      for (const auto& [key, d] : digests) {
+        const auto& [kind, file] = key;
+        if (d.first == d.second) continue;
+        if (d.first.empty()) out.input_differences.push_back(fmt::format("{} {}: only B was computed from it", kind, file));
+        else if (d.second.empty()) out.input_differences.push_back(fmt::format("{} {}: only A was computed from it", kind, file));
+        else out.input_differences.push_back(fmt::format("{} {}: the files differ (sha256 {}… in A, {}… in B)", kind, file,
+                                                         d.first.substr(0, 12), d.second.substr(0, 12)));
+      }
+    if (options.require_same && !out.input_differences.empty()) {
+      error = "error: the reports were not computed from the same inputs (--require-same):\n";
+      for (const auto& d : out.input_differences) error += "  " + detail::printable(d) + "\n";
+      return false;
+    }
+  }
 
   // Cases both runs judged, in A's order.
   std::map<std::string, const json*> b_cases;
@@ -294,6 +338,10 @@ std::string compare_text(const CompareReport& r) {
   for (const auto& row : r.rows)
     o += fmt::format("  {:<32} {:<17} {:>8} {:>8} {:>10} {:>18} {:>6}\n", detail::printable(row.group), row.dimension, pct(row.a),
                      pct(row.b), pts(row.delta), ci(row), row.paired);
+  if (!r.input_differences.empty()) {
+    o += "\nwarning: the reports were not computed from the same inputs:\n";
+    for (const auto& d : r.input_differences) o += "  " + detail::printable(d) + "\n";
+  }
   o += fmt::format("\npass -> fail ({}):", r.pass_to_fail.size());
   for (const auto& c : r.pass_to_fail) o += " " + detail::printable(c);
   o += fmt::format("\nfail -> pass ({}):", r.fail_to_pass.size());
@@ -316,6 +364,8 @@ std::string compare_json(const CompareReport& r) {
   j["rows"] = rows;
   j["pass_to_fail"] = r.pass_to_fail;
   j["fail_to_pass"] = r.fail_to_pass;
+  j["same_inputs"] = r.input_differences.empty();
+  j["input_differences"] = r.input_differences;
   return j.dump(1) + "\n";
 }
 
@@ -327,6 +377,10 @@ std::string compare_markdown(const CompareReport& r) {
   for (const auto& row : r.rows)
     o += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", row.group, row.dimension, pct(row.a), pct(row.b),
                      pts(row.delta), ci(row), row.paired);
+  if (!r.input_differences.empty()) {
+    o += "\n**Warning: the reports were not computed from the same inputs:**\n\n";
+    for (const auto& d : r.input_differences) o += "- " + detail::printable(d) + "\n";
+  }
   o += fmt::format("\n**pass → fail** ({}): {}\n\n**fail → pass** ({}): {}\n", r.pass_to_fail.size(),
                    fmt::join(r.pass_to_fail, ", "), r.fail_to_pass.size(), fmt::join(r.fail_to_pass, ", "));
   return o;
@@ -349,7 +403,13 @@ std::string compare_html(const CompareReport& r) {
     b += fmt::format("<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td class=num>{}</td></tr>\n",
                      html_escape(row.group), row.dimension, pct(row.a), pct(row.b), pts(row.delta), ci(row), row.paired);
-  b += "</table>\n<h2>Flipped cases</h2>\n";
+  b += "</table>\n";
+  if (!r.input_differences.empty()) {
+    b += "<h2>Warning: the reports were not computed from the same inputs</h2>\n<ul>\n";
+    for (const auto& d : r.input_differences) b += "<li>" + html_escape(d) + "</li>\n";
+    b += "</ul>\n";
+  }
+  b += "<h2>Flipped cases</h2>\n";
   b += fmt::format("<p><b>pass &#8594; fail</b> ({}): {}</p>\n<p><b>fail &#8594; pass</b> ({}): {}</p>\n",
                    r.pass_to_fail.size(), html_escape(fmt::format("{}", fmt::join(r.pass_to_fail, ", "))),
                    r.fail_to_pass.size(), html_escape(fmt::format("{}", fmt::join(r.fail_to_pass, ", "))));

@@ -134,13 +134,15 @@ std::string path_error(const std::string& path, std::size_t& offset, std::vector
   return root == ir::kNone ? "not a PATH" : "";
 }
 
-// Loads one cases file (JSONL); problems are appended to `errors`.
-void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems& errors) {
+// Loads one cases file (JSONL); problems are appended to `errors`, its digest to `inputs`.
+void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems& errors,
+                std::vector<InputDigest>& inputs) {
   std::string text, err;
   if (!read_file(path, text, err)) {
     errors += err;
     return;
   }
+  inputs.push_back({"cases", path, sha256_hex(text)});
   std::size_t pos = 0;
   std::uint64_t line = 0;
   while (pos < text.size()) {
@@ -651,6 +653,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       return false;
     }
     report.catalog_version = cat.catalog->version();
+    report.inputs.push_back({"catalog", path, sha256_hex(cat.source.text())});
     ctx.catalog = cat.catalog;
     for (const CatalogTool& t : cat.catalog->tools())
       (t.effect == ToolEffect::write ? ctx.write_tools : ctx.read_tools).insert(t.name);
@@ -687,7 +690,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       errors.add_at(ssrc, pat.range, "S011", fmt::format("no case file matches {}", pat.text));
       ok = false;
     }
-    for (const auto& f : files) load_cases(f, ctx.cases, errors);
+    for (const auto& f : files) load_cases(f, ctx.cases, errors, report.inputs);
   }
   if (!errors.empty() && errors.any_error()) ok = false;
   for (std::size_t i = 0; i < ctx.cases.size(); ++i) {
@@ -710,12 +713,14 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       else errors += fmt::format("{}: error: {}\n", path, reason);
       return -1;
     }
+    std::string digest = sha256_hex(text);
     CompileResult cr = compile(Source(path, std::move(text)));
     errors.add(cr.source, cr.diagnostics);
     if (!cr.ok()) return -1;
     ctx.programs.push_back(cr.program);
     ctx.program_index[path] = ctx.programs.size() - 1;
     report.rules_files.push_back(path);
+    report.inputs.push_back({"rules", path, std::move(digest)});
     return static_cast<int>(ctx.programs.size() - 1);
   };
   for (const auto& r : st.rules) {
@@ -794,6 +799,7 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
         ok = false;
         continue;
       }
+      report.inputs.push_back({"fixture", path, sha256_hex(text)});
       slot = std::make_shared<const std::string>(doc.dump());
     }
     c.fixture = slot;

@@ -22,11 +22,6 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-namespace {
-
-// The most a grader may write on standard output; past it the grader is killed.
-constexpr std::size_t kOutputLimit = std::size_t(1) << 20;
-
 std::string sha256_hex(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
@@ -35,6 +30,11 @@ std::string sha256_hex(std::string_view data) {
   for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", md[i]);
   return hex;
 }
+
+namespace {
+
+// The most a grader may write on standard output; past it the grader is killed.
+constexpr std::size_t kOutputLimit = std::size_t(1) << 20;
 
 // The answer's last non-blank line must be a JSON object with a numeric `score` in [0, 1]
 // and/or a boolean `pass` (`reason` a string, optional); anything else is invalid output.

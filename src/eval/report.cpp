@@ -147,6 +147,9 @@ std::string report_json(const EvalReport& r) {
                   {"gates_passed", c.gates_passed}, {"gates_failed", c.gates_failed},
                   {"gates_no_data", c.gates_no_data}};
   j["rules"] = r.rules_files;
+  ordered_json inputs = ordered_json::array();
+  for (const InputDigest& in : r.inputs) inputs.push_back({{"kind", in.kind}, {"file", in.file}, {"sha256", in.sha256}});
+  j["inputs"] = inputs;
   ordered_json gates = ordered_json::array();
   for (const auto& g : r.gates) {
     ordered_json x;

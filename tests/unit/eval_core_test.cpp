@@ -323,6 +323,49 @@ TEST_CASE("compare: known delta, flips, and a bootstrap reproducible by seed") {
   CHECK_FALSE(eval::compare_reports("a", "{}", "b", b, o, r1, err));
 }
 
+TEST_CASE("reports carry the digests of their inputs; compare warns, or with require_same fails, when they differ") {
+  auto r = run();
+  std::map<std::string, std::string> kinds;
+  for (const auto& in : r.inputs) {
+    CHECK(in.sha256.size() == 64);
+    kinds[in.file.substr(in.file.find_last_of('/') + 1)] = in.kind;
+  }
+  CHECK(kinds == std::map<std::string, std::string>{
+                     {"cases.jsonl", "cases"}, {"catalog.json", "catalog"}, {"t.rules", "rules"}});
+  // SHA-256 of the file's bytes.
+  std::ifstream in(std::string(TRAJCHECK_TEST_DIR) + "/data/eval/t.rules", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& d : r.inputs)
+    if (d.kind == "rules") CHECK(d.sha256 == eval::sha256_hex(text));
+  CHECK(eval::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+
+  auto a = eval::report_json(r);
+  auto b = nlohmann::json::parse(eval::report_json(run({"runs-b.jsonl"})));
+  eval::CompareOptions o;
+  o.resamples = 10;
+  eval::CompareReport cr;
+  std::string err;
+  REQUIRE(eval::compare_reports("a", a, "b", b.dump(), o, cr, err));
+  CHECK(cr.input_differences.empty());  // other runs, the same inputs
+  for (auto& d : b["inputs"])
+    if (d["kind"] == "rules") d["sha256"] = std::string(64, '0');
+  REQUIRE(eval::compare_reports("a", a, "b", b.dump(), o, cr, err));
+  REQUIRE(cr.input_differences.size() == 1);
+  CHECK(cr.input_differences[0].find("t.rules: the files differ") != std::string::npos);
+  CHECK(eval::compare_text(cr).find("warning: the reports were not computed from the same inputs") != std::string::npos);
+  CHECK(nlohmann::json::parse(eval::compare_json(cr))["same_inputs"] == false);
+  o.require_same = true;
+  CHECK_FALSE(eval::compare_reports("a", a, "b", b.dump(), o, cr, err));
+  CHECK(err.find("--require-same") != std::string::npos);
+  b.erase("inputs");  // an older report: nothing to vouch for the inputs
+  CHECK_FALSE(eval::compare_reports("a", a, "b", b.dump(), o, cr, err));
+  CHECK(err.find("B has no input digests") != std::string::npos);
+  b["inputs"] = 3;
+  o.require_same = false;
+  CHECK_FALSE(eval::compare_reports("a", a, "b", b.dump(), o, cr, err));
+  CHECK(err.find("inputs: expected a list") != std::string::npos);
+}
+
 TEST_CASE("percentile is nearest rank") {
   CHECK(*eval::percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 95) == 10);
   CHECK(*eval::percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 50) == 5);
