@@ -39,10 +39,16 @@ Part part(const json& c, std::string_view dim) {
     if (c[k].is_number()) return c[k].get<double>();
     return std::nullopt;
   };
-  if (dim == "arguments" || dim == "argument_validity") {  // shares of calls, not means of cases
-    const bool args = dim == "arguments";
-    auto m = num(args ? "arguments_matched" : "schema_valid"), t = num(args ? "arguments_calls" : "schema_calls");
+  if (dim == "arguments") {  // a share of calls, not a mean of cases
+    auto m = num("arguments_matched"), t = num("arguments_calls");
     if (m && t && *t > 0) p = {*m, *t, true};
+    return p;
+  }
+  if (dim == "argument_validity") {
+    // Every case judged with a catalog pairs, calls or not: a run that made no call beside one
+    // that broke its schemas is the regression this row is for.
+    auto m = num("schema_valid"), t = num("schema_calls");
+    if (m && t) p = {*m, *t, true};
     return p;
   }
   if (auto v = num(std::string(dim).c_str())) p = {*v, 1, true};
