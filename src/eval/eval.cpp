@@ -21,7 +21,7 @@
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/reader.hpp"
 #include "run/pipeline.hpp"
-#include "util/edit_distance.hpp"
+#include "util/suggest.hpp"
 #include "util/glob_files.hpp"
 #include "util/read_file.hpp"
 
@@ -845,16 +845,10 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
         g.rule.clear();
         g.rule_critical = t->second;
       } else {
-        std::string best;  // the closest rule or tag, at most 2 edits away (1 for short names)
-        std::size_t best_distance = g.rule.size() >= 6 ? 3 : 2;
-        for (const auto* names : {&rule_critical, &tag_critical})
-          for (const auto& [name, critical] : *names) {
-            (void)critical;
-            if (std::size_t d = detail::name_distance(g.rule, name); d < best_distance) {
-              best_distance = d;
-              best = name;
-            }
-          }
+        std::vector<std::string> names;  // rules first (they win ties), then tags
+        for (const auto* known : {&rule_critical, &tag_critical})
+          for (const auto& entry : *known) names.push_back(entry.first);
+        const std::string best = detail::did_you_mean(g.rule, names);
         Diagnostic d;
         d.code = "S006";
         d.range = g.index_range;
