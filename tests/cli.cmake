@@ -46,3 +46,10 @@ add_test(NAME cli.rules_tests_mutants
 add_test(NAME cli.testing_rules_doc
          COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/testing_rules_doc.py ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/testing-rules-doc)
+
+# `trajcheck diff` reports small edits of every bundled rule with a counterexample `check`
+# confirms (docs/rule-diff.md, "Measured"; tests/rule_diff_mutants.py).
+add_test(NAME cli.diff_mutants
+         COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/rule_diff_mutants.py ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/diff-mutants)
+set_tests_properties(cli.diff_mutants PROPERTIES TIMEOUT 600)

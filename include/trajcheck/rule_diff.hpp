@@ -27,7 +27,7 @@ struct RuleDiffOptions {
   std::uint32_t max_steps = 10;     // longest trace tried
   // Traces of every combination of steps are tried while their number stays under this budget
   // (per rule pair); longer traces are tried from families (runs of one step, a run then another).
-  std::uint64_t exhaustive_budget = 4000;
+  std::uint64_t exhaustive_budget = 2100;
 };
 
 enum class RuleChange : std::uint8_t {
@@ -47,13 +47,14 @@ struct DiffTrace {
 struct RuleDiffEntry {
   std::string old_name, new_name;  // empty when the rule is added / removed
   std::string old_location, new_location;
-  std::string paired_by;           // "name", "meaning", "added", "removed"
+  std::string paired_by;           // "name", "meaning", "position" (unnamed statements), "added", "removed"
   RuleChange change = RuleChange::unchanged;
   bool has_widening = false;       // new_accepts_old_rejects holds a trace
   bool has_narrowing = false;
   DiffTrace widening;              // NEW accepts, OLD rejects
   DiffTrace narrowing;             // OLD accepts, NEW rejects
   std::uint32_t exhaustive_steps = 0;  // every trace over the alphabet up to this length was tried
+  std::uint32_t core_steps = 0;        // every trace of steps as written (conditions true) up to this length
   std::uint32_t searched_steps = 0;    // families of traces up to this length were tried
   std::uint32_t alphabet = 0;          // distinct steps the traces were built from
   std::uint64_t traces_checked = 0;
@@ -73,6 +74,7 @@ struct RuleDiffResult {
 RuleDiffResult diff_rules(const Source& old_rules, const Source& new_rules, const RuleDiffOptions& options = {});
 
 enum class RuleDiffFormat : std::uint8_t { text, json };
-std::string format_rule_diff(const RuleDiffResult& result, RuleDiffFormat format);
+// `timings`: each rule's search time in milliseconds (json only; varies from run to run).
+std::string format_rule_diff(const RuleDiffResult& result, RuleDiffFormat format, bool timings = false);
 
 }  // namespace trajcheck

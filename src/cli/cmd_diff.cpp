@@ -16,6 +16,7 @@ struct DiffArgs {
   std::string format = "text";
   std::string fail_on;
   std::uint32_t max_steps = 10;
+  bool timings = false;
 };
 
 int run_diff(const DiffArgs& a) {
@@ -38,7 +39,7 @@ int run_diff(const DiffArgs& a) {
     fmt::print(stderr, "{}", r.error);
     return kBadInput;
   }
-  fmt::print("{}", format_rule_diff(r, a.format == "json" ? RuleDiffFormat::json : RuleDiffFormat::text));
+  fmt::print("{}", format_rule_diff(r, a.format == "json" ? RuleDiffFormat::json : RuleDiffFormat::text, a.timings));
   if (a.fail_on.empty()) return kPass;
   for (const RuleDiffEntry& e : r.rules) {
     bool hit = a.fail_on == "widened"    ? e.has_widening
@@ -60,6 +61,7 @@ const bool diff_registered = register_command({"diff", 47, [](CLI::App& app) {
       ->check(CLI::IsMember({"widened", "narrowed", "changed"}));
   sub->add_option("--max-steps", args->max_steps, "longest counterexample trace tried (1-50, default 10)")
       ->check(CLI::Range(1, 50));
+  sub->add_flag("--timings", args->timings, "json: each rule's search time in milliseconds");
   return [args] { return run_diff(*args); };
 }});
 

@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
+#include <cstdlib>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <re2/re2.h>
 
 #include "ir/ir.hpp"
 #include "json/escape.hpp"
@@ -180,6 +183,11 @@ struct RdAlphabet {
   bool failing = false;
   // field -> values (JSON text); field is "arguments.x.y", "result.x", or a step field "decision".
   std::map<std::string, std::set<std::string>> values;
+  // field -> the value that makes the conditions on it hold (the first constant compared
+  // with, a sample of its regular expression, every `contains` literal joined), for one
+  // variant of each tool with every field set at once (conditions joined by `and`).
+  std::map<std::string, std::string> positive;
+  std::map<std::string, std::vector<std::string>> contained;
   std::set<std::string> inexact;
 };
 
@@ -216,9 +224,121 @@ bool rd_settable(const ir::FieldPath& p, RdAlphabet& a) {
   return true;
 }
 
-void rd_add_value(RdAlphabet& a, const ir::FieldPath& p, std::string json) {
+void rd_add_value(RdAlphabet& a, const ir::FieldPath& p, std::string json, bool positive = false) {
   if (!rd_settable(p, a)) return;
+  if (positive) a.positive.emplace(p.text, json);
   a.values[p.text].insert(std::move(json));
+}
+
+// One string the regular expression `re` (RE2 syntax) matches, or nothing: literals kept, a
+// class gives its first member, an alternation its first branch, `?`/`*` nothing (or once,
+// `once`), `+` once, `{n,m}` n times; checked with RE2 before it is used.
+struct RdRegexSample {
+  std::string_view re;
+  std::size_t i = 0;
+  bool once = false;
+  bool ok = true;
+
+  std::string alternation() {
+    std::string first = sequence();
+    while (i < re.size() && re[i] == '|') {
+      ++i;
+      sequence();
+    }
+    return first;
+  }
+  std::string sequence() {
+    std::string out;
+    while (ok && i < re.size() && re[i] != '|' && re[i] != ')') {
+      std::string atom_text = atom();
+      std::size_t times = 1;
+      if (i < re.size()) {
+        char q = re[i];
+        if (q == '?' || q == '*') { times = once ? 1 : 0; ++i; }
+        else if (q == '+') { times = 1; ++i; }
+        else if (q == '{') {
+          std::size_t e = re.find('}', i);
+          if (e == std::string_view::npos) { ok = false; break; }
+          times = static_cast<std::size_t>(std::atoi(std::string(re.substr(i + 1, e - i - 1)).c_str()));
+          i = e + 1;
+        }
+        if (i < re.size() && (re[i] == '?' || re[i] == '+')) ++i;  // lazy / possessive
+      }
+      for (std::size_t t = 0; t < times; ++t) out += atom_text;
+    }
+    return out;
+  }
+  static std::string escape_class(char c) {
+    switch (c) {
+      case 's': return " ";
+      case 'd': return "1";
+      case 'w': case 'S': case 'D': return "a";
+      case 'W': return " ";
+      case 'b': case 'B': case 'A': case 'z': return "";
+      case 'n': return "\n";
+      case 't': return "\t";
+      default: return std::string(1, c);
+    }
+  }
+  std::string atom() {
+    char c = re[i++];
+    switch (c) {
+      case '^': case '$': return "";
+      case '.': return "a";
+      case '\\': {
+        if (i >= re.size()) { ok = false; return ""; }
+        return escape_class(re[i++]);
+      }
+      case '(': {
+        if (i < re.size() && re[i] == '?') {
+          // (?:…), (?i), (?i:…)
+          std::size_t e = i;
+          while (e < re.size() && re[e] != ':' && re[e] != ')') ++e;
+          if (e >= re.size()) { ok = false; return ""; }
+          i = e + 1;
+          if (re[e] == ')') return "";
+        }
+        std::string r = alternation();
+        if (i >= re.size() || re[i] != ')') { ok = false; return ""; }
+        ++i;
+        return r;
+      }
+      case '[': {
+        bool negated = i < re.size() && re[i] == '^';
+        if (negated) ++i;
+        std::string members;
+        bool first = true;
+        while (i < re.size() && (re[i] != ']' || first)) {
+          first = false;
+          if (re[i] == '\\' && i + 1 < re.size()) {
+            members += escape_class(re[i + 1]);
+            i += 2;
+          } else {
+            members += re[i++];
+          }
+        }
+        if (i >= re.size()) { ok = false; return ""; }
+        ++i;
+        if (!negated) return members.empty() ? "" : std::string(1, members[0]);
+        for (char pick : std::string("axq0 Z_")) if (members.find(pick) == std::string::npos) return std::string(1, pick);
+        ok = false;
+        return "";
+      }
+      default: return std::string(1, c);
+    }
+  }
+};
+
+std::optional<std::string> rd_regex_sample(std::string_view re) {
+  for (bool once : {false, true}) {
+    RdRegexSample g{re};
+    g.once = once;
+    std::string s = g.alternation();
+    if (!g.ok || g.i != re.size()) continue;
+    RE2 compiled{re2::StringPiece(re.data(), re.size()), RE2::Quiet};
+    if (compiled.ok() && RE2::PartialMatch(s, compiled)) return s;
+  }
+  return std::nullopt;
 }
 
 void rd_walk_cond(const ir::Module& m, ir::Id id, RdAlphabet& a) {
@@ -248,8 +368,11 @@ void rd_walk_cond(const ir::Module& m, ir::Id id, RdAlphabet& a) {
         if (c.b.kind == O::path) rd_add_value(a, c.b.path, "\"v1\"");
         return;
       }
-      rd_add_value(a, path->path, rd_literal_json(lit->literal));
+      rd_add_value(a, path->path, rd_literal_json(lit->literal), c.op == ir::CompareOp::eq);
       if (lit->literal.kind == ir::Literal::Kind::number) {
+        if (c.op == ir::CompareOp::gt) rd_add_value(a, path->path, fmt::format("{}", lit->literal.number + 1), true);
+        if (c.op == ir::CompareOp::ge || c.op == ir::CompareOp::le) rd_add_value(a, path->path, rd_literal_json(lit->literal), true);
+        if (c.op == ir::CompareOp::lt) rd_add_value(a, path->path, fmt::format("{}", lit->literal.number - 1), true);
         rd_add_value(a, path->path, fmt::format("{}", lit->literal.number - 1));
         rd_add_value(a, path->path, fmt::format("{}", lit->literal.number + 1));
         if (c.op != ir::CompareOp::eq && c.op != ir::CompareOp::ne)
@@ -260,8 +383,9 @@ void rd_walk_cond(const ir::Module& m, ir::Id id, RdAlphabet& a) {
       return;
     }
     case K::in:
+      if (c.b.kind != O::list) a.inexact.insert(fmt::format("`{}` is compared with a field", rd_operand(c.a)));
       if (c.a.kind == O::path) {
-        for (const ir::Literal& l : c.b.list) rd_add_value(a, c.a.path, rd_literal_json(l));
+        for (const ir::Literal& l : c.b.list) rd_add_value(a, c.a.path, rd_literal_json(l), true);
         rd_add_value(a, c.a.path, "\"other_value\"");
       }
       return;
@@ -270,13 +394,18 @@ void rd_walk_cond(const ir::Module& m, ir::Id id, RdAlphabet& a) {
       return;
     case K::matches:
       a.inexact.insert(fmt::format("`{}` matches a regular expression: only sampled values are tried", c.a.path.text));
-      if (c.a.kind == O::path) rd_add_value(a, c.a.path, "\"other_value\"");
+      if (c.a.kind == O::path) {
+        rd_add_value(a, c.a.path, "\"other_value\"");
+        if (std::optional<std::string> sample = rd_regex_sample(c.regex)) rd_add_value(a, c.a.path, rd_quote(*sample), true);
+      }
       return;
     case K::contains:
       a.inexact.insert(fmt::format("`{}` contains …: only sampled values are tried", c.a.path.text));
       if (c.a.kind == O::path && c.b.kind == O::literal) {
         rd_add_value(a, c.a.path, rd_literal_json(c.b.literal));
         rd_add_value(a, c.a.path, "\"other_value\"");
+        if (c.b.literal.kind == ir::Literal::Kind::string && rd_settable(c.a.path, a))
+          a.contained[c.a.path.text].push_back(c.b.literal.string);
       }
       return;
     case K::seen: a.inexact.insert("seen(…) depends on earlier results: only sampled results are tried"); return;
@@ -341,6 +470,7 @@ void rd_walk_rule(const RdSide& side, const ir::Rule& r, RdAlphabet& a) {
 struct RdSymbol {
   std::string json;   // the native step
   std::string label;  // how it is printed
+  bool core = false;  // a step as written, with every condition made true, or failing: searched deeper
 };
 
 // Sets `field` (arguments.a.b / result.a / a step field) of a step built as a JSON object.
@@ -363,12 +493,15 @@ void rd_set(nlohmann::ordered_json& step, const std::string& field, const std::s
 std::vector<RdSymbol> rd_symbols(const RdAlphabet& a) {
   std::vector<RdSymbol> out;
   std::set<std::string> seen;
-  auto add = [&](nlohmann::ordered_json step, std::string label) {
+  auto add = [&](nlohmann::ordered_json step, std::string label, bool core = false) {
     std::string j = step.dump();
-    if (seen.insert(j).second) out.push_back({std::move(j), std::move(label)});
+    if (seen.insert(j).second) out.push_back({std::move(j), std::move(label), core});
+    else if (core)
+      for (RdSymbol& s : out)
+        if (s.json == j) s.core = true;
   };
   auto variants = [&](const nlohmann::ordered_json& base, const std::string& label, bool tool) {
-    add(base, label);
+    add(base, label, true);
     for (const auto& [field, values] : a.values) {
       bool args = field.rfind("arguments.", 0) == 0 || field.rfind("result.", 0) == 0;
       if (args && !tool) continue;
@@ -376,13 +509,32 @@ std::vector<RdSymbol> rd_symbols(const RdAlphabet& a) {
         nlohmann::ordered_json s = base;
         std::string f = field.rfind("args.", 0) == 0 ? "arguments." + field.substr(5) : field;
         rd_set(s, f, v);
-        add(s, label + " " + f + "=" + v);
+        auto pos = a.positive.find(field);
+        add(s, label + " " + f + "=" + v, a.values.size() == 1 && pos != a.positive.end() && pos->second == v);
+      }
+    }
+    if (tool && a.values.size() > 1) {
+      std::map<std::string, std::string> all = a.positive;
+      for (const auto& [field, parts] : a.contained) {
+        std::string joined;
+        for (const std::string& p : parts) joined += (joined.empty() ? "" : " ") + p;
+        all[field] = rd_quote(joined);
+      }
+      if (all.size() > 1) {
+        nlohmann::ordered_json s = base;
+        std::string l = label;
+        for (const auto& [field, v] : all) {
+          std::string f = field.rfind("args.", 0) == 0 ? "arguments." + field.substr(5) : field;
+          rd_set(s, f, v);
+          l += " " + f + "=" + v;
+        }
+        add(s, l, true);
       }
     }
     if (tool && a.failing) {
       nlohmann::ordered_json s = base;
       s["status"] = "error";
-      add(s, label + " (fails)");
+      add(s, label + " (fails)", true);
     }
   };
   for (const std::string& t : a.tools) {
@@ -481,21 +633,51 @@ void rd_search(RdRunner& run, const std::vector<RdSymbol>& sym, const RuleDiffOp
     if (c) found(c, w);
     return e.has_widening && e.has_narrowing;
   };
-  std::set<std::vector<std::uint32_t>> tried;
-  for (std::uint32_t len = 0; len <= o.max_steps; ++len) {
-    if (len <= exh) {
-      std::vector<std::uint32_t> w(len, 0);
+  // Every trace over the whole alphabet, shortest first, while the budget lasts.
+  for (std::uint32_t len = 0; len <= exh; ++len) {
+    std::vector<std::uint32_t> w(len, 0);
+    while (true) {
+      if (try_word(w)) return;
+      std::size_t i = 0;
+      while (i < len && ++w[i] == k) w[i++] = 0;
+      if (i == len) break;
+    }
+  }
+  // Then every trace over the core steps (each step as written, with its conditions made true, or
+  // failing), deeper than over the whole alphabet, and shortest first.
+  std::vector<std::uint32_t> core;
+  for (std::uint32_t s = 0; s < k; ++s)
+    if (sym[s].core) core.push_back(s);
+  if (core.size() < k && !core.empty()) {
+    std::uint64_t total = 0, level = 1;
+    std::uint32_t deep = 0;
+    while (deep < o.max_steps) {
+      level *= core.size();
+      if (total + level > o.exhaustive_budget) break;
+      total += level;
+      ++deep;
+    }
+    e.core_steps = deep;
+    for (std::uint32_t len = exh + 1; len <= deep; ++len) {
+      std::vector<std::uint32_t> idx(len, 0), w(len);
       while (true) {
+        for (std::uint32_t i = 0; i < len; ++i) w[i] = core[idx[i]];
         if (try_word(w)) return;
         std::size_t i = 0;
-        while (i < len && ++w[i] == k) w[i++] = 0;
+        while (i < len && ++idx[i] == core.size()) idx[i++] = 0;
         if (i == len) break;
       }
-      continue;
     }
+  }
+  // Families are built from the core steps (all steps when there are no others).
+  std::vector<std::uint32_t> fam_symbols = core;
+  if (fam_symbols.empty())
+    for (std::uint32_t s = 0; s < k; ++s) fam_symbols.push_back(s);
+  std::set<std::vector<std::uint32_t>> tried;
+  for (std::uint32_t len = std::max(exh, e.core_steps) + 1; len <= o.max_steps; ++len) {
     // Families: s^len, s^(len-1) t, t s^(len-1), (s t)^…
-    for (std::uint32_t s = 0; s < k; ++s)
-      for (std::uint32_t t = 0; t < k; ++t) {
+    for (std::uint32_t s : fam_symbols)
+      for (std::uint32_t t : fam_symbols) {
         std::vector<std::uint32_t> fam[4];
         fam[0].assign(len, s);
         fam[1].assign(len, s);
@@ -553,8 +735,9 @@ RuleDiffEntry rd_compare(const RdSide& os, int oi, const RdSide& ns, int ni, con
       ((e.change == RuleChange::widened || e.change == RuleChange::narrowed) && oi >= 0 && ni >= 0)) {
     e.inexact.assign(a.inexact.begin(), a.inexact.end());
     if (e.exhaustive_steps < e.searched_steps)
-      e.inexact.push_back(fmt::format("every trace was tried up to {} step{} only; longer ones from families (runs of one step, a run then one other step, two steps alternating)",
-                                      e.exhaustive_steps, e.exhaustive_steps == 1 ? "" : "s"));
+      e.inexact.push_back(fmt::format("every trace was tried up to {} step{} only{}; longer ones from families of steps as written (runs of one step, a run then one other step, two steps alternating)",
+                                      e.exhaustive_steps, e.exhaustive_steps == 1 ? "" : "s",
+                                      e.core_steps > e.exhaustive_steps ? fmt::format(", every trace of steps as written (conditions true) up to {}", e.core_steps) : std::string()));
     e.inexact.push_back(fmt::format("traces longer than {} steps were not tried", e.searched_steps));
   }
   e.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -593,6 +776,24 @@ RuleDiffResult diff_rules(const Source& old_rules, const Source& new_rules, cons
         pair_of_old[i] = static_cast<int>(j);
         new_taken[j] = true;
         how[i] = "meaning";
+        break;
+      }
+  }
+  // An unnamed statement is named by its text, so an edit renames it: such rules left over on
+  // both sides are paired in file order when their scope and statement kinds are the same.
+  auto unnamed = [](const ir::Rule& r) { return r.statements.size() == 1 && r.name == r.statements.front().text; };
+  auto shape = [](const ir::Rule& r) {
+    std::string k = std::to_string(static_cast<int>(r.scope.kind)) + ":";
+    for (const ir::Statement& st : r.statements) k += std::to_string(static_cast<int>(st.kind)) + ",";
+    return k;
+  };
+  for (std::size_t i = 0; i < orules.size(); ++i) {
+    if (pair_of_old[i] >= 0 || !unnamed(os.module.rules[i])) continue;
+    for (std::size_t j = 0; j < nrules.size(); ++j)
+      if (!new_taken[j] && unnamed(ns.module.rules[j]) && shape(ns.module.rules[j]) == shape(os.module.rules[i])) {
+        pair_of_old[i] = static_cast<int>(j);
+        new_taken[j] = true;
+        how[i] = "position";
         break;
       }
   }
@@ -636,7 +837,7 @@ nlohmann::ordered_json rd_json_trace(const RuleDiffEntry& e, bool widening) {
 
 }  // namespace
 
-std::string format_rule_diff(const RuleDiffResult& r, RuleDiffFormat format) {
+std::string format_rule_diff(const RuleDiffResult& r, RuleDiffFormat format, bool timings) {
   std::map<std::string, int> counts;
   for (const RuleDiffEntry& e : r.rules) counts[std::string(to_string(e.change))]++;
   if (format == RuleDiffFormat::json) {
@@ -657,12 +858,14 @@ std::string format_rule_diff(const RuleDiffResult& r, RuleDiffFormat format) {
       x["old_accepts_new_rejects"] = rd_json_trace(e, false);
       if (e.change != RuleChange::unchanged) {
         x["exhaustive_steps"] = e.exhaustive_steps;
+        x["core_steps"] = e.core_steps;
         x["searched_steps"] = e.searched_steps;
         x["alphabet"] = e.alphabet;
         x["traces_checked"] = e.traces_checked;
       }
       x["not_exhaustive_because"] = e.inexact;
       x["notes"] = e.notes;
+      if (timings) x["milliseconds"] = e.milliseconds;
       rules.push_back(std::move(x));
     }
     j["rules"] = std::move(rules);
@@ -676,6 +879,7 @@ std::string format_rule_diff(const RuleDiffResult& r, RuleDiffFormat format) {
     if (e.change == RuleChange::unchanged && e.notes.empty() && e.paired_by == "name") continue;
     out += fmt::format("{}: {}\n", to_string(e.change), rd_title(e));
     if (e.paired_by == "meaning") out += "    paired by meaning (renamed)\n";
+    if (e.paired_by == "position") out += "    paired by position (unnamed statements of the same kind)\n";
     for (const std::string& n : e.notes) out += fmt::format("    note: {}\n", n);
     if (e.has_widening) rd_text_trace(out, "NEW accepts, OLD rejects", e.widening);
     if (e.has_narrowing) rd_text_trace(out, "OLD accepts, NEW rejects", e.narrowing);
