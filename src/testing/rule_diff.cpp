@@ -167,7 +167,9 @@ std::string rd_key(const RdSide& s, const ir::Rule& r) {
   for (const ir::Statement& st : r.statements)
     k += fmt::format("st:{}:{}:{}:{}:{}:{}:{};", static_cast<int>(st.kind), rd_pattern(s.module, st.a), rd_pattern(s.module, st.b),
                      rd_pattern(s.module, st.ignoring), st.lo, st.hi, rd_path(s.module, st.path));
-  if (k.find("write") != std::string::npos) {
+  if (k.find("write") != std::string::npos || k.find("valid(") != std::string::npos) {
+    // What `write` and valid(…) mean comes from the catalog the file names.
+    k += "catalog:" + s.module.catalog + ";";
     k += "write_tools:";
     for (const std::string& t : s.write_tools) k += t + ",";
   }
