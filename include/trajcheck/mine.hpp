@@ -99,13 +99,14 @@ std::string format_mined_rules(const std::vector<MinedRule>& rules, const MineOp
 std::string mined_tool_name(std::string_view name);
 
 // Reads every record of `input` with `parser` and adds its trajectories to `miner`, with
-// `jobs` threads (0: one per core). Rejected records and warnings are written to `err`
-// (located, "file:line:col: …"). Returns the counters of what was read.
+// `jobs` threads (0: one per core). Rejected records, and warnings unless `warnings` is false
+// (they are counted either way), are written to `err` in input order (located,
+// "file:line:col: …"). Returns the counters of what was read.
 struct MineReadStats {
   std::uint64_t records = 0, traces = 0, rejected = 0, warnings = 0;
 };
 MineReadStats mine_records(const RecordInput& input, const TraceParser& parser, unsigned jobs, Miner& miner,
-                           std::string& err);
+                           std::string& err, bool warnings = true);
 
 // Contrastive mode: checks `rules` (mined on good traces) over the bad traces of `input`
 // with the checker and fills their bad_* figures. Returns false with *error when the rules

@@ -85,8 +85,9 @@ int run_mine(MineArgs& a) {
   Miner miner(mo.families);
   std::string err;
   RecordSource source(contrastive ? a.good : a.input.inputs, reading.format);
-  MineReadStats read = mine_records([&](RawRecord& r) { return source.next(r); }, parser, a.input.jobs, miner, err);
-  if (!a.input.quiet) std::fputs(err.c_str(), stderr);
+  MineReadStats read =
+      mine_records([&](RawRecord& r) { return source.next(r); }, parser, a.input.jobs, miner, err, !a.input.quiet);
+  std::fputs(err.c_str(), stderr);  // rejected records always; warnings unless --quiet
   mine_print_read(contrastive ? "good: " : "", read);
   if (read.traces == 0) {
     fmt::print(stderr, "trajcheck mine: no trace was read; nothing to mine\n");
@@ -124,7 +125,7 @@ int run_mine(MineArgs& a) {
       return kInternal;
     }
   }
-  fmt::print(stderr, "mine: {} rules kept\n", rules.size());
+  fmt::print(stderr, "mine: {} rule{} kept\n", rules.size(), rules.size() == 1 ? "" : "s");
   return read.rejected > 0 ? kBadInput : kPass;
 }
 

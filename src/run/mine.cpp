@@ -666,7 +666,7 @@ void mine_workers(unsigned jobs, Fn&& fn) {
 }  // namespace
 
 MineReadStats mine_records(const RecordInput& input, const TraceParser& parser, unsigned jobs, Miner& miner,
-                           std::string& err) {
+                           std::string& err, bool warnings) {
   jobs = effective_jobs(jobs);
   std::mutex in_mu, out_mu;
   std::vector<Miner> parts;
@@ -689,14 +689,14 @@ MineReadStats mine_records(const RecordInput& input, const TraceParser& parser, 
       std::string e;
       if (rec.skipped()) {
         ++stats[j].warnings;
-        e += rec.skip_warning + "\n";
+        if (warnings) e += rec.skip_warning + "\n";
       } else {
         ++stats[j].records;
         ParseOutcome po = parser.parse(rec, scratch, [&](Trajectory& t) {
           ++stats[j].traces;
           for (const std::string& w : t.warnings) {
             ++stats[j].warnings;
-            e += w + "\n";
+            if (warnings) e += w + "\n";
           }
           parts[j].add(t);
         });
