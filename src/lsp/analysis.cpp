@@ -14,6 +14,7 @@
 #include "trajcheck/reader.hpp"
 #include "trajcheck/rules.hpp"
 #include "util/glob.hpp"
+#include "util/suggest.hpp"
 #include "util/glob_files.hpp"
 
 namespace trajcheck::lsp {
@@ -607,10 +608,12 @@ Analysis analyze_suite(const std::string& path, const std::string& text, const A
     if (link(*st.baseline).files.empty())
       error(st.baseline->range, fmt::format("cannot read the baseline {}", join(a.dir, st.baseline->text)));
   }
+  bool all_rules_compile = true;  // else a violations[NAME] may name a rule of a broken file
   for (const auto& r : st.rules) {
     file_symbol("rules", r);
     Link& l = link(r);
     if (l.files.empty()) {
+      all_rules_compile = false;
       error(r.range, fmt::format("no rules file matches {}", r.text));
       continue;
     }
@@ -618,6 +621,7 @@ Analysis analyze_suite(const std::string& path, const std::string& text, const A
       std::optional<std::string> rtext = ctx.read ? ctx.read(file) : read_text_file(file);
       if (!rtext) {
         error(r.range, fmt::format("cannot read the rules file {}", file));
+        all_rules_compile = false;
         continue;
       }
       CompileResult cr = compile(Source(file, *rtext));
@@ -626,9 +630,14 @@ Analysis analyze_suite(const std::string& path, const std::string& text, const A
       std::string md = fmt::format("**rules** {}: ", code(file));
       if (cr.ok()) {
         md += fmt::format("{} rules", cr.program->rules().size());
-        for (const RuleInfo& ri : cr.program->rules()) md += fmt::format("\n- {} [{}]", code(ri.name), to_string(ri.severity));
+        for (const RuleInfo& ri : cr.program->rules()) {
+          md += fmt::format("\n- {} [{}]", code(ri.name), to_string(ri.severity));
+          a.violation_names[ri.name] = fmt::format("rule [{}]", to_string(ri.severity));
+          for (const std::string& tag : ri.tags) a.violation_names.emplace(tag, "tag of rules");
+        }
       } else {
         md += "does not compile (see the diagnostics)";
+        all_rules_compile = false;
       }
       a.spans.push_back({r.range, md});
     }
@@ -646,6 +655,19 @@ Analysis analyze_suite(const std::string& path, const std::string& text, const A
                                             code(c.name), code(c.pattern_text), c.name)});
   }
   for (const auto& g : st.gates) {
+    // violations[NAME]: eval resolves NAME against the suite's and the cases' rules files; here
+    // only the suite's are known, so a name none of them has is a warning, not eval's error.
+    if (!g.rule.empty() && all_rules_compile && !a.violation_names.count(g.rule)) {
+      std::vector<std::string> names;
+      for (const auto& entry : a.violation_names) names.push_back(entry.first);
+      std::string best = detail::did_you_mean(g.rule, names);
+      a.problems.push_back(problem_of(Diagnostic{
+          Severity::warning, "S006", g.index_range,
+          fmt::format("violations[{}]: '{}' is no severity, rule or tag of the suite's rules files{} (eval also "
+                      "looks in the cases' own rules files, and fails when it finds none)",
+                      g.rule, g.rule, best.empty() ? "" : fmt::format("; did you mean '{}'?", best)),
+          {}}));
+    }
     Symbol s;
     s.name = "gate " + g.text;
     s.kind = kSymOperator;

@@ -103,6 +103,8 @@ struct Analysis {
   std::map<std::string, std::vector<std::string>> group_tools;  // group -> tool names in it
   std::map<std::string, std::string> alias_target;              // observed -> canonical
   std::map<std::string, std::string> rule_text;                 // rule -> header + message
+  // A suite's `violations[NAME]` names: each rule and tag of its rules files -> what it is.
+  std::map<std::string, std::string> violation_names;
   std::shared_ptr<const CatalogInfo> catalog;
   bool case_sensitive = false;
 };

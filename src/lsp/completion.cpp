@@ -375,12 +375,13 @@ std::vector<CompletionItem> complete_suite(const Analysis& a, std::string_view p
   }
   std::string line(rest.substr(0, 400));
   static const std::regex kGateMetric(R"(^gate\s+([a-z0-9_]*\(?)?[a-z0-9_]*$)");
-  static const std::regex kGateIndex(R"(^gate\s+violations\s*\[\s*[a-z]*$)");
+  static const std::regex kGateIndex(R"(^gate\s+violations\s*\[\s*[A-Za-z0-9_]*$)");
   static const std::regex kGateOp(R"(^gate\s+\S+\s+[<>=!]*$)");
   static const std::regex kGateValue(R"(^gate\s+\S+\s+[<>=!]+\s+[a-z]*$)");
   static const std::regex kControlName(R"(^control\s+[a-z]*$)");
   if (std::regex_search(line, kGateIndex)) {
     for (const char* s : kSeverities) items.add(s, kEnumMember, "rule severity");
+    for (const auto& [name, what] : a.violation_names) items.add(name, kReference, what);
   } else if (std::regex_search(line, kGateMetric)) {
     for (const suite::GateMetric& mtr : suite::gate_metrics())
       items.add(std::string(mtr.name), kValue, "gate metric", std::string(mtr.meaning));

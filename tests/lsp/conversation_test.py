@@ -478,6 +478,33 @@ class Conversation(unittest.TestCase):
         c.notify("exit", None)
         self.assertEqual(c.finish(), 0)
 
+    def test_suite_violation_names(self):
+        """violations[NAME] names a rule or a tag of the suite's rules files: completed, and a
+        name that is neither is a warning with the closest one (eval makes it an error)."""
+        with open(os.path.join(self.dir, "t.rules"), "w") as f:
+            f.write("rule no_cross_tenant [critical]:\n    forbid tool_call where arguments.tenant == \"x\"\n"
+                    "    tag tenancy\n")
+        with open(os.path.join(self.dir, "c.jsonl"), "w") as f:
+            f.write('{"case_id": "a"}\n')
+        suite = ('cases "c.jsonl"\nrules "t.rules"\ngate violations[no_cross_tenat] == 0\n'
+                 'gate violations[tenancy] == 0\ngate violations[no_cross_tenant] == 0\ngate violations[')
+        suite_uri = uri_of(os.path.join(self.dir, "v.suite"))
+        c = Client("--debounce-ms", "50")
+        c.initialize()
+        self.open(c, suite, uri=suite_uri, language="trajcheck-suite")
+        diags = [d for d in c.diagnostics(suite_uri, 1) if d["code"] == "S006"]
+        self.assertEqual(len(diags), 1, diags)
+        self.assertEqual(diags[0]["severity"], 2)  # a warning: a case's rules file may have it
+        self.assertEqual(diags[0]["range"]["start"], pos(suite, "no_cross_tenat"))
+        self.assertIn("did you mean 'no_cross_tenant'?", diags[0]["message"])
+        items = c.request("textDocument/completion", {"textDocument": {"uri": suite_uri},
+                                                      "position": pos(suite, "violations[", 11, nth=3)})["result"]
+        labels = {i["label"] for i in items}
+        self.assertTrue({"critical", "no_cross_tenant", "tenancy"} <= labels, labels)
+        c.request("shutdown", None)
+        c.notify("exit", None)
+        self.assertEqual(c.finish(), 0)
+
     def test_suite(self):
         rules_dir = os.path.join(self.dir, "rules")
         os.mkdir(rules_dir)
