@@ -120,7 +120,6 @@ def violated(rules, rule, trace_file):
 # "not exhaustive because" lines (docs/rule-diff.md).
 KNOWN = {
     "examples/datasets/rules/refunds.rules:6": "compares with fixture.* (the traces carry no fixture)",
-    "examples/eval/rules/refunds.rules:9": "tests context.role (the traces carry no context)",
     "examples/python/support.rules:14": "binds $o (parametric: two fixed values only)",
     "examples/rules/refunds.rules:19": "binds $call to step ids (parametric; ids are not varied)",
     "rules/tau-retail.rules:45": "seen(…) (provenance of earlier results is not generated)",
@@ -149,7 +148,7 @@ for path in rules_files:
             continue
         doc = json.loads(r.stdout)
         changed = [e for e in doc["rules"] if e["change"] != "unchanged"]
-        times += [e["milliseconds"] for e in doc["rules"] if "exhaustive_steps" in e]
+        times += [(e["milliseconds"], f"{rel}:{line}: {kind}") for e in doc["rules"] if "exhaustive_steps" in e]
         if not changed:
             unchanged += 1
             continue
@@ -186,8 +185,8 @@ print(f"{total} mutants that change a rule ({len(rules_files)} rules files; {unc
       f"unchanged, {not_compiling} did not compile): {caught} caught with a confirmed counterexample "
       f"({100.0 * caught / max(total, 1):.1f}%)")
 if times:
-    print(f"time per rule pair searched ({len(times)} pairs): median {times[len(times) // 2]:.1f} ms, "
-          f"p90 {times[int(len(times) * 0.9)]:.1f} ms, max {times[-1]:.1f} ms")
+    print(f"time per rule pair searched ({len(times)} pairs): median {times[len(times) // 2][0]:.1f} ms, "
+          f"p90 {times[int(len(times) * 0.9)][0]:.1f} ms, max {times[-1][0]:.1f} ms ({times[-1][1]})")
 for b in bad:
     print("WRONG:", b)
 unknown = [(w, why) for w, why in missed if ":".join(w.split(":", 2)[:2]) not in KNOWN]

@@ -42,6 +42,7 @@ std::string_view to_string(RuleChange c);
 struct DiffTrace {
   std::vector<std::string> steps;  // one line per step: `refund_order {"order_id":"v1"}`
   std::string record;              // the trace as a native record (one JSON line), for `check`
+  std::string context;             // the trace's context object (JSON), empty: none
 };
 
 struct RuleDiffEntry {

@@ -190,6 +190,10 @@ struct RdAlphabet {
   // variant of each tool with every field set at once (conditions joined by `and`).
   std::map<std::string, std::string> positive;
   std::map<std::string, std::vector<std::string>> contained;
+  // context.* fields compared with constants: the trace contexts tried (none, each value alone,
+  // every field at its first constant), each with every trace.
+  std::map<std::string, std::set<std::string>> context_values;
+  std::map<std::string, std::string> context_positive;
   std::set<std::string> inexact;
 };
 
@@ -227,6 +231,14 @@ bool rd_settable(const ir::FieldPath& p, RdAlphabet& a) {
 }
 
 void rd_add_value(RdAlphabet& a, const ir::FieldPath& p, std::string json, bool positive = false) {
+  if (p.root == ir::FieldPath::Root::context && !p.segments.empty() &&
+      std::all_of(p.segments.begin(), p.segments.end(), [](const ir::PathSegment& g) { return !g.key.empty(); })) {
+    std::string key;
+    for (const ir::PathSegment& g : p.segments) key += (key.empty() ? "" : ".") + g.key;
+    if (positive) a.context_positive.emplace(key, json);
+    a.context_values[key].insert(std::move(json));
+    return;
+  }
   if (!rd_settable(p, a)) return;
   if (positive) a.positive.emplace(p.text, json);
   a.values[p.text].insert(std::move(json));
@@ -580,8 +592,13 @@ struct RdRunner {
     return true;
   }
 
+  std::vector<std::string> contexts{""};  // JSON objects; "": none
+  std::size_t context = 0;                // the one record() and classify() use
+
   std::string record(const std::vector<RdSymbol>& sym, const std::vector<std::uint32_t>& word) const {
-    std::string r = "{\"trace_id\":\"counterexample\",\"steps\":[";
+    std::string r = "{\"trace_id\":\"counterexample\",";
+    if (!contexts[context].empty()) r += "\"context\":" + contexts[context] + ",";
+    r += "\"steps\":[";
     for (std::size_t i = 0; i < word.size(); ++i) {
       if (i) r += ',';
       r += sym[word[i]].json;
@@ -604,6 +621,8 @@ struct RdRunner {
 
 void rd_search(RdRunner& run, const std::vector<RdSymbol>& sym, const RuleDiffOptions& o, RuleDiffEntry& e) {
   const std::uint64_t k = sym.size();
+  // The budget counts checks: each trace is checked once per context tried.
+  const std::uint64_t budget = std::max<std::uint64_t>(1, o.exhaustive_budget / run.contexts.size());
   e.alphabet = static_cast<std::uint32_t>(k);
   // The longest length whose traces all fit in the budget.
   std::uint32_t exh = 0;
@@ -611,7 +630,7 @@ void rd_search(RdRunner& run, const std::vector<RdSymbol>& sym, const RuleDiffOp
     std::uint64_t total = 0, level = 1;
     while (exh < o.max_steps) {
       level *= k;
-      if (total + level > o.exhaustive_budget) break;
+      if (total + level > budget) break;
       total += level;
       ++exh;
     }
@@ -622,6 +641,7 @@ void rd_search(RdRunner& run, const std::vector<RdSymbol>& sym, const RuleDiffOp
     DiffTrace t;
     for (std::uint32_t s : w) t.steps.push_back(sym[s].label);
     t.record = run.record(sym, w);
+    t.context = run.contexts[run.context];
     if (c == 1 && !e.has_widening) {
       e.has_widening = true;
       e.widening = std::move(t);
@@ -631,8 +651,11 @@ void rd_search(RdRunner& run, const std::vector<RdSymbol>& sym, const RuleDiffOp
     }
   };
   auto try_word = [&](const std::vector<std::uint32_t>& w) {
-    int c = run.classify(sym, w);
-    if (c) found(c, w);
+    for (run.context = 0; run.context < run.contexts.size(); ++run.context) {
+      int c = run.classify(sym, w);
+      if (c) found(c, w);
+    }
+    run.context = 0;
     return e.has_widening && e.has_narrowing;
   };
   // Every trace over the whole alphabet, shortest first, while the budget lasts.
@@ -655,7 +678,7 @@ void rd_search(RdRunner& run, const std::vector<RdSymbol>& sym, const RuleDiffOp
     std::uint32_t deep = 0;
     while (deep < o.max_steps) {
       level *= core.size();
-      if (total + level > o.exhaustive_budget) break;
+      if (total + level > budget) break;
       total += level;
       ++deep;
     }
@@ -727,6 +750,19 @@ RuleDiffEntry rd_compare(const RdSide& os, int oi, const RdSide& ns, int ni, con
   run.new_rule = ni;
   if (oi >= 0) run.old_checker = std::make_unique<Checker>(os.program);
   if (ni >= 0) run.new_checker = std::make_unique<Checker>(ns.program);
+  if (!a.context_values.empty()) {
+    std::set<std::string> seen_contexts;
+    auto add_context = [&](const std::map<std::string, std::string>& fields) {
+      nlohmann::ordered_json c = nlohmann::ordered_json::object();
+      for (const auto& [f, v] : fields) rd_set(c, f, v);
+      if (seen_contexts.insert(c.dump()).second) run.contexts.push_back(c.dump());
+    };
+    for (const auto& [f, values] : a.context_values) {
+      for (const std::string& v : values) add_context({{f, v}});
+      add_context({{f, "\"other_value\""}});
+    }
+    if (a.context_positive.size() > 1) add_context(a.context_positive);
+  }
   rd_search(run, sym, o, e);
   e.traces_checked = run.checked;
   e.change = e.has_widening && e.has_narrowing ? RuleChange::changed
@@ -824,6 +860,7 @@ std::string rd_title(const RuleDiffEntry& e) {
 
 void rd_text_trace(std::string& out, const char* what, const DiffTrace& t) {
   out += fmt::format("    {} ({} step{}):\n", what, t.steps.size(), t.steps.size() == 1 ? "" : "s");
+  if (!t.context.empty()) out += fmt::format("      context {}\n", t.context);
   if (t.steps.empty()) out += "      (the empty trace)\n";
   for (std::size_t i = 0; i < t.steps.size(); ++i) out += fmt::format("      {}. {}\n", i + 1, t.steps[i]);
 }
@@ -832,6 +869,7 @@ nlohmann::ordered_json rd_json_trace(const RuleDiffEntry& e, bool widening) {
   if (widening ? !e.has_widening : !e.has_narrowing) return nullptr;
   const DiffTrace& t = widening ? e.widening : e.narrowing;
   nlohmann::ordered_json j;
+  if (!t.context.empty()) j["context"] = nlohmann::ordered_json::parse(t.context);
   j["steps"] = t.steps;
   j["trace"] = nlohmann::ordered_json::parse(t.record);
   return j;

@@ -113,3 +113,15 @@ TEST_CASE("diff: a file that does not compile is an error, not a diff") {
   CHECK_FALSE(r.ok());
   CHECK(r.error.find("old.rules") != std::string::npos);
 }
+
+TEST_CASE("diff: a condition on the trace context is tried with contexts that hold the constant") {
+  const std::string a = "rule v:\n    forbid refund_order where context.role == \"viewer\"\n";
+  const std::string b = "rule v:\n    forbid refund_* where context.role == \"viewer\"\n";
+  const RuleDiffEntry e = rd_only(rd_diff(a, b));
+  CHECK(e.change == RuleChange::narrowed);
+  REQUIRE(e.has_narrowing);
+  CHECK(e.narrowing.context == R"({"role":"viewer"})");
+  CHECK(e.narrowing.steps == std::vector<std::string>{"refund_x"});
+  CHECK(rd_violates(b, "v", e.narrowing.record));
+  CHECK_FALSE(rd_violates(a, "v", e.narrowing.record));
+}
