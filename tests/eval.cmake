@@ -83,3 +83,13 @@ trajcheck_eval_golden(datasets_junit ${DATASETS_EXAMPLE} datasets.junit.expected
 add_test(NAME eval.vary_example_bytes
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/vary_test.sh $<TARGET_FILE:trajcheck_cli> ${DATASETS_EXAMPLE}
                  ${CMAKE_CURRENT_BINARY_DIR}/vary-example)
+
+# Eval history: `eval --record` three runs into a fresh database, `history` in text and json
+# against goldens (UPDATE_GOLDEN=1 rewrites them), --fail-on-regression, bad databases.
+add_test(NAME eval.golden.history
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/history_test.sh $<TARGET_FILE:trajcheck_cli> ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/history-golden)
+# The history's html chart in a real browser: one point per run per metric, nothing fetched.
+add_test(NAME eval.browser_history
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/history_browser_test.sh $<TARGET_FILE:trajcheck_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(eval.browser_history PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

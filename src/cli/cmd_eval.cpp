@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "input.hpp"
 #include "trajcheck/eval.hpp"
+#include "trajcheck/history.hpp"
 #include "trajcheck/run.hpp"
 
 namespace trajcheck::cli {
@@ -24,6 +25,7 @@ struct EvalSettings {
   unsigned jobs = 0;
   std::string color = "auto";
   std::string grader_cache;
+  std::string record, label, recorded_at;  // --record DB: keep the report in the history database
 };
 
 bool write_output(const std::string& path, const std::string& text) {
@@ -67,6 +69,14 @@ int run(const EvalSettings& s) {
     fmt::print(stderr, "trajcheck eval: {} run record{} rejected\n", report.rejected, report.rejected == 1 ? "" : "s");
     return kBadInput;
   }
+  // A run with rejected records is bad input, not a release to keep.
+  if (!s.record.empty()) {
+    std::string json = s.format == "json" ? text : eval::report_json(report);
+    if (!eval::record_report(s.record, json, eval::RecordOptions{s.label, s.recorded_at}, error)) {
+      fmt::print(stderr, "{}", error);
+      return kBadInput;
+    }
+  }
   if (std::string why = eval::nothing_judged(report); !why.empty())
     fmt::print(stderr, "trajcheck eval: FAIL: {}\n", why);
   return report.passed() ? kPass : kFail;
@@ -90,6 +100,9 @@ const bool eval_registered = register_command({"eval", 30, [](CLI::App& app) -> 
   sub->add_option("-j,--jobs", s->jobs, "worker threads (default: all cores)");
   sub->add_option("--grader-cache", s->grader_cache,
                   "where graders' answers are kept (default: .trajcheck-cache/graders beside the suite; - for none)");
+  sub->add_option("--record", s->record, "also keep the report in this SQLite history database (see `trajcheck history`)");
+  sub->add_option("--label", s->label, "the release label of the recorded run (default: the recording time)");
+  sub->add_option("--recorded-at", s->recorded_at, "the recorded run's time, YYYY-MM-DDTHH:MM:SSZ (default: now)");
   sub->add_option("--color", s->color, "auto|always|never")->check(CLI::IsMember({"auto", "always", "never"}));
   return [s] { return run(*s); };
 }});
