@@ -94,7 +94,7 @@ struct HistoryStmt {
   }
 };
 
-std::string db_error(const std::string& path, sqlite3* db, const std::string& what) {
+std::string history_db_error(const std::string& path, sqlite3* db, const std::string& what) {
   int code = db ? sqlite3_errcode(db) : SQLITE_CANTOPEN;
   std::string why = db ? sqlite3_errmsg(db) : "cannot open";
   if (code == SQLITE_NOTADB) why = "not a SQLite database (file is not a database)";
@@ -106,7 +106,7 @@ std::string db_error(const std::string& path, sqlite3* db, const std::string& wh
 bool open_history(const std::string& path, bool create, HistoryDb& h, std::string& error) {
   int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   if (sqlite3_open_v2(path.c_str(), &h.db, flags, nullptr) != SQLITE_OK) {
-    error = db_error(path, h.db, "cannot open the history database");
+    error = history_db_error(path, h.db, "cannot open the history database");
     return false;
   }
   sqlite3_busy_timeout(h.db, kHistoryBusyMs);
@@ -122,7 +122,7 @@ bool open_history(const std::string& path, bool create, HistoryDb& h, std::strin
   int version = 0, tables = 0;
   if (!int_query("PRAGMA user_version", version) ||
       !int_query("SELECT count(*) FROM sqlite_master WHERE type = 'table'", tables)) {
-    error = db_error(path, h.db, "cannot read the history database");
+    error = history_db_error(path, h.db, "cannot read the history database");
     return false;
   }
   if (version > kHistorySchemaVersion) {
@@ -161,7 +161,7 @@ bool open_history(const std::string& path, bool create, HistoryDb& h, std::strin
 // Binds the values (nullopt: NULL) and steps once.
 using HistoryValue = std::variant<std::monostate, std::int64_t, double, std::string>;
 
-bool exec_bound(sqlite3* db, const char* sql, const std::vector<HistoryValue>& values) {
+bool history_exec_bound(sqlite3* db, const char* sql, const std::vector<HistoryValue>& values) {
   HistoryStmt st;
   if (sqlite3_prepare_v2(db, sql, -1, &st.s, nullptr) != SQLITE_OK) return false;
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -180,7 +180,7 @@ bool exec_bound(sqlite3* db, const char* sql, const std::vector<HistoryValue>& v
   return sqlite3_step(st.s) == SQLITE_DONE;
 }
 
-HistoryValue json_number(const nlohmann::json& o, const char* key) {
+HistoryValue history_json_number(const nlohmann::json& o, const char* key) {
   auto it = o.find(key);
   if (it == o.end() || it->is_null()) return std::monostate{};
   if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
@@ -188,7 +188,7 @@ HistoryValue json_number(const nlohmann::json& o, const char* key) {
   return std::monostate{};
 }
 
-std::string now_utc() {
+std::string history_now_utc() {
   std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -203,7 +203,7 @@ bool record_report(const std::string& db_path, const std::string& report_text, c
                    std::string& error) {
   nlohmann::json j;
   if (!parse_report("report", report_text, j, error)) return false;
-  std::string at = options.recorded_at.empty() ? now_utc() : options.recorded_at;
+  std::string at = options.recorded_at.empty() ? history_now_utc() : options.recorded_at;
   if (!RE2::FullMatch(at, R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")) {
     error = fmt::format("error: --recorded-at {}: expected a UTC time as YYYY-MM-DDTHH:MM:SSZ\n", at);
     return false;
@@ -212,11 +212,11 @@ bool record_report(const std::string& db_path, const std::string& report_text, c
   HistoryDb h;
   if (!open_history(db_path, /*create=*/true, h, error)) return false;
   if (sqlite3_exec(h.db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    error = db_error(db_path, h.db, "cannot write the history database");
+    error = history_db_error(db_path, h.db, "cannot write the history database");
     return false;
   }
   auto fail = [&](const char* what) {
-    error = db_error(db_path, h.db, what);
+    error = history_db_error(db_path, h.db, what);
     sqlite3_exec(h.db, "ROLLBACK", nullptr, nullptr, nullptr);
     return false;
   };
@@ -233,7 +233,7 @@ bool record_report(const std::string& db_path, const std::string& report_text, c
     auto it = j.find(k);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  if (!exec_bound(h.db,
+  if (!history_exec_bound(h.db,
                   "INSERT INTO runs (suite, suite_file, label, recorded_at, status, catalog_version, cases, judged, "
                   "passed, report) VALUES (?,?,?,?,?,?,?,?,?,?)",
                   {str("suite"), str("suite_file"), label, at, str("status"), str("catalog_version"), cases, judged,
@@ -243,27 +243,27 @@ bool record_report(const std::string& db_path, const std::string& report_text, c
   if (j.contains("inputs") && j["inputs"].is_array())
     for (const auto& in : j["inputs"])
       if (in.is_object() &&
-          !exec_bound(h.db, "INSERT INTO inputs VALUES (?,?,?,?)",
+          !history_exec_bound(h.db, "INSERT INTO inputs VALUES (?,?,?,?)",
                       {run, in.value("kind", ""), in.value("file", ""), in.value("sha256", "")}))
         return fail("cannot record the run's inputs");
   const auto& metrics = j["overall"].contains("metrics") ? j["overall"]["metrics"] : nlohmann::json::object();
   for (const auto& [name, v] : metrics.items())
-    if (!exec_bound(h.db, "INSERT INTO metrics VALUES (?,?,?)",
+    if (!history_exec_bound(h.db, "INSERT INTO metrics VALUES (?,?,?)",
                     {run, name, v.is_number() ? HistoryValue(v.get<double>()) : HistoryValue()}))
       return fail("cannot record the run's metrics");
   if (judged > 0 &&
-      !exec_bound(h.db, "INSERT OR REPLACE INTO metrics VALUES (?,?,?)",
+      !history_exec_bound(h.db, "INSERT OR REPLACE INTO metrics VALUES (?,?,?)",
                   {run, std::string("pass_share"), static_cast<double>(passed) / static_cast<double>(judged)}))
     return fail("cannot record the run's metrics");
   if (j.contains("cases"))
     for (const auto& c : j["cases"])
-      if (!exec_bound(h.db, "INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      if (!history_exec_bound(h.db, "INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                       {run, c.value("case_id", ""), c.value("status", ""), c.value("split", ""),
-                       std::int64_t{c.value("pass", false)}, json_number(c, "selection"),
-                       json_number(c, "arguments_matched"), json_number(c, "arguments_calls"), json_number(c, "order"),
-                       json_number(c, "recovery"), json_number(c, "outcome"), json_number(c, "overall"),
-                       json_number(c, "calls"), json_number(c, "tokens"), json_number(c, "cost"),
-                       json_number(c, "latency_ms")}))
+                       std::int64_t{c.value("pass", false)}, history_json_number(c, "selection"),
+                       history_json_number(c, "arguments_matched"), history_json_number(c, "arguments_calls"), history_json_number(c, "order"),
+                       history_json_number(c, "recovery"), history_json_number(c, "outcome"), history_json_number(c, "overall"),
+                       history_json_number(c, "calls"), history_json_number(c, "tokens"), history_json_number(c, "cost"),
+                       history_json_number(c, "latency_ms")}))
         return fail("cannot record the run's cases");
   if (j.contains("gates") && j["gates"].is_array()) {
     std::int64_t pos = 0;
@@ -271,9 +271,9 @@ bool record_report(const std::string& db_path, const std::string& report_text, c
       if (!g.is_object()) continue;
       HistoryValue segment = g.contains("segment") && g["segment"].is_string() ? HistoryValue(g["segment"].get<std::string>())
                                                                               : HistoryValue();
-      if (!exec_bound(h.db, "INSERT INTO gates VALUES (?,?,?,?,?,?,?,?,?)",
-                      {run, pos++, g.value("gate", ""), g.value("metric", ""), segment, json_number(g, "value"),
-                       json_number(g, "threshold"), g.value("status", ""), std::int64_t{g.value("critical", false)}}))
+      if (!history_exec_bound(h.db, "INSERT INTO gates VALUES (?,?,?,?,?,?,?,?,?)",
+                      {run, pos++, g.value("gate", ""), g.value("metric", ""), segment, history_json_number(g, "value"),
+                       history_json_number(g, "threshold"), g.value("status", ""), std::int64_t{g.value("critical", false)}}))
         return fail("cannot record the run's gates");
     }
   }
@@ -288,7 +288,7 @@ bool load_history(const std::string& db_path, const HistoryOptions& options, His
   HistoryDb h;
   if (!open_history(db_path, /*create=*/false, h, error)) return false;
   auto read_fail = [&] {
-    error = db_error(db_path, h.db, "cannot read the history database");
+    error = history_db_error(db_path, h.db, "cannot read the history database");
     return false;
   };
   std::vector<std::string> suites;
@@ -402,7 +402,7 @@ bool load_history(const std::string& db_path, const HistoryOptions& options, His
 
 namespace {
 
-std::optional<double> run_metric(const HistoryRun& r, const std::string& m) {
+std::optional<double> history_run_metric(const HistoryRun& r, const std::string& m) {
   auto it = r.metrics.find(m);
   if (it == r.metrics.end()) return std::nullopt;
   return it->second;
@@ -410,7 +410,7 @@ std::optional<double> run_metric(const HistoryRun& r, const std::string& m) {
 
 bool history_ratio(const std::string& m) { return m == "pass_share" || ratio_metric(m); }
 
-std::string ci_text(const CompareRow& row) {
+std::string history_ci_text(const CompareRow& row) {
   if (!row.delta) return "n/a";
   std::string s = fmt::format("{:+.1f} pt", *row.delta * 100);
   if (row.lo && row.hi) s += fmt::format(" [{:+.1f}, {:+.1f}]", *row.lo * 100, *row.hi * 100);
@@ -431,14 +431,14 @@ std::string history_text(const History& h) {
   for (const auto& r : h.runs) {
     o += fmt::format("  {:>4}  {:<20} {:<20} {:<6}", r.id, detail::printable(r.label), r.recorded_at, r.status);
     for (const auto& m : h.metrics)
-      o += fmt::format(" {:>{}}", fmt_value(run_metric(r, m), history_ratio(m)), std::max<std::size_t>(m.size(), 8));
+      o += fmt::format(" {:>{}}", fmt_value(history_run_metric(r, m), history_ratio(m)), std::max<std::size_t>(m.size(), 8));
     o += r.regressions.empty() ? "\n" : "  REGRESSION\n";
   }
   for (const auto& r : h.runs) {
     if (!r.has_previous) continue;
     o += fmt::format("\nrun {} ({}) against the run before:\n", r.id, detail::printable(r.label));
     for (const auto& row : r.deltas)
-      o += fmt::format("  {:<10} {:<24} pairs {}\n", row.dimension, ci_text(row), row.paired);
+      o += fmt::format("  {:<10} {:<24} pairs {}\n", row.dimension, history_ci_text(row), row.paired);
     o += fmt::format("  pass -> fail ({}):", r.pass_to_fail.size());
     for (const auto& c : r.pass_to_fail) o += " " + detail::printable(c);
     o += fmt::format("\n  fail -> pass ({}):", r.fail_to_pass.size());
@@ -465,7 +465,7 @@ std::string history_json(const History& h) {
     x["judged"] = r.judged;
     x["passed"] = r.passed;
     nlohmann::ordered_json values = nlohmann::ordered_json::object();
-    for (const auto& m : h.metrics) values[m] = number_or_null(run_metric(r, m));
+    for (const auto& m : h.metrics) values[m] = number_or_null(history_run_metric(r, m));
     x["metrics"] = values;
     nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
     for (const auto& [k, d] : r.inputs) inputs.push_back({{"input", k}, {"sha256", d}});
@@ -499,7 +499,7 @@ std::string history_html(const History& h) {
   std::vector<std::string> shares;
   for (const auto& m : h.metrics)
     if (history_ratio(m)) shares.push_back(m);
-  static const char* const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"};
+  static const char* const history_colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"};
   const double left = 50, top = 20, width = 640, height = 240;
   const std::size_t n = h.runs.size();
   auto x_of = [&](std::size_t i) { return left + (n <= 1 ? width / 2 : width * static_cast<double>(i) / static_cast<double>(n - 1)); };
@@ -519,14 +519,14 @@ std::string history_html(const History& h) {
                        html_escape(h.runs[i].label));
   for (std::size_t k = 0; k < shares.size(); ++k) {
     const std::string& m = shares[k];
-    const char* color = colors[k % std::size(colors)];
+    const char* color = history_colors[k % std::size(history_colors)];
     std::string points;
     for (std::size_t i = 0; i < n; ++i)
-      if (auto v = run_metric(h.runs[i], m)) points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(i), y_of(*v));
+      if (auto v = history_run_metric(h.runs[i], m)) points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(i), y_of(*v));
     svg += fmt::format("<g class=\"series\" data-metric=\"{}\">\n<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
                        html_escape(m), points, color);
     for (std::size_t i = 0; i < n; ++i)
-      if (auto v = run_metric(h.runs[i], m))
+      if (auto v = history_run_metric(h.runs[i], m))
         svg += fmt::format("<circle class=\"point\" data-metric=\"{}\" data-run=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" "
                            "fill=\"{}\"><title>{} {}: {}</title></circle>\n",
                            html_escape(m), h.runs[i].id, x_of(i), y_of(*v), color, html_escape(h.runs[i].label),
@@ -543,14 +543,14 @@ std::string history_html(const History& h) {
   for (const auto& r : h.runs) {
     b += fmt::format("<tr><td class=num>{}</td><td>{}</td><td>{}</td><td>{}</td>", r.id, html_escape(r.label),
                      html_escape(r.recorded_at), html_escape(r.status));
-    for (const auto& m : h.metrics) b += "<td class=num>" + fmt_value(run_metric(r, m), history_ratio(m)) + "</td>";
+    for (const auto& m : h.metrics) b += "<td class=num>" + fmt_value(history_run_metric(r, m), history_ratio(m)) + "</td>";
     b += "<td>" + html_escape(fmt::format("{}", fmt::join(r.regressions, "; "))) + "</td></tr>\n";
   }
   b += "</table>\n<h2>Against the run before</h2>\n<table><tr><th>run</th><th>dimension</th><th>delta [CI]</th><th>pairs</th></tr>\n";
   for (const auto& r : h.runs)
     for (const auto& row : r.deltas)
       b += fmt::format("<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td></tr>\n",
-                       html_escape(r.label), row.dimension, ci_text(row), row.paired);
+                       html_escape(r.label), row.dimension, history_ci_text(row), row.paired);
   b += "</table>\n";
   return html_page("trajcheck history", b);
 }
