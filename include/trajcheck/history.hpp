@@ -41,7 +41,7 @@ struct HistoryRun {
   std::string suite, label, recorded_at, status;
   std::size_t judged = 0, passed = 0;
   std::map<std::string, double> metrics;  // the report's overall metrics, plus pass_share
-  std::vector<std::pair<std::string, std::string>> inputs;  // "kind file" -> sha256
+  std::vector<InputDigest> inputs;         // the files the run was computed from
   bool has_previous = false;
   std::vector<CompareRow> deltas;            // overall, per dimension, vs the previous run
   std::vector<std::string> pass_to_fail, fail_to_pass;

@@ -25,7 +25,7 @@ namespace {
 constexpr int kHistoryBusyMs = 10000;  // concurrent writers wait this long for the lock
 
 // The columns `history` shows, in this order, when some run has them.
-constexpr const char* kHistoryColumns[] = {"selection", "arguments", "order", "recovery", "outcome", "overall",
+constexpr const char* kHistoryColumns[] = {"selection", "arguments", "argument_validity", "order", "recovery", "outcome", "overall",
                                            "pass_share", "calls_per_success", "tokens_per_success",
                                            "cost_per_success", "latency_per_success"};
 
@@ -356,7 +356,7 @@ bool load_history(const std::string& db_path, const HistoryOptions& options, His
       HistoryStmt st;
       std::string sql = std::string(table) == "metrics"
                             ? "SELECT name, value FROM metrics WHERE run_id = ? AND value IS NOT NULL"
-                            : "SELECT kind || ' ' || file, sha256 FROM inputs WHERE run_id = ? ORDER BY rowid";
+                            : "SELECT kind, file, sha256 FROM inputs WHERE run_id = ? ORDER BY rowid";
       if (sqlite3_prepare_v2(h.db, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK ||
           sqlite3_bind_int64(st.s, 1, r.id) != SQLITE_OK)
         return read_fail();
@@ -364,7 +364,9 @@ bool load_history(const std::string& db_path, const HistoryOptions& options, His
       while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
         std::string k = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
         if (std::string(table) == "metrics") r.metrics[k] = sqlite3_column_double(st.s, 1);
-        else r.inputs.emplace_back(k, reinterpret_cast<const char*>(sqlite3_column_text(st.s, 1)));
+        else
+          r.inputs.push_back({k, reinterpret_cast<const char*>(sqlite3_column_text(st.s, 1)),
+                              reinterpret_cast<const char*>(sqlite3_column_text(st.s, 2))});
       }
       if (rc != SQLITE_DONE) return read_fail();
     }
@@ -468,7 +470,7 @@ std::string history_json(const History& h) {
     for (const auto& m : h.metrics) values[m] = number_or_null(history_run_metric(r, m));
     x["metrics"] = values;
     nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
-    for (const auto& [k, d] : r.inputs) inputs.push_back({{"input", k}, {"sha256", d}});
+    for (const auto& in : r.inputs) inputs.push_back({{"kind", in.kind}, {"file", in.file}, {"sha256", in.sha256}});
     x["inputs"] = inputs;
     if (r.has_previous) {
       nlohmann::ordered_json deltas = nlohmann::ordered_json::array();

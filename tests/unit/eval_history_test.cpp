@@ -95,6 +95,14 @@ TEST_CASE("history: recorded reports read back with their metrics, intervals and
   for (const auto& [name, v] : ja["overall"]["metrics"].items())
     if (v.is_number() && h.runs[0].metrics.count(name)) CHECK(h.runs[0].metrics.at(name) == doctest::Approx(v.get<double>()));
   CHECK(h.runs[0].metrics.count("pass_share") == 1);
+  // The input digests are the report's.
+  REQUIRE(ja["inputs"].size() == h.runs[0].inputs.size());
+  CHECK_FALSE(h.runs[0].inputs.empty());
+  for (std::size_t i = 0; i < h.runs[0].inputs.size(); ++i) {
+    CHECK(h.runs[0].inputs[i].kind == ja["inputs"][i]["kind"].get<std::string>());
+    CHECK(h.runs[0].inputs[i].file == ja["inputs"][i]["file"].get<std::string>());
+    CHECK(h.runs[0].inputs[i].sha256 == ja["inputs"][i]["sha256"].get<std::string>());
+  }
   // --last 1: one run, nothing before it, no regression.
   eval::HistoryOptions last;
   last.last = 1;
