@@ -8,7 +8,8 @@ Usage: precommit_hooks.py SOURCE_DIR TRAJCHECK WORK_DIR
 
 Asserts, per hook: canonical, correct rules pass; a rules file out of canonical form fails
 trajcheck-fmt only; a rules file that does not compile fails trajcheck-lint; files that are not
-rules are not given to either.
+rules are not given to either; trajcheck-lint parses suites and compiles their rules files
+(an error in either fails), and trajcheck-fmt is not given suites.
 """
 import os
 import re
@@ -35,6 +36,10 @@ files = {
     "loose.rules": good.replace("\n\n", "\n\n\n\n", 1),
     "broken.rules": 'workflow "w"\nforbid\n',
     "notes.md": "not rules\n",
+    # Suites: lint parses them and compiles their rules files; fmt does not take them.
+    "good.suite": 'suite "s"\ncases "cases.jsonl"\nrules "good.rules"\ngate selection >= 90%\n',
+    "bad.suite": 'suite "s"\ncases "cases.jsonl"\ngate speed >= 1\n',
+    "badrules.suite": 'suite "s"\ncases "cases.jsonl"\nrules "broken.rules"\n',
 }
 for name, text in files.items():
     (work / name).write_text(text)
@@ -65,6 +70,12 @@ expect("trajcheck-lint", ["good.rules", "notes.md"], True)
 expect("trajcheck-fmt", ["good.rules", "loose.rules"], False)
 expect("trajcheck-lint", ["good.rules", "loose.rules"], True)
 expect("trajcheck-lint", ["good.rules", "broken.rules"], False)
+expect("trajcheck-lint", ["good.rules", "good.suite"], True)
+expect("trajcheck-lint", ["good.suite", "bad.suite"], False)
+expect("trajcheck-lint", ["good.suite", "badrules.suite"], False)
+# fmt is not given suites: only the rules file of this commit.
+if run_hook("trajcheck-fmt", ["good.suite"]) is not None:
+    failures.append("trajcheck-fmt was given a .suite file")
 for hook_id in hooks:
     if run_hook(hook_id, ["notes.md"]) is not None:
         failures.append(f"{hook_id} was given notes.md")

@@ -11,6 +11,7 @@
 
 #include "command.hpp"
 #include "input.hpp"
+#include "trajcheck/eval.hpp"
 #include "trajcheck/reader.hpp"
 #include "trajcheck/rules.hpp"
 #include "trajcheck/run.hpp"
@@ -95,6 +96,30 @@ int run_lint(const LintArgs& a) {
       ++bad_files;
       continue;
     }
+    // A suite: parsed (its diagnostics located in it) and its `rules` files compiled.
+    if (path.size() > 6 && path.compare(path.size() - 6, 6, ".suite") == 0) {
+      eval::SuiteFile suite = eval::parse_suite_file(std::move(*src));
+      std::vector<Diagnostic> shown;
+      bool suite_errors = false;
+      for (const Diagnostic& d : suite.diagnostics) {
+        if (d.severity == Severity::error) ++errors, suite_errors = true;
+        if (d.severity == Severity::warning) ++warnings;
+        if (!a.quiet || d.severity == Severity::error) shown.push_back(d);
+      }
+      fmt::print("{}", format_diagnostics(suite.source, shown, color));
+      if (!suite.ok() || suite_errors) {
+        ++bad_files;
+        continue;
+      }
+      std::vector<std::shared_ptr<const Program>> programs;
+      std::string rules_errors;
+      if (!eval::compile_suite_rules(suite, programs, rules_errors)) {
+        fmt::print("{}", rules_errors);
+        ++errors;
+        ++bad_files;
+      }
+      continue;
+    }
     CompileResult r = compile(*src, copts);
     // The names the traces call, folded and renamed as this file does it; compiled again
     // with them (the first compile gave the file's case rule and aliases).
@@ -123,7 +148,7 @@ int run_lint(const LintArgs& a) {
 const bool lint_registered = register_command({"lint", 40, [](CLI::App& app) {
   auto args = std::make_shared<LintArgs>();
   CLI::App* sub = app.add_subcommand("lint", "compile rules files and print their diagnostics");
-  sub->add_option("rules", args->files, "rules files")->required();
+  sub->add_option("rules", args->files, "rules files (.suite files: parsed and their rules compiled)")->required();
   sub->add_option("--catalog", args->catalog, "tool catalog JSON (overrides the files' catalog line)");
   sub->add_option("--traces", args->traces,
                   "trace files or directories: the tools they call are known to exist (W008 for names none matches)");
