@@ -78,7 +78,7 @@ case "$mode" in
     fi
     # The agent software whose output the readers are tested on (tests/producers.cmake), pinned
     # likewise.
-    for producer in tests/producers/codex tests/producers/openai-agents tests/producers/langchain; do
+    for producer in tests/producers/codex tests/producers/openai-agents tests/producers/langchain tests/producers/otel; do
       if ! (cd "$producer" && npm ci --ignore-scripts --no-audit --no-fund); then
         echo "setup: npm ci failed in $producer: its producer test will be skipped" >&2
       fi

@@ -58,6 +58,8 @@ trajcheck_eval_golden(sessions_text ${EVAL_DATA} sessions.text.expected eval ses
 trajcheck_eval_golden(bad_cases ${EVAL_DATA} bad-cases.expected eval bad-cases.suite)
 # A rules file's aliases apply to scoring: `Search` is scored as the expected search_documents.
 trajcheck_eval_golden(aliases_text ${EVAL_DATA}/aliases aliases.text.expected eval aliases.suite -j 1)
+# OTLP runs exported in batches: one run per trace, the root span's latency, the model calls' tokens.
+trajcheck_eval_golden(otlp_text ${EVAL_DATA} otlp.text.expected eval otlp.suite -j 2)
 trajcheck_eval_golden(case_new ${EVAL_DATA} case-new.expected
                       case new --from-trace runs.jsonl --case-id act-regression --note "reviewer: fine as is"
                       --suite gates.suite --field kind=k1 --catalog-version v1)

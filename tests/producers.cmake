@@ -12,3 +12,12 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(producers.${producer} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
   endforeach()
 endif()
+
+# OTLP: the OpenTelemetry JS SDK (a BatchSpanProcessor exporting over OTLP/HTTP in small batches)
+# and the Vercel AI SDK's two telemetry integrations, their spans written one export request per
+# line; run.sh reruns them and checks the verdicts trajcheck gives (the batched export as the
+# same spans in one request, the AI SDK's calls read in both span formats).
+add_test(NAME producers.otel
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/producers/otel/run.sh $<TARGET_FILE:trajcheck_cli>
+                 ${CMAKE_CURRENT_BINARY_DIR}/producers-otel)
+set_tests_properties(producers.otel PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)

@@ -83,7 +83,8 @@ struct InputPiece {
 
 // The pieces of one entry, in reading order: byte ranges of about `piece_bytes` for an
 // uncompressed JSONL file larger than that (their `lines_before` still 0: count them), the whole
-// entry otherwise (compressed files, `.json`, `.eval`, session logs, what cannot be read).
+// entry otherwise (compressed files, `.json`, `.eval`, session logs, what cannot be read, and
+// OTLP JSONL — a first line with "resourceSpans" — whose traces' spans are joined across lines).
 // `piece_bytes` 0 never cuts.
 std::vector<InputPiece> split_entry(const InputEntry& entry, std::uint64_t piece_bytes,
                                     InputFormat format = InputFormat::auto_detect);

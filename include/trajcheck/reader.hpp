@@ -170,6 +170,49 @@ class TraceParser {
   std::unique_ptr<Impl> impl_;
 };
 
+// Joins the spans of OpenTelemetry traces that arrive in several records. An OTLP exporter
+// with a batch span processor sends a trace's spans over several export requests (a file
+// exporter writes each as one line; a run may leave several files), so TraceParser emits one
+// trajectory per trace *per record*. The runners offer every trajectory they read to a
+// joiner: an OTLP trace is held, and joined with the other parts that have its traceId,
+// steps ordered by span start time, when the trace is complete: at the end of the input
+// (finish), or, with `idle_ms`, once its root span has ended and no span of it arrived for
+// that long (for a stream). Held spans are bounded by `max_bytes`: past it the trace held
+// longest without news is joined at once, with a located warning saying that later spans of
+// it form another trace (never a silent split). Safe to share between threads.
+struct TraceJoinOptions {
+  std::uint64_t max_bytes = std::uint64_t{256} << 20;  // text and steps held; 0: no joining at all
+  std::uint64_t idle_ms = 0;  // 0: a trace is complete at the end of the input only
+  // Milliseconds from a steady clock (tests give their own); null: std::chrono::steady_clock.
+  std::function<std::uint64_t()> clock;
+};
+
+class TraceJoiner {
+ public:
+  explicit TraceJoiner(TraceJoinOptions options = {});
+  ~TraceJoiner();
+  TraceJoiner(const TraceJoiner&) = delete;
+  TraceJoiner& operator=(const TraceJoiner&) = delete;
+
+  // Offers a trajectory TraceParser just emitted. An OTLP trace (Trajectory::spans not empty)
+  // is copied and held: true, and the caller is done with it. Anything else: false. Traces
+  // this completes (idle) or lets go (max_bytes) are joined, each into `out` (whose ToolTable
+  // is used), and handed to `emit`, before offer returns.
+  bool offer(const Trajectory& t, Trajectory& out, const TraceParser::Emit& emit);
+  // Joins every trace still held into `out` and hands it to `emit`, in the order of their
+  // first records; the joiner is then empty.
+  void finish(Trajectory& out, const TraceParser::Emit& emit);
+
+  std::size_t held_traces() const;
+  std::uint64_t held_bytes() const;
+  // Traces let go before they were complete because of max_bytes (each with its warning).
+  std::uint64_t early_traces() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // The normalized JSON form of docs/traces.md, one line, no trailing newline (what
 // `trajcheck normalize` prints).
 void write_normalized_json(const Trajectory& t, std::string& out);

@@ -223,6 +223,9 @@ struct CheckRunOptions {
   FailOn fail_on;
   bool quiet = false;        // trace warnings are counted but not written to `err`
   unsigned jobs = 1;         // worker threads; 0 = one per core
+  // How the parts of OTLP traces exported in several requests are joined (TraceJoiner): a
+  // trace read whole is checked when complete, after the other records' traces.
+  TraceJoinOptions join;
   // Called with the number of records read so far, about every 256 records, from any
   // worker thread (for a progress display).
   std::function<void(std::uint64_t records)> progress;
@@ -255,8 +258,9 @@ struct NormalizeStats {
 };
 // Writes each trajectory as one line of normalized JSON (write_normalized_json) to `out`, in
 // input order; rejected records and warnings go to `err`.
+// OTLP traces are joined across records as `join` says (TraceJoiner).
 NormalizeStats normalize_records(const RecordInput& input, const TraceParser& parser, unsigned jobs,
-                                 const RunOutput& output);
+                                 const RunOutput& output, const TraceJoinOptions& join = {});
 
 // ---------------------------------------------------------------------------------------
 // Reading options as the command line spells them (shared by every command that reads traces)

@@ -113,6 +113,18 @@ struct Step {
   }
 };
 
+// The OpenTelemetry span a step was read from (the OTLP reader sets one per step; other
+// readers leave Trajectory::spans empty). What joins the fragments of a trace exported in
+// several requests orders their steps by `start_ns`, and a trace's latency is its root span's.
+struct SpanInfo {
+  std::uint64_t start_ns = 0, end_ns = 0;  // 0: not given
+  bool root = false;                       // the span has no parent span
+  // A model call (gen_ai.operation.name chat / text_completion / generate_content, or the AI
+  // SDK's ai.*.doGenerate / doStream spans): its usage counts toward the trace's tokens.
+  bool model_call = false;
+  std::int64_t input_tokens = -1, output_tokens = -1;  // -1: not given
+};
+
 // Where a record came from, for diagnostics and reports.
 struct RecordOrigin {
   std::string file;         // "-" for standard input
@@ -191,6 +203,8 @@ class Trajectory {
   RecordOrigin origin;
   // Non-fatal problems found while reading this record (e.g. arguments that are not JSON).
   std::vector<std::string> warnings;
+  // OTLP traces only: spans[i] is the span of steps()[i] (see SpanInfo); empty otherwise.
+  std::vector<SpanInfo> spans;
 
  private:
   static constexpr std::uint32_t kBorrowed = 1u << 31;

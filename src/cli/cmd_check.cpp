@@ -30,8 +30,23 @@ struct CheckArgs {
   std::string tool_catalog;  // --catalog: the tool catalog JSON
   bool allow_no_rules = false;
   bool strict = false;  // --strict: the rules files' warnings are errors (W008 included)
+  std::string otlp_idle = "30s";  // --otlp-idle: when a streamed OTLP trace is complete
   TraceInputOptions input;
 };
+
+// A duration as --otlp-idle spells it: a whole number with `ms`, `s` or `m` (or none: seconds).
+bool parse_duration_ms(const std::string& text, std::uint64_t* ms) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return false;
+  std::uint64_t n = std::stoull(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  if (unit == "ms") *ms = n;
+  else if (unit.empty() || unit == "s") *ms = n * 1000;
+  else if (unit == "m") *ms = n * 60000;
+  else return false;
+  return true;
+}
 
 // --strict: the report's writer, also collecting the (normalized, renamed) tool names the
 // traces call, for the unknown-name check once the run is over. Called from worker threads.
@@ -146,6 +161,15 @@ int run_check(const CheckArgs& a) {
   run.fail_on = ro.fail_on;
   run.quiet = a.input.quiet;
   run.jobs = a.input.jobs;
+  std::uint64_t idle_ms = 0;
+  if (!parse_duration_ms(a.otlp_idle, &idle_ms)) {
+    fmt::print(stderr, "trajcheck check: --otlp-idle '{}': expected a duration such as 30s, 500ms or 2m\n", a.otlp_idle);
+    return kBadInput;
+  }
+  // A file is read to its end before its traces are complete; only a stream (standard input)
+  // has traces completed by time.
+  for (const std::string& in : a.input.inputs)
+    if (in == "-") run.join.idle_ms = idle_ms;
 
   CompileOptions copts;
   copts.catalog_override = a.tool_catalog;
@@ -257,6 +281,9 @@ const bool check_registered = register_command({"check", 10, [](CLI::App& app) {
                 "check even when the rules files hold no rule (every trace passes)");
   sub->add_flag("--strict", args->strict,
                 "the rules files' warnings are errors, and so is a tool name no checked trace calls (W008)");
+  sub->add_option("--otlp-idle", args->otlp_idle,
+                  "reading standard input: an OTLP trace whose root span ended is complete when no span of it "
+                  "arrived for this long (default 30s; 0 waits for the end of the input)");
   add_trace_input_options(sub, args->input);
   return [args] { return run_check(*args); };
 }});

@@ -567,7 +567,33 @@ struct Worker {
   std::vector<std::pair<std::uint64_t, std::string>> unmatched;
   std::uint64_t records = 0, rejected = 0, warnings = 0;
 
-  Worker(const EvalContext* c, TraceParser* p) : ctx(c), parser(p), judge(*c) {}
+  TraceJoiner* joiner = nullptr;
+  Trajectory joined{&tools};
+
+  Worker(const EvalContext* c, TraceParser* p, TraceJoiner* j) : ctx(c), parser(p), judge(*c), joiner(j) {}
+
+  // One run: matched to its case and judged. `sub` orders the runs of one record.
+  void judge_run(Trajectory& t, const RecordOrigin& at, std::uint32_t sub, std::string& err) {
+    for (const std::string& w : t.warnings) (err += w) += '\n';
+    warnings += t.warnings.size();
+    std::string key;
+    json meta = t.metadata().empty() ? json::object() : json::parse(t.metadata(), nullptr, false);
+    if (meta.is_object() && meta.contains("case_id")) key = scalar_text(meta["case_id"]);
+    else key = std::string(t.trace_id());
+    auto it = ctx->case_index.find(key);
+    std::string where = fmt::format("{}:{}", at.file, at.line);
+    std::uint64_t order = at.record * 1024 + sub;
+    if (it == ctx->case_index.end()) {
+      unmatched.emplace_back(order, fmt::format("{} ({})", where, key));
+      return;
+    }
+    RunOutcome ro;
+    ro.order = order;
+    ro.case_index = it->second;
+    if (!ctx->suite->graders.empty()) write_normalized_json(t, ro.run_json);
+    judge.judge(ctx->cases[it->second], t, meta.is_object() ? meta : json::object(), where, ro.result);
+    outcomes.push_back(std::move(ro));
+  }
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
     (void)out;
@@ -577,6 +603,7 @@ struct Worker {
       return;
     }
     scratch.set_tools(&tools);  // workers are moved into a vector after construction
+    joined.set_tools(&tools);
     ++records;
     if (!rec.container_error.empty()) {
       ++rejected;
@@ -585,26 +612,10 @@ struct Worker {
       return;
     }
     std::uint32_t sub = 0;
+    const TraceParser::Emit joined_run = [&](Trajectory& t) { judge_run(t, t.origin, sub++, err); };
     ParseOutcome o = parser->parse(rec, scratch, [&](Trajectory& t) {
-      for (const std::string& w : t.warnings) (err += w) += '\n';
-      warnings += t.warnings.size();
-      std::string key;
-      json meta = t.metadata().empty() ? json::object() : json::parse(t.metadata(), nullptr, false);
-      if (meta.is_object() && meta.contains("case_id")) key = scalar_text(meta["case_id"]);
-      else key = std::string(t.trace_id());
-      auto it = ctx->case_index.find(key);
-      std::string where = fmt::format("{}:{}", rec.origin.file, rec.origin.line);
-      std::uint64_t order = rec.origin.record * 1024 + sub++;
-      if (it == ctx->case_index.end()) {
-        unmatched.emplace_back(order, fmt::format("{} ({})", where, key));
-        return;
-      }
-      RunOutcome ro;
-      ro.order = order;
-      ro.case_index = it->second;
-      if (!ctx->suite->graders.empty()) write_normalized_json(t, ro.run_json);
-      judge.judge(ctx->cases[it->second], t, meta.is_object() ? meta : json::object(), where, ro.result);
-      outcomes.push_back(std::move(ro));
+      // An OTLP trace is judged once its spans are all read (TraceJoiner).
+      if (!joiner->offer(t, joined, joined_run)) judge_run(t, rec.origin, sub++, err);
     });
     if (!o.ok()) {
       ++rejected;
@@ -943,8 +954,19 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
   }
   RecordSource source(runs, options.reading.format);
   std::FILE* err_file = std::tmpfile();
+  TraceJoiner joiner;
   std::vector<Worker> workers = process_records<Worker>(
-      source, std::max(1u, options.jobs), [&] { return Worker(&ctx, &parser); }, stdout, err_file ? err_file : stderr);
+      source, std::max(1u, options.jobs), [&] { return Worker(&ctx, &parser, &joiner); }, stdout,
+      err_file ? err_file : stderr);
+  {
+    // The OTLP traces whose spans came in several records, now complete.
+    Worker& w0 = workers.front();
+    w0.scratch.set_tools(&w0.tools);
+    w0.joined.set_tools(&w0.tools);
+    std::string err;
+    joiner.finish(w0.joined, [&](Trajectory& t) { w0.judge_run(t, t.origin, 1023, err); });
+    if (!err.empty()) std::fwrite(err.data(), 1, err.size(), err_file ? err_file : stderr);
+  }
   if (err_file) {
     std::rewind(err_file);
     char buf[4096];

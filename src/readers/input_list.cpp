@@ -143,12 +143,33 @@ std::string_view to_string(FileLayout l) {
   return "?";
 }
 
+namespace {
+
+// Whether the first record of a JSONL file is an OTLP export request ("resourceSpans" in its
+// first line, as far as the first 64 KiB go): the spans of one trace may then be anywhere in
+// the file, and a piece of it would check parts of traces (docs/traces.md).
+bool otlp_lines(const std::string& path, InputFormat format) {
+  if (format == InputFormat::otel) return true;
+  if (format != InputFormat::auto_detect) return false;
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  if (!f) return false;
+  std::string head(std::size_t{1} << 16, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
+  std::size_t start = head.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos || head[start] != '{') return false;
+  std::size_t nl = head.find('\n', start);
+  return head.substr(start, nl == std::string::npos ? std::string::npos : nl - start).find("\"resourceSpans\"") !=
+         std::string::npos;
+}
+
+}  // namespace
+
 std::vector<InputPiece> split_entry(const InputEntry& entry, std::uint64_t piece_bytes, InputFormat format) {
   std::vector<InputPiece> out;
   struct stat st {};
   bool cut = piece_bytes > 0 && entry.kind == InputEntry::Kind::file && ::stat(entry.path.c_str(), &st) == 0 &&
              S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > piece_bytes &&
-             file_layout(entry.path, format) == FileLayout::lines;
+             file_layout(entry.path, format) == FileLayout::lines && !otlp_lines(entry.path, format);
   if (!cut) {
     out.push_back(InputPiece{entry, false, 0, 0, 0});
     return out;

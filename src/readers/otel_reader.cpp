@@ -3,6 +3,7 @@
 // trajectory per trace. Tool spans (gen_ai.operation.name = execute_tool) become tool_call
 // steps; other spans are kept as steps of type `other` named after their operation.
 #include <algorithm>
+#include <charconv>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -150,6 +151,25 @@ bool time_text(ParseCtx& c, od::value v, std::string_view* out) {
   return c.fail(location_of(v), "span time must be a string or a number");
 }
 
+// Where a usage attribute's count goes: GenAI's gen_ai.usage.*, the AI SDK's ai.usage.*.
+std::int64_t* usage_slot(std::string_view key, SpanInfo& info) {
+  if (key == "gen_ai.usage.input_tokens" || key == "ai.usage.promptTokens" || key == "ai.usage.inputTokens")
+    return &info.input_tokens;
+  if (key == "gen_ai.usage.output_tokens" || key == "ai.usage.completionTokens" || key == "ai.usage.outputTokens")
+    return &info.output_tokens;
+  return nullptr;
+}
+
+// A token count written as JSON (a number, or a string holding one); -1 when it is neither.
+std::int64_t token_count(std::string_view json) {
+  json = trim_ws(json);
+  if (json.size() >= 2 && json.front() == '"') json = json.substr(1, json.size() - 2);
+  double d = 0;
+  auto [end, ec] = std::from_chars(json.data(), json.data() + json.size(), d);
+  if (ec != std::errc() || end != json.data() + json.size() || !(d >= 0) || d > 9e15) return -1;
+  return static_cast<std::int64_t>(d);
+}
+
 bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
   const char* where = location_of(sv);
   od::object o;
@@ -158,13 +178,14 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
   ObjectWriter extra(s.call_extra);
   StagedSpan staged;
   staged.resource = resource;
-  std::string_view op, tool, call_id, args_text, result_text, span_name;
+  std::string_view op, ai_op, tool, call_id, args_text, result_text, span_name;
   bool has_args = false, has_result = false, error = false;
   std::string& args_json = s.text;
   std::string& result_json = s.result_blocks;
   args_json.clear();
   result_json.clear();
   std::uint64_t start = 0, end = 0;
+  bool has_parent = false;
   std::string call_id_buf;
   bool ok = for_fields(c, o, [&](std::string_view key, od::value v) {
     if (key == "traceId") {
@@ -177,6 +198,7 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
       std::string_view id;
       if (!c.get_string(v, &id, key)) return false;
       if (!id.empty()) append_json_string(extra.key(key == "spanId" ? "span_id" : "parent_id"), id);
+      if (key == "parentSpanId" && !id.empty()) has_parent = true;
       return true;
     }
     if (key == "name") {
@@ -230,22 +252,37 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
           if (k == "key") return true;
           if (k != "value") return c.skip_value(val);
           std::string_view str;
-          bool special = akey == "gen_ai.operation.name" || akey == "gen_ai.tool.name" ||
-                         akey == "gen_ai.tool.call.id" || akey == "gen_ai.tool.call.arguments" ||
-                         akey == "gen_ai.tool.call.result";
-          if (!special) return write_any(c, val, extra.key(akey), &str, 0);
-          std::string& target = akey == "gen_ai.tool.call.arguments" ? args_json
-                                : akey == "gen_ai.tool.call.result"  ? result_json
-                                                                      : s.value;
+          if (std::int64_t* usage = usage_slot(akey, staged.info)) {
+            std::string& out = extra.key(akey);
+            std::size_t at = out.size();
+            if (!write_any(c, val, out, &str, 0)) return false;
+            *usage = token_count(std::string_view(out).substr(at));
+            return true;
+          }
+          // GenAI's tool attributes, and the AI SDK's (ai.toolCall spans) that say the same.
+          enum { none, operation, name, id, arguments, result } role = none;
+          if (akey == "gen_ai.operation.name") role = operation;
+          else if (akey == "gen_ai.tool.name" || akey == "ai.toolCall.name") role = name;
+          else if (akey == "gen_ai.tool.call.id" || akey == "ai.toolCall.id") role = id;
+          else if (akey == "gen_ai.tool.call.arguments" || akey == "ai.toolCall.args") role = arguments;
+          else if (akey == "gen_ai.tool.call.result" || akey == "ai.toolCall.result") role = result;
+          if (role == none) {
+            if (!write_any(c, val, extra.key(akey), &str, 0)) return false;
+            if (akey == "ai.operationId" && str.data()) ai_op = str;  // the AI SDK's span kind
+            if (akey == "gen_ai.input.messages" && str.data()) staged.input_messages = c.t.store(str);
+            if (akey == "gen_ai.output.messages" && str.data()) staged.output_messages = c.t.store(str);
+            return true;
+          }
+          std::string& target = role == arguments ? args_json : role == result ? result_json : s.value;
           target.clear();
           if (!write_any(c, val, target, &str, 0)) return false;
-          if (akey == "gen_ai.operation.name") op = str;
-          else if (akey == "gen_ai.tool.name") tool = str;
-          else if (akey == "gen_ai.tool.call.id") {
+          if (role == operation) op = str;
+          else if (role == name) tool = str;
+          else if (role == id) {
             if (str.data()) call_id = str;
             else call_id_buf.assign(trim_ws(s.value));  // a numeric id
           }
-          else if (akey == "gen_ai.tool.call.arguments") { has_args = true; args_text = str; }
+          else if (role == arguments) { has_args = true; args_text = str; }
           else { has_result = true; result_text = str; }
           return true;
         });
@@ -284,8 +321,14 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
     }
     if (error) st.status = StepStatus::error;
   } else {
+    // A span that says it is a tool call but names no tool is kept as it is, with a warning:
+    // its call is not one the rules see.
+    if (span_name == "ai.toolCall" || span_name.substr(0, 12) == "execute_tool" || !call_id.empty() || has_args)
+      c.warn(where, fmt::format("span \"{}\" looks like a tool call but names no tool (gen_ai.tool.name, "
+                                "ai.toolCall.name): kept as a step of type \"{}\", not a tool call",
+                                span_name, op.empty() ? std::string_view("span") : op));
     st.type = StepType::other;
-    st.type_name = c.t.store(op.empty() ? std::string_view("span") : op);
+    st.type_name = c.t.store(!op.empty() ? op : !ai_op.empty() ? ai_op : std::string_view("span"));
     if (!tool.empty()) append_json_string(extra.key("gen_ai.tool.name"), tool);
     if (!call_id.empty()) append_json_string(extra.key("gen_ai.tool.call.id"), call_id);
     if (has_args) extra.key("gen_ai.tool.call.arguments").append(args_json);
@@ -295,6 +338,13 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
   std::string_view x = extra.finish();
   if (!x.empty()) st.extra = c.t.store(x);
   staged.start = start;
+  staged.where = where;
+  staged.info.start_ns = start;
+  staged.info.end_ns = end;
+  staged.info.root = !has_parent;
+  staged.info.model_call = op == "chat" || op == "text_completion" || op == "generate_content" ||
+                           span_name.find(".doGenerate") != std::string_view::npos ||
+                           span_name.find(".doStream") != std::string_view::npos;
   staged.step = static_cast<std::uint32_t>(c.t.steps().size());
   c.t.steps().push_back(st);
   s.spans.push_back(staged);
@@ -306,6 +356,56 @@ Slice copy_slice(const Trajectory& from, Trajectory& to, Slice s) {
 }
 
 }  // namespace
+
+bool has_member(std::string_view object, std::string_view key) {
+  object = trim_ws(object);
+  if (object.size() <= 2) return false;
+  simdjson::dom::parser p;
+  simdjson::dom::object o;
+  if (p.parse(object.data(), object.size()).get_object().get(o)) return false;
+  for (auto field : o)
+    if (field.key == key) return true;
+  return false;
+}
+
+void append_span_totals(const std::vector<SpanInfo>& spans, std::string_view given, ObjectWriter& out) {
+  if (spans.empty()) return;
+  // Latency: the root span's duration (the first root to start); with no root span in the
+  // trace, from the first start to the last end.
+  const SpanInfo* root = nullptr;
+  std::uint64_t first = UINT64_MAX, last = 0;
+  for (const SpanInfo& sp : spans) {
+    if (sp.root && sp.start_ns && sp.end_ns >= sp.start_ns && (!root || sp.start_ns < root->start_ns)) root = &sp;
+    if (sp.start_ns) first = std::min(first, sp.start_ns);
+    last = std::max(last, sp.end_ns);
+  }
+  double latency = -1;
+  if (root) latency = static_cast<double>(root->end_ns - root->start_ns) / 1e6;
+  else if (first != UINT64_MAX && last >= first) latency = static_cast<double>(last - first) / 1e6;
+  if (latency >= 0 && !has_member(given, "latency_ms")) fmt::format_to(std::back_inserter(out.key("latency_ms")), "{}", latency);
+  // Tokens: the usage of the model-call spans; when none carries usage, the root span's.
+  std::int64_t in = -1, outt = -1;
+  auto add = [](std::int64_t& sum, std::int64_t n) {
+    if (n >= 0) sum = (sum < 0 ? 0 : sum) + n;
+  };
+  for (const SpanInfo& sp : spans)
+    if (sp.model_call) {
+      add(in, sp.input_tokens);
+      add(outt, sp.output_tokens);
+    }
+  if (in < 0 && outt < 0)
+    for (const SpanInfo& sp : spans)
+      if (sp.root) {
+        add(in, sp.input_tokens);
+        add(outt, sp.output_tokens);
+        break;
+      }
+  if (in < 0 && outt < 0) return;
+  if (!has_member(given, "tokens"))
+    fmt::format_to(std::back_inserter(out.key("tokens")), "{}", std::max<std::int64_t>(in, 0) + std::max<std::int64_t>(outt, 0));
+  if (in >= 0 && !has_member(given, "input_tokens")) fmt::format_to(std::back_inserter(out.key("input_tokens")), "{}", in);
+  if (outt >= 0 && !has_member(given, "output_tokens")) fmt::format_to(std::back_inserter(out.key("output_tokens")), "{}", outt);
+}
 
 bool read_otel(ParseCtx& outer, od::object record) {
   Scratch& s = outer.s;
@@ -373,6 +473,7 @@ void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
   struct Key {
     std::uint32_t group;
     std::uint64_t start;
+    bool child;  // a root span comes first among spans that start together
     std::uint32_t index;
   };
   std::vector<Slice> groups;  // first trace id slice of each group
@@ -383,10 +484,13 @@ void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
     std::string_view id = staging.text(s.spans[i].trace_id);
     auto [it, fresh] = group_of.try_emplace(id, static_cast<std::uint32_t>(groups.size()));
     if (fresh) groups.push_back(s.spans[i].trace_id);
-    keys.push_back(Key{it->second, s.spans[i].start, i});
+    keys.push_back(Key{it->second, s.spans[i].start, !s.spans[i].info.root, i});
   }
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    return a.group != b.group ? a.group < b.group : a.start != b.start ? a.start < b.start : a.index < b.index;
+    return a.group != b.group   ? a.group < b.group
+           : a.start != b.start ? a.start < b.start
+           : a.child != b.child ? a.child < b.child
+                                : a.index < b.index;
   });
   Trajectory& t = outer.t;
   std::string_view meta_text = s.otel_meta;
@@ -403,17 +507,77 @@ void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
       Slice res = s.resources[s.spans[keys[from].index].resource];
       if (!res.empty()) mw.key("resource").append(staging.text(res));
     }
-    if (!meta_text.empty()) {
-      std::string_view inner = meta_text.substr(1, meta_text.size() - 2);
-      if (mw.empty()) m.push_back('{');
-      else m.push_back(',');
-      m.append(inner);
-      m.push_back('}');
-      t.set_metadata(t.store(m));
-    } else {
-      std::string_view mt = mw.finish();
-      if (!mt.empty()) t.set_metadata(t.store(mt));
+    mw.append_members(meta_text);
+    std::vector<SpanInfo>& infos = s.span_infos;
+    infos.clear();
+    for (std::size_t k = from; k < to; ++k) infos.push_back(s.spans[keys[k].index].info);
+    append_span_totals(infos, meta_text, mw);
+    std::string_view mt = mw.finish();
+    if (!mt.empty()) t.set_metadata(t.store(mt));
+    // Tool calls that only the messages of the latest GenAI conventions name (no execute_tool
+    // span of this trace has their id): one step each, after the model call that made it.
+    std::vector<std::string_view> span_calls;
+    std::vector<std::pair<std::string, std::string>> responses;  // call id -> response JSON
+    bool any_messages = false;
+    for (std::size_t k = from; k < to; ++k) {
+      const StagedSpan& sp = s.spans[keys[k].index];
+      const Step& st = staging.steps()[sp.step];
+      if (st.type == StepType::tool_call && !st.id.empty()) span_calls.push_back(staging.text(st.id));
+      any_messages |= !sp.output_messages.empty();
     }
+    if (any_messages)
+      for (std::size_t k = from; k < to; ++k) {
+        const StagedSpan& sp = s.spans[keys[k].index];
+        for (Slice m : {sp.input_messages, sp.output_messages})
+          for_message_parts(staging.text(m), "tool_call_response", [&](simdjson::dom::object part) {
+            std::string_view id;
+            simdjson::dom::element response;
+            if (part["id"].get_string().get(id) || part["response"].get(response)) return;
+            responses.emplace_back(std::string(id), simdjson::minify(response));
+          });
+      }
+    std::vector<std::string> message_calls;
+    std::vector<std::pair<std::size_t, Step>> pending_calls;  // (key index, the call)
+    for (std::size_t k = from; k < to; ++k) {
+      const StagedSpan& msp = s.spans[keys[k].index];
+      if (!msp.output_messages.empty())
+        for_message_parts(staging.text(msp.output_messages), "tool_call", [&](simdjson::dom::object part) {
+          std::string_view id, name;
+          if (part["name"].get_string().get(name) || name.empty()) return;
+          if (part["id"].get_string().get(id)) id = {};
+          if (!id.empty() && (std::find(span_calls.begin(), span_calls.end(), id) != span_calls.end() ||
+                              std::find(message_calls.begin(), message_calls.end(), id) != message_calls.end()))
+            return;
+          if (!id.empty()) message_calls.emplace_back(id);
+          Step call;
+          call.type = StepType::tool_call;
+          call.status = StepStatus::ok;
+          outer.set_tool(call, name);
+          if (!id.empty()) call.id = t.store(id);
+          simdjson::dom::element args;
+          if (!part["arguments"].get(args)) {
+            std::string_view text;
+            if (!args.get_string().get(text)) outer.set_arguments_text(call, text, msp.where);
+            else call.arguments = t.store(simdjson::minify(args));
+          }
+          for (const auto& [rid, response] : responses)
+            if (!id.empty() && rid == id) {
+              call.result = t.store(response);
+              if (outer.matches_error_pattern(response)) call.status = StepStatus::error;
+              break;
+            }
+          std::string x = R"({"source":"gen_ai.output.messages")";
+          std::string_view span_extra = staging.text(staging.steps()[msp.step].extra);
+          if (auto at = span_extra.find(R"("span_id":")"); at != std::string_view::npos) {
+            std::size_t end = span_extra.find('"', at + 11);
+            if (end != std::string_view::npos) (x += ",") += span_extra.substr(at, end + 1 - at);
+          }
+          x += '}';
+          call.extra = t.store(x);
+          pending_calls.emplace_back(k, call);
+        });
+    }
+    std::size_t next_pending = 0;
     for (std::size_t k = from; k < to; ++k) {
       Step st = staging.steps()[s.spans[keys[k].index].step];
       bool shared = st.tool_name.off == st.raw_tool.off && st.tool_name.len == st.raw_tool.len;
@@ -425,8 +589,19 @@ void emit_otel(ParseCtx& outer, const TraceParser::Emit& emit) {
       st.result = copy_slice(staging, t, st.result);
       st.content = copy_slice(staging, t, st.content);
       st.extra = copy_slice(staging, t, st.extra);
-      st.turn = static_cast<std::uint32_t>(k - from);
+      st.turn = static_cast<std::uint32_t>(t.steps().size());
       t.steps().push_back(st);
+      t.spans.push_back(infos[k - from]);
+      for (; next_pending < pending_calls.size() && pending_calls[next_pending].first == k; ++next_pending) {
+        Step call = pending_calls[next_pending].second;
+        call.turn = static_cast<std::uint32_t>(t.steps().size());
+        t.steps().push_back(call);
+        // Placed by its model call's start; its usage is the model call's, counted there.
+        SpanInfo info;
+        info.start_ns = infos[k - from].start_ns;
+        info.end_ns = infos[k - from].end_ns;
+        t.spans.push_back(info);
+      }
     }
     ++outer.outcome.traces;
     if (emit) emit(t);

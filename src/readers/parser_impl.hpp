@@ -65,6 +65,11 @@ struct PendingResult {
 // An OTel span staged before its trace is assembled.
 struct StagedSpan {
   Slice trace_id;
+  SpanInfo info;
+  // gen_ai.input.messages / gen_ai.output.messages (the latest GenAI conventions), decoded, in
+  // the staging trajectory; where the span starts in the record.
+  Slice input_messages, output_messages;
+  const char* where = nullptr;
   std::uint64_t start = 0;
   std::uint32_t step = 0;      // index in the staging trajectory
   std::uint32_t resource = 0;  // index into Scratch::resources
@@ -89,6 +94,7 @@ struct Scratch {
   // OTel
   Trajectory staging;
   std::vector<StagedSpan> spans;
+  std::vector<SpanInfo> span_infos;  // of the trace being emitted
   std::vector<Slice> resources;  // in `staging`
   std::string otel_meta;  // top-level fields beside resourceSpans
 };
@@ -416,5 +422,31 @@ bool read_list_array(ParseCtx& c, od::array entries);
 // using `c.t` for each — only once the whole record is known to be valid.
 bool read_otel(ParseCtx& c, od::object record);
 void emit_otel(ParseCtx& c, const TraceParser::Emit& emit);
+// Writes a trace's totals from its spans into `out`: `latency_ms` (the root span's duration),
+// `tokens`, `input_tokens`, `output_tokens` (the model calls' usage), each unless the object
+// text `given` already has that member.
+void append_span_totals(const std::vector<SpanInfo>& spans, std::string_view given, ObjectWriter& out);
+// Calls fn(part) for each part of type `type` of the messages of the latest GenAI conventions
+// (`[{"role": …, "parts": [{"type": "tool_call", …}]}]`, the text of gen_ai.*.messages); text
+// that is not such JSON gives none.
+template <class Fn>
+void for_message_parts(std::string_view json, std::string_view type, Fn&& fn) {
+  if (json.empty()) return;
+  static thread_local simdjson::dom::parser parser;
+  simdjson::dom::array messages;
+  if (parser.parse(json.data(), json.size()).get_array().get(messages)) return;
+  for (simdjson::dom::element message : messages) {
+    simdjson::dom::array parts;
+    if (message["parts"].get_array().get(parts)) continue;
+    for (simdjson::dom::element part : parts) {
+      simdjson::dom::object o;
+      std::string_view part_type;
+      if (part.get_object().get(o) || o["type"].get_string().get(part_type) || part_type != type) continue;
+      fn(o);
+    }
+  }
+}
+// Whether the JSON object text `object` has a top-level member `key`.
+bool has_member(std::string_view object, std::string_view key);
 
 }  // namespace trajcheck::detail

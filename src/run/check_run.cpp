@@ -27,8 +27,10 @@ struct CheckWorker {
   std::unique_ptr<ToolTable> tools;
   std::unique_ptr<Trajectory> scratch;
   std::unique_ptr<RuleSetChecker> checker;
+  TraceJoiner* joiner = nullptr;
+  std::unique_ptr<Trajectory> joined;  // an OTLP trace joined from its parts
   CheckStats stats;
-  TraceParser::Emit emit;
+  TraceParser::Emit emit, emit_joined;
   std::string* cur_out = nullptr;
   std::string* cur_err = nullptr;
 
@@ -49,7 +51,12 @@ struct CheckWorker {
     }
     // The emit callback captures only `this` (no allocation per record); it is made on first
     // use, once the worker has its final address.
-    if (!emit) emit = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
+    if (!emit) {
+      emit_joined = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
+      emit = [this](Trajectory& t) {
+        if (!joiner->offer(t, *joined, emit_joined)) check_one(t, *cur_out, *cur_err);
+      };
+    }
     cur_out = &out;
     cur_err = &err;
     ParseOutcome o = parser->parse_borrowing(rec, *scratch, emit);
@@ -91,6 +98,7 @@ CheckStats CheckRunner::run(const RecordInput& input, const CheckWriter& writer,
   total.rules.resize(m.rules->rules().size());
   if (!option_error().empty()) return total;
   std::atomic<std::uint64_t> records_read{0};
+  TraceJoiner joiner(m.options.join);
   std::vector<CheckWorker> workers = process_records<CheckWorker>(
       input, effective_jobs(m.options.jobs),
       [&] {
@@ -102,10 +110,25 @@ CheckStats CheckRunner::run(const RecordInput& input, const CheckWriter& writer,
         w.tools = std::make_unique<ToolTable>();
         w.scratch = std::make_unique<Trajectory>(w.tools.get());
         w.checker = std::make_unique<RuleSetChecker>(m.rules, m.options.fail_on);
+        w.joiner = &joiner;
+        w.joined = std::make_unique<Trajectory>(w.tools.get());
         w.stats.rules.resize(m.rules->rules().size());
         return w;
       },
       output);
+  // The OTLP traces still held are complete now: checked on this thread, their text handed
+  // over about every kBatchBytes.
+  CheckWorker& w0 = workers.front();
+  std::string out, err;
+  joiner.finish(*w0.joined, [&](Trajectory& t) {
+    w0.check_one(t, out, err);
+    if (out.size() + err.size() >= kBatchBytes) {
+      output(out, err);
+      out.clear();
+      err.clear();
+    }
+  });
+  if (!out.empty() || !err.empty()) output(out, err);
   for (const CheckWorker& w : workers) total.merge(w.stats);
   return total;
 }

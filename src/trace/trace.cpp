@@ -83,6 +83,7 @@ Trajectory& Trajectory::operator=(const Trajectory& other) {
   if (this == &other) return *this;
   origin = other.origin;
   warnings = other.warnings;
+  spans = other.spans;
   tools_ = other.tools_;
   arena_ = other.arena_;
   steps_ = other.steps_;
@@ -100,6 +101,7 @@ Trajectory& Trajectory::operator=(Trajectory&& other) noexcept {
   if (this == &other) return *this;
   origin = std::move(other.origin);
   warnings = std::move(other.warnings);
+  spans = std::move(other.spans);
   tools_ = other.tools_;
   arena_ = std::move(other.arena_);
   steps_ = std::move(other.steps_);
@@ -118,6 +120,7 @@ void Trajectory::clear() {
   trace_id_ = context_ = metadata_ = Slice{};
   source_ = {};
   warnings.clear();
+  spans.clear();
   origin = RecordOrigin{};
 }
 

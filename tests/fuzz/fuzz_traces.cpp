@@ -92,6 +92,47 @@ void parse_record(std::string_view text, std::uint64_t line) {
   }
 }
 
+// The lines as records of one run, OTLP traces joined across them (TraceJoiner) under a small
+// bound, so that traces are also let go early: every step offered comes out exactly once, and
+// a trace let go early says so.
+void join_lines(std::string_view all) {
+  static trajcheck::ToolTable tools;
+  static trajcheck::Trajectory t(&tools), joined(&tools);
+  trajcheck::TraceJoinOptions o;
+  o.max_bytes = 4096;
+  trajcheck::TraceJoiner joiner(o);
+  std::uint64_t offered = 0, emitted = 0, early = 0, line = 0;
+  // Steps of spans (a call read from a model call's messages may be dropped as the duplicate
+  // of a tool span's).
+  auto span_steps = [](const trajcheck::Trajectory& tr) {
+    std::uint64_t n = 0;
+    for (const trajcheck::Step& s : tr.steps())
+      n += tr.text(s.extra).rfind(R"({"source":"gen_ai.output.messages")", 0) != 0;
+    return n;
+  };
+  auto count = [&](trajcheck::Trajectory& tr) {
+    emitted += span_steps(tr);
+    if (tr.spans.size() != tr.steps().size()) __builtin_trap();
+    for (const std::string& w : tr.warnings) early += w.find("is checked before the end of the input") != std::string::npos;
+  };
+  trajcheck::RawRecord rec;
+  while (!all.empty()) {
+    std::size_t nl = all.find('\n');
+    std::string_view l = all.substr(0, nl);
+    all = nl == std::string_view::npos ? std::string_view() : all.substr(nl + 1);
+    ++line;
+    if (l.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    rec.text.assign(l);
+    rec.origin = trajcheck::RecordOrigin{"fuzz", line, 1, line};
+    parser(trajcheck::InputFormat::otel).parse(rec, t, [&](trajcheck::Trajectory& tr) {
+      if (!tr.spans.empty()) offered += span_steps(tr);
+      if (!joiner.offer(tr, joined, count) && !tr.spans.empty()) __builtin_trap();
+    });
+  }
+  joiner.finish(joined, count);
+  if (offered != emitted || early != joiner.early_traces() || joiner.held_traces() != 0) __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -115,5 +156,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   session += ']';
   if (line > 1) parse_record(session, 1);
+  join_lines(std::string_view(reinterpret_cast<const char*>(data), size));
   return 0;
 }

@@ -278,3 +278,14 @@ def test_session_log_check_file_and_lines_agree_with_cli():
     assert [v.steps for v in one.violations] == [[1], [5], [4], [3]]
     with pytest.raises(trajcheck.TraceError, match="a single line of a coding-agent session log"):
         rules.check(b[0])
+
+
+def test_check_file_joins_otlp_traces_exported_in_batches():
+    # What the OpenTelemetry JS SDK's batch processor wrote: 2 traces over 6 export requests.
+    rules = trajcheck.load_rules(str(SOURCE / "tests/golden/check/otlp-batched/case.rules"))
+    data = SOURCE / "tests/data/producers/otel"
+    batched = list(rules.check_file(str(data / "batched.jsonl"), jobs=2))
+    whole = list(rules.check_file(str(data / "one-request.json")))
+    assert len(batched) == 2
+    assert sorted(r.passed for r in batched) == [False, True]
+    assert [(r.trace_id, r.passed) for r in batched] == [(r.trace_id, r.passed) for r in whole]

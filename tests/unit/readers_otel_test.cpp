@@ -12,7 +12,9 @@ TEST_CASE("otel: one trajectory per traceId, steps by start time, parent ids kep
   REQUIRE(r.traces.size() == 2);
   const Trajectory& a = r.traces[0];
   CHECK(a.trace_id() == "5b8efff798038103d269b633813fc60c");
-  CHECK(a.metadata() == R"({"resource":{"service.name":"support-agent","deployment.environment":"staging"}})");
+  // The totals: the root span's duration, the model calls' usage.
+  CHECK(a.metadata() == R"({"resource":{"service.name":"support-agent","deployment.environment":"staging"},)"
+                        R"("latency_ms":90,"tokens":812,"input_tokens":812})");
   REQUIRE(a.steps().size() == 3);
   // The chat span started first although the file lists it second.
   CHECK(a.steps()[0].type == StepType::other);
