@@ -285,7 +285,7 @@ def test_check_file_joins_otlp_traces_exported_in_batches():
     rules = trajcheck.load_rules(str(SOURCE / "tests/golden/check/otlp-batched/case.rules"))
     data = SOURCE / "tests/data/producers/otel"
     batched = list(rules.check_file(str(data / "batched.jsonl"), jobs=2))
-    whole = list(rules.check_file(str(data / "one-request.json")))
+    whole = list(rules.check_file(str(SOURCE / "tests/golden/check/otlp-one-request/one-request.json")))
     assert len(batched) == 2
     assert sorted(r.passed for r in batched) == [False, True]
     assert [(r.trace_id, r.passed) for r in batched] == [(r.trace_id, r.passed) for r in whole]

@@ -68,7 +68,7 @@ TEST_CASE("otlp join: a batched export gives one trace per traceId, as the same 
   CHECK(split.traces.size() > 2);  // one per trace *per request*, before joining
 
   Joined batched = join_inputs({data_path("producers/otel/batched.jsonl")});
-  Joined whole = join_inputs({data_path("producers/otel/one-request.json")});
+  Joined whole = join_inputs({std::string(TRAJCHECK_TEST_DIR) + "/golden/check/otlp-one-request/one-request.json"});
   REQUIRE(batched.traces.size() == 2);
   REQUIRE(whole.traces.size() == 2);
   CHECK(batched.early == 0);
@@ -234,7 +234,7 @@ TEST_CASE("otel: tool calls named only by gen_ai.output.messages are read; with 
 
   // The same without the execute_tool spans: the calls come from the messages, their results
   // from later model calls' input messages (some exported in other requests).
-  Joined only = join_inputs({data_path("producers/otel/vercel-genai-messages-only.jsonl")});
+  Joined only = join_inputs({std::string(TRAJCHECK_TEST_DIR) + "/golden/check/otlp-vercel-messages/traces.jsonl"});
   REQUIRE(only.traces.size() == 2);
   CHECK(tools_of(only.traces[0]) == std::vector<std::string>{"get_order_details", "refund_order"});
   const Trajectory& bad = only.traces[1];
