@@ -46,8 +46,9 @@ def test_dask_joins_an_otlp_file_as_the_cli_does(tmp_path):
         lines = BATCHED.read_text().splitlines(keepends=True)
         folder = tmp_path / "split"
         folder.mkdir()
-        (folder / "a.jsonl").write_text("".join(lines[:3]))
-        (folder / "b.jsonl").write_text("".join(lines[3:]))
+        # Every other request: each trace has spans in both files.
+        (folder / "a.jsonl").write_text("".join(lines[0::2]))
+        (folder / "b.jsonl").write_text("".join(lines[1::2]))
         status2, out2 = _cli(folder)
         assert status2 == 1 and len(out2.splitlines()) == 2
         assert sorted(json.loads(l)["status"] for l in out2.splitlines()) == ["fail", "pass"]
@@ -62,6 +63,6 @@ def test_dask_joins_an_otlp_file_as_the_cli_does(tmp_path):
                 for rs in json.loads(line)["resourceSpans"]:
                     for ss in rs["scopeSpans"]:
                         per_file.update((name, s["traceId"]) for s in ss["spans"])
-        assert len(ids) == len(per_file) > 2
+        assert len(ids) == len(per_file) == 4 and len(set(ids)) == 2
     finally:
         cluster.close()
