@@ -202,6 +202,18 @@ class TraceJoiner {
   // Joins every trace still held into `out` and hands it to `emit`, in the order of their
   // first records; the joiner is then empty.
   void finish(Trajectory& out, const TraceParser::Emit& emit);
+  // For a stream read by a timer rather than record by record (`trajcheck serve`): joins the
+  // traces that are complete by now (root span ended, idle_ms without news) into `out` and
+  // hands each to `emit`, as offer does; returns how many. Nothing without idle_ms.
+  std::size_t poll(Trajectory& out, const TraceParser::Emit& emit);
+  // Lets go of trace `trace_id` before it is complete: joined, with the warning
+  // "<file:line:col of its first part>: warning: OTLP trace <id> <why>", and handed to
+  // `emit`. False when no such trace is held. Later spans of it form another trace.
+  bool evict(std::string_view trace_id, std::string_view why, Trajectory& out, const TraceParser::Emit& emit);
+  // The same for the trace held longest without news, when nothing of it arrived for at
+  // least `min_idle_ms`; false when there is none such.
+  bool evict_oldest(std::uint64_t min_idle_ms, std::string_view why, Trajectory& out,
+                    const TraceParser::Emit& emit);
 
   std::size_t held_traces() const;
   std::uint64_t held_bytes() const;

@@ -240,6 +240,64 @@ void TraceJoiner::finish(Trajectory& out, const TraceParser::Emit& emit) {
   }
 }
 
+std::size_t TraceJoiner::poll(Trajectory& out, const TraceParser::Emit& emit) {
+  Impl& m = *impl_;
+  std::vector<HeldTrace> ready;
+  {
+    std::lock_guard<std::mutex> lk(m.mu);
+    if (!m.o.idle_ms) return 0;
+    const std::uint64_t now = m.now();
+    for (auto i = m.lru.begin(); i != m.lru.end() && now - i->last_ms >= m.o.idle_ms;) {
+      auto next = std::next(i);
+      if (i->root_ended) ready.push_back(m.take_out(i));
+      i = next;
+    }
+  }
+  for (HeldTrace& h : ready) {
+    join_parts(h, out);
+    if (emit) emit(out);
+  }
+  return ready.size();
+}
+
+namespace {
+void set_eviction_warning(HeldTrace& h, std::string_view why) {
+  const RecordOrigin& at = h.parts.front().origin;
+  h.early_warning = fmt::format("{}:{}:{}: warning: OTLP trace {} {}", at.file, at.line, at.column, h.id, why);
+}
+}  // namespace
+
+bool TraceJoiner::evict(std::string_view trace_id, std::string_view why, Trajectory& out,
+                        const TraceParser::Emit& emit) {
+  Impl& m = *impl_;
+  HeldTrace h;
+  {
+    std::lock_guard<std::mutex> lk(m.mu);
+    auto found = m.by_id.find(trace_id);
+    if (found == m.by_id.end()) return false;
+    h = m.take_out(found->second);
+  }
+  set_eviction_warning(h, why);
+  join_parts(h, out);
+  if (emit) emit(out);
+  return true;
+}
+
+bool TraceJoiner::evict_oldest(std::uint64_t min_idle_ms, std::string_view why, Trajectory& out,
+                               const TraceParser::Emit& emit) {
+  Impl& m = *impl_;
+  HeldTrace h;
+  {
+    std::lock_guard<std::mutex> lk(m.mu);
+    if (m.lru.empty() || m.now() - m.lru.front().last_ms < min_idle_ms) return false;
+    h = m.take_out(m.lru.begin());
+  }
+  set_eviction_warning(h, why);
+  join_parts(h, out);
+  if (emit) emit(out);
+  return true;
+}
+
 std::size_t TraceJoiner::held_traces() const {
   std::lock_guard<std::mutex> lk(impl_->mu);
   return impl_->lru.size();

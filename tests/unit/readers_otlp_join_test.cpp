@@ -252,3 +252,52 @@ TEST_CASE("otel: tool calls named only by gen_ai.output.messages are read; with 
   }
   CHECK(bad.spans.size() == bad.steps().size());
 }
+
+TEST_CASE("otlp join: poll completes idle traces without a new record; evictions say why") {
+  std::uint64_t now = 0;
+  TraceJoinOptions o;
+  o.idle_ms = 1000;
+  o.clock = [&] { return now; };
+  TraceJoiner joiner(o);
+  TraceParser parser(NormalizeOptions{});
+  ToolTable tools;
+  Trajectory t(&tools), out(&tools);
+  std::vector<std::string> done, warnings;
+  auto keep = [&](Trajectory& tr) {
+    done.emplace_back(tr.trace_id());
+    warnings.insert(warnings.end(), tr.warnings.begin(), tr.warnings.end());
+  };
+  auto feed = [&](const std::string& line, std::uint64_t record) {
+    RawRecord rec;
+    rec.text = line;
+    rec.origin = RecordOrigin{"POST /v1/traces", record + 1, 1, record};
+    REQUIRE(parser.parse(rec, t, [&](Trajectory& tr) { CHECK(joiner.offer(tr, out, keep)); }).ok());
+  };
+  feed(span_line("A", "ra", "", 1, 9, "x"), 0);  // A's root, ended
+  feed(span_line("B", "b1", "rb", 3, 4, "y"), 1);  // B's child only
+  now = 999;
+  CHECK(joiner.poll(out, keep) == 0);
+  now = 1000;
+  CHECK(joiner.poll(out, keep) == 1);  // A; B has no ended root: held
+  CHECK(done == std::vector<std::string>{"A"});
+  CHECK(joiner.held_traces() == 1);
+  // The oldest is let go only once it has been idle long enough.
+  CHECK_FALSE(joiner.evict_oldest(2000, "is evicted: too many open traces", out, keep));
+  now = 3000;
+  CHECK(joiner.evict_oldest(2000, "is evicted: too many open traces", out, keep));
+  CHECK(done == std::vector<std::string>{"A", "B"});
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "POST /v1/traces:2:1: warning: OTLP trace B is evicted: too many open traces");
+  CHECK(joiner.held_traces() == 0);
+  CHECK(joiner.held_bytes() == 0);
+  // evict by id
+  feed(span_line("C", "c1", "rc", 10, 11, "v"), 2);
+  CHECK_FALSE(joiner.evict("D", "x", out, keep));
+  CHECK(joiner.evict("C", "is evicted: more spans than allowed", out, keep));
+  CHECK(done.back() == "C");
+  CHECK(joiner.held_traces() == 0);
+  CHECK_FALSE(joiner.evict_oldest(0, "x", out, keep));
+  // Without idle_ms, poll completes nothing.
+  TraceJoiner plain;
+  CHECK(plain.poll(out, keep) == 0);
+}
