@@ -24,6 +24,13 @@ const provider = new NodeTracerProvider({
       maxExportBatchSize: 2,
       scheduledDelayMillis: 20,
     }),
+    // tests/serve: the same spans exported to `trajcheck serve` as well.
+    ...(process.env.TRAJCHECK_SERVE_TRACES_URL
+      ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: process.env.TRAJCHECK_SERVE_TRACES_URL }), {
+          maxExportBatchSize: 2,
+          scheduledDelayMillis: 20,
+        })]
+      : []),
   ],
 });
 provider.register();

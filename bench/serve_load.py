@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Load for `trajcheck serve`: starts it on a free 127.0.0.1 port, sends TRACES traces of SPANS
+tool spans each from CONNECTIONS client threads (keep-alive), each trace in two export
+requests (its tool spans, then its ended root span last), and measures the spans/s sustained
+and the time from a trace's last request to its verdict line in --out (p50/p99; this includes
+the --idle quiet time). RSS from /metrics at the end. SIGTERM at the end; the test fails when a
+trace sent has no verdict.
+
+    python3 bench/serve_load.py TRAJCHECK [--traces 2000] [--spans 10] [--connections 4] [--idle 100ms]
+"""
+import argparse, http.client, json, os, re, signal, subprocess, sys, tempfile, threading, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("bin")
+ap.add_argument("--traces", type=int, default=2000)
+ap.add_argument("--spans", type=int, default=10)
+ap.add_argument("--connections", type=int, default=4)
+ap.add_argument("--idle", default="100ms")
+a = ap.parse_args()
+
+work = tempfile.mkdtemp(prefix="trajcheck-serve-load-")
+rules = os.path.join(work, "load.rules")
+open(rules, "w").write("get_order_details precedes refund_order\n")
+out = os.path.join(work, "verdicts.jsonl")
+err = open(os.path.join(work, "serve.stderr"), "w")
+p = subprocess.Popen([a.bin, "serve", "-r", rules, "--listen", "127.0.0.1:0", "--idle", a.idle, "--out", out],
+                     stderr=err, stdout=subprocess.DEVNULL)
+try:
+    port = None
+    for _ in range(600):
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", open(err.name).read())
+        if m:
+            port = int(m.group(1))
+            break
+        time.sleep(0.05)
+    assert port, open(err.name).read()
+
+    def span(trace, sid, parent, start, end, tool):
+        attrs = [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                 {"key": "gen_ai.tool.name", "value": {"stringValue": tool}},
+                 {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": json.dumps({"order_id": "ord_" + trace[:6]})}}] if tool else []
+        return {"traceId": trace, "spanId": sid, "parentSpanId": parent, "name": tool or "invoke_agent",
+                "startTimeUnixNano": str(start), "endTimeUnixNano": str(end), "attributes": attrs}
+
+    def body(spans):
+        return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+
+    sent_at = {}
+    lock = threading.Lock()
+    errors = []
+
+    def client(k):
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for i in range(k, a.traces, a.connections):
+            trace = f"{i:032x}"
+            tools = ["get_order_details" if (j % 3 == 0) else "refund_order" if j % 3 == 1 else "search" for j in range(a.spans)]
+            if i % 5 == 0:
+                tools[0], tools[1] = tools[1], tools[0]  # a violation
+            kids = [span(trace, f"{i:08x}{j:08x}", f"{i:08x}ffffffff", 10 + j, 11 + j, t) for j, t in enumerate(tools)]
+            for part in (body(kids), body([span(trace, f"{i:08x}ffffffff", "", 1, 100, "")])):
+                while True:
+                    c.request("POST", "/v1/traces", part, {"Content-Type": "application/json"})
+                    r = c.getresponse()
+                    r.read()
+                    if r.status == 200:
+                        break
+                    if r.status in (429, 503):
+                        time.sleep(float(r.getheader("Retry-After", "1")))
+                        continue
+                    errors.append(r.status)
+                    break
+            with lock:
+                sent_at[trace] = time.monotonic()
+
+    seen = {}
+    stop = threading.Event()
+
+    def tail():
+        while not os.path.exists(out):
+            time.sleep(0.01)
+        with open(out) as f:
+            buf = ""
+            while not (stop.is_set() and len(seen) >= a.traces):
+                chunk = f.readline()
+                if not chunk:
+                    if stop.is_set() and len(seen) >= a.traces:
+                        break
+                    time.sleep(0.002)
+                    continue
+                buf += chunk
+                if buf.endswith("\n"):
+                    seen[json.loads(buf)["trace_id"]] = time.monotonic()
+                    buf = ""
+
+    t0 = time.monotonic()
+    tailer = threading.Thread(target=tail, daemon=True)
+    tailer.start()
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(a.connections)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    sending = time.monotonic() - t0
+    deadline = time.monotonic() + 60
+    while len(seen) < a.traces and time.monotonic() < deadline:
+        time.sleep(0.05)
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    conn.request("GET", "/metrics")
+    metrics = conn.getresponse().read().decode()
+    rss = int(re.search(r"^process_resident_memory_bytes (\d+)", metrics, re.M).group(1))
+    stop.set()
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=60)
+    lat = sorted((seen[t] - sent_at[t]) * 1000 for t in sent_at if t in seen)
+    total_spans = a.traces * (a.spans + 1)
+    def pct(q):
+        return lat[min(len(lat) - 1, int(q * len(lat)))] if lat else float("nan")
+    print(f"traces {a.traces} x {a.spans + 1} spans, {a.connections} connections, --idle {a.idle}")
+    print(f"sent in {sending:.2f} s: {total_spans / sending:.0f} spans/s, {2 * a.traces / sending:.0f} requests/s")
+    print(f"last request -> verdict: p50 {pct(0.5):.0f} ms, p99 {pct(0.99):.0f} ms, max {lat[-1] if lat else 0:.0f} ms")
+    print(f"RSS at the end {rss / 1e6:.1f} MB; verdicts {len(seen)}/{a.traces}; serve exit {rc}; refused {len(errors)}")
+    sys.exit(0 if len(seen) == a.traces and rc == 0 and not errors else 1)
+finally:
+    if p.poll() is None:
+        p.kill()
+        p.wait()

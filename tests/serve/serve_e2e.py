@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""End-to-end test of `trajcheck serve` over a real socket on 127.0.0.1 (a free port chosen by
+the server, read from its stderr). The OTLP files of tests/data/producers/otel are POSTed one
+export request at a time; the verdicts must equal `trajcheck check --format jsonl` on the same
+files. Then: /metrics and /healthz, a 400 on garbage, SIGHUP with a bad rules file (old rules
+kept), and SIGTERM with open traces (every trace checked, exit 0). With node and
+tests/producers/otel/node_modules, the real OpenTelemetry JS SDK exports to serve too; without
+them that part is skipped (said on stdout). Every server started is killed on the way out.
+
+    python3 tests/serve/serve_e2e.py TRAJCHECK WORKDIR
+"""
+import json, os, re, shutil, signal, subprocess, sys, time, urllib.error, urllib.request
+
+BIN, WORK = sys.argv[1], sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+DATA = os.path.join(TESTS, "data", "producers", "otel")
+FILES = ["batched.jsonl", "vercel-legacy.jsonl", "vercel-genai.jsonl"]
+RULES_SRC = os.path.join(TESTS, "golden", "check", "otlp-batched", "case.rules")
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+RULES = os.path.join(WORK, "serve.rules")
+shutil.copy(RULES_SRC, RULES)
+servers = []
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+    print("FAIL:", msg, flush=True)
+
+
+class Serve:
+    def __init__(self, name, *args):
+        self.out = os.path.join(WORK, name + ".verdicts.jsonl")
+        self.err_path = os.path.join(WORK, name + ".stderr")
+        self.err = open(self.err_path, "w")
+        self.p = subprocess.Popen([BIN, "serve", "-r", RULES, "--listen", "127.0.0.1:0", "--out", self.out, *args],
+                                  stdout=subprocess.DEVNULL, stderr=self.err)
+        servers.append(self)
+        deadline = time.time() + 30
+        self.url = None
+        while time.time() < deadline and self.url is None:
+            m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", self.stderr())
+            if m:
+                self.url = m.group(1)
+            elif self.p.poll() is not None:
+                break
+            else:
+                time.sleep(0.05)
+        if self.url is None:
+            raise SystemExit(f"serve did not start: {self.stderr()}")
+
+    def stderr(self):
+        return open(self.err_path).read()
+
+    def request(self, method, path, body=None, content_type="application/json"):
+        req = urllib.request.Request(self.url + path, data=body, method=method)
+        if body is not None:
+            req.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.read().decode(), dict(r.headers)
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode(), dict(e.headers)
+
+    def metric(self, line_prefix):
+        _, text, _ = self.request("GET", "/metrics")
+        for line in text.splitlines():
+            if line.startswith(line_prefix + " "):
+                return float(line.split()[-1])
+        return None
+
+    def post_files(self, paths):
+        n = 0
+        for path in paths:
+            for line in open(path, "rb"):
+                if line.strip():
+                    status, body, _ = self.request("POST", "/v1/traces", line)
+                    if status != 200:
+                        fail(f"POST of a record of {path}: {status} {body}")
+                    n += 1
+        return n
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            return self.p.wait(timeout=30)
+        finally:
+            self.err.close()
+
+    def verdicts(self):
+        return sorted((json.loads(l) for l in open(self.out) if l.strip()), key=lambda v: v["trace_id"])
+
+
+def check_verdicts(paths):
+    r = subprocess.run([BIN, "check", "-r", RULES, "--format", "jsonl", *paths], capture_output=True, text=True)
+    recs = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+    return sorted((v for v in recs if "trace_id" in v), key=lambda v: v["trace_id"])
+
+
+def wait_checked(s, n, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        done = (s.metric('trajcheck_serve_traces_checked_total{status="pass"}') or 0) + \
+               (s.metric('trajcheck_serve_traces_checked_total{status="fail"}') or 0)
+        if done >= n:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+try:
+    paths = [os.path.join(DATA, f) for f in FILES]
+    expected = check_verdicts(paths)
+    if len(expected) < 4 or {v["status"] for v in expected} != {"pass", "fail"}:
+        fail(f"check gave {len(expected)} traces: {[(v['trace_id'], v['status']) for v in expected]}")
+
+    # 1. Traces complete by the idle rule, while serve runs.
+    s = Serve("idle", "--idle", "300ms")
+    status, body, _ = s.request("GET", "/healthz")
+    if status != 200:
+        fail(f"/healthz: {status}")
+    s.post_files(paths)
+    if not wait_checked(s, len(expected)):
+        fail(f"the traces were not checked within 30 s of their last span: {s.stderr()}")
+    got = s.verdicts()
+    if got != expected:
+        fail(f"serve's verdicts differ from check's:\nserve: {got}\ncheck: {expected}")
+    fails = sum(1 for v in expected if v["status"] == "fail")
+    if s.metric('trajcheck_serve_traces_checked_total{status="fail"}') != fails:
+        fail("traces_checked_total{status=fail} is not the number of failing traces")
+    if s.metric("trajcheck_serve_open_traces") != 0 or s.metric("trajcheck_serve_spans_held") != 0:
+        fail("open traces or spans held after every trace was checked")
+    if not (s.metric("process_resident_memory_bytes") or 0) > 0:
+        fail("process_resident_memory_bytes missing")
+    _, text, _ = s.request("GET", "/metrics")
+    if not re.search(r'trajcheck_serve_violations_total\{rule="[^"]+",severity="error"\} [1-9]', text):
+        fail(f"no violation counted by rule and severity:\n{text}")
+
+    # 2. Garbage: 400 with a reason, counted; protobuf: 415.
+    status, body, _ = s.request("POST", "/v1/traces", b"{garbage")
+    if status != 400 or "message" not in body:
+        fail(f"garbage: {status} {body}")
+    status, body, _ = s.request("POST", "/v1/traces", b"\x0a\x00", "application/x-protobuf")
+    if status != 415:
+        fail(f"protobuf: {status} {body}")
+    if s.metric('trajcheck_serve_rejected_total{reason="bad_request"}') != 1:
+        fail("the bad request was not counted")
+
+    # 3. SIGHUP with a bad rules file: the old rules stay, and stderr says why.
+    good = open(RULES).read()
+    open(RULES, "w").write("this is not ( a rule\n")
+    s.p.send_signal(signal.SIGHUP)
+    deadline = time.time() + 15
+    while time.time() < deadline and "old rules stay in use" not in s.stderr():
+        time.sleep(0.05)
+    if "old rules stay in use" not in s.stderr() or "serve.rules:1" not in s.stderr():
+        fail(f"SIGHUP with a bad file: {s.stderr()}")
+    if s.p.poll() is not None:
+        fail("serve exited on SIGHUP with a bad file")
+    before = len(s.verdicts())
+    s.post_files([os.path.join(DATA, "one-request.json")])
+    if not wait_checked(s, len(expected) + 2):
+        fail("after the bad reload, traces were not checked")
+    again = [l for l in open(s.out) if l.strip()][before:]
+    if not again or any(json.loads(v)["results"] == [] for v in again):
+        fail(f"after the bad reload the old rules were not applied: {again}")
+    open(RULES, "w").write(good)
+    s.p.send_signal(signal.SIGHUP)
+    deadline = time.time() + 15
+    while time.time() < deadline and "rules reloaded" not in s.stderr():
+        time.sleep(0.05)
+    if "rules reloaded" not in s.stderr() or s.metric("trajcheck_serve_rule_reloads_total") != 1:
+        fail(f"SIGHUP with a good file did not reload: {s.stderr()}")
+    rc = s.stop()
+    if rc != 0:
+        fail(f"serve exited {rc} on SIGTERM: {s.stderr()}")
+
+    # 4. SIGTERM with every trace open (idle of an hour, 60m): nothing is lost.
+    t = Serve("term", "--idle", "60m")
+    t.post_files(paths)
+    if t.metric("trajcheck_serve_open_traces") != len(expected):
+        fail(f"open traces before SIGTERM: {t.metric('trajcheck_serve_open_traces')}, expected {len(expected)}")
+    rc = t.stop()
+    if rc != 0:
+        fail(f"serve exited {rc} on SIGTERM: {t.stderr()}")
+    if t.verdicts() != expected:
+        fail(f"after SIGTERM: serve's verdicts differ from check's:\n{t.verdicts()}\n{expected}")
+    if f"{len(expected)} at shutdown" not in t.stderr():
+        fail(f"the shutdown line does not say the open traces were checked: {t.stderr()}")
+
+    # 5. The real OpenTelemetry JS SDK exporting to serve (batch span processor, OTLP/HTTP JSON).
+    otel = os.path.join(TESTS, "producers", "otel")
+    if shutil.which("node") and os.path.isdir(os.path.join(otel, "node_modules", "@opentelemetry")):
+        u = Serve("sdk", "--idle", "300ms")
+        sdk_dir = os.path.join(WORK, "sdk")
+        os.makedirs(sdk_dir)
+        env = dict(os.environ, TRAJCHECK_SERVE_TRACES_URL=u.url + "/v1/traces")
+        r = subprocess.run(["node", os.path.join(otel, "agent.mjs"), sdk_dir], env=env, capture_output=True, text=True)
+        if r.returncode != 0:
+            fail(f"agent.mjs: {r.stderr}")
+        sdk_expected = check_verdicts([os.path.join(sdk_dir, "batched.jsonl")])
+        if not wait_checked(u, len(sdk_expected)):
+            fail("the SDK's traces were not checked")
+        u.stop()
+        if len(sdk_expected) != 2 or u.verdicts() != sdk_expected:
+            fail(f"SDK export: serve {u.verdicts()} vs check {sdk_expected}")
+        else:
+            print("real OpenTelemetry JS SDK: serve's verdicts equal check's", flush=True)
+    else:
+        print("SKIP: the real OpenTelemetry JS SDK part (node or tests/producers/otel/node_modules missing)", flush=True)
+finally:
+    for sv in servers:
+        if sv.p.poll() is None:
+            sv.p.kill()
+            sv.p.wait()
+
+print("ok" if not problems else f"{len(problems)} problem(s)")
+sys.exit(1 if problems else 0)
