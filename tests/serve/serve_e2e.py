@@ -161,7 +161,7 @@ try:
     if s.p.poll() is not None:
         fail("serve exited on SIGHUP with a bad file")
     before = len(s.verdicts())
-    s.post_files([os.path.join(DATA, "one-request.json")])
+    s.post_files([os.path.join(DATA, "batched.jsonl")])  # the same runs again: two new traces
     if not wait_checked(s, len(expected) + 2):
         fail("after the bad reload, traces were not checked")
     again = [l for l in open(s.out) if l.strip()][before:]
