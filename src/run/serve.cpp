@@ -431,6 +431,9 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
 
   httplib::Server server;
   server.set_payload_max_length(o.core.max_body_bytes);
+  // An answer is written in pieces: without this, Nagle's algorithm and the client's delayed
+  // ACK hold each answer ~40 ms on a keep-alive connection.
+  server.set_tcp_nodelay(true);
   server.Post("/v1/traces", [&](const httplib::Request& req, httplib::Response& res) {
     ServeReply r = core.post_traces(req.get_header_value("Content-Type"), req.body);
     res.status = r.status;
