@@ -3,13 +3,14 @@
 the server, read from its stderr). The OTLP files of tests/data/producers/otel are POSTed one
 export request at a time; the verdicts must equal `trajcheck check --format jsonl` on the same
 files. Then: /metrics and /healthz, a 400 on garbage, SIGHUP with a bad rules file (old rules
-kept), and SIGTERM with open traces (every trace checked, exit 0). With node and
+kept), SIGTERM with open traces (every trace checked, exit 0; the gen_ai.evaluation.result
+events sent to a local OTLP logs receiver match the verdicts). With node and
 tests/producers/otel/node_modules, the real OpenTelemetry JS SDK exports to serve too; without
 them that part is skipped (said on stdout). Every server started is killed on the way out.
 
     python3 tests/serve/serve_e2e.py TRAJCHECK WORKDIR
 """
-import json, os, re, shutil, signal, subprocess, sys, time, urllib.error, urllib.request
+import json, os, re, shutil, signal, subprocess, sys, threading, time, urllib.error, urllib.request
 
 BIN, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -178,8 +179,28 @@ try:
     if rc != 0:
         fail(f"serve exited {rc} on SIGTERM: {s.stderr()}")
 
-    # 4. SIGTERM with every trace open (idle of an hour, 60m): nothing is lost.
-    t = Serve("term", "--idle", "60m")
+    # 4. SIGTERM with every trace open (idle of an hour, 60m): nothing is lost; each verdict's
+    # rules also go out as gen_ai.evaluation.result events to an OTLP/HTTP logs receiver.
+    import http.server
+    events = []
+
+    class Logs(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            for rl in body.get("resourceLogs", []):
+                for sl in rl.get("scopeLogs", []):
+                    events.extend(sl.get("logRecords", []))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    logs = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Logs)
+    threading.Thread(target=logs.serve_forever, daemon=True).start()
+    t = Serve("term", "--idle", "60m", "--otlp-endpoint", f"http://127.0.0.1:{logs.server_address[1]}")
     t.post_files(paths)
     if t.metric("trajcheck_serve_open_traces") != len(expected):
         fail(f"open traces before SIGTERM: {t.metric('trajcheck_serve_open_traces')}, expected {len(expected)}")
@@ -190,6 +211,17 @@ try:
         fail(f"after SIGTERM: serve's verdicts differ from check's:\n{t.verdicts()}\n{expected}")
     if f"{len(expected)} at shutdown" not in t.stderr():
         fail(f"the shutdown line does not say the open traces were checked: {t.stderr()}")
+    logs.shutdown()
+    applied = [(v["trace_id"], r["rule"], "fail" if r["status"] == "violated" else "pass")
+               for v in expected for r in v["results"] if r["status"] != "vacuous"]
+    def attr(e, k):
+        for a in e.get("attributes", []):
+            if a["key"] == k:
+                return next(iter(a["value"].values()))
+    got_events = [(e.get("traceId"), attr(e, "gen_ai.evaluation.name"), attr(e, "gen_ai.evaluation.score.label"))
+                  for e in events if e.get("eventName") == "gen_ai.evaluation.result"]
+    if sorted(got_events) != sorted(applied) or not applied:
+        fail(f"evaluation events {sorted(got_events)} are not the verdicts' {sorted(applied)}")
 
     # 5. The real OpenTelemetry JS SDK exporting to serve (batch span processor, OTLP/HTTP JSON).
     otel = os.path.join(TESTS, "producers", "otel")
