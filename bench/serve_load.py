@@ -16,6 +16,10 @@ ap.add_argument("--traces", type=int, default=2000)
 ap.add_argument("--spans", type=int, default=10)
 ap.add_argument("--connections", type=int, default=4)
 ap.add_argument("--idle", default="100ms")
+ap.add_argument("--sigterm-after", type=float, default=0,
+                help="send SIGTERM this many seconds into the load; then every trace of which a request was "
+                     "answered 200 must have its verdict")
+ap.add_argument("--rss-every", type=float, default=0, help="sample RSS from /metrics this often (seconds) during the load")
 a = ap.parse_args()
 
 work = tempfile.mkdtemp(prefix="trajcheck-serve-load-")
@@ -61,11 +65,20 @@ try:
                 while True:
                     if n == 1:
                         last = time.monotonic()  # just before the trace's last request (its root span)
-                    c.request("POST", "/v1/traces", part, {"Content-Type": "application/json"})
-                    r = c.getresponse()
-                    r.read()
+                    try:
+                        c.request("POST", "/v1/traces", part, {"Content-Type": "application/json"})
+                        r = c.getresponse()
+                        r.read()
+                    except (OSError, http.client.HTTPException):
+                        if terminated.is_set():
+                            return  # the server is gone
+                        raise
                     if r.status == 200:
+                        with lock:
+                            accepted.add(trace)
                         break
+                    if terminated.is_set():
+                        return
                     if r.status in (429, 503):
                         time.sleep(float(r.getheader("Retry-After", "1")))
                         continue
@@ -76,6 +89,26 @@ try:
 
     seen = {}
     stop = threading.Event()
+    terminated = threading.Event()
+    accepted = set()
+
+    if a.sigterm_after > 0:
+        def term():
+            terminated.set()
+            p.send_signal(signal.SIGTERM)
+        threading.Timer(a.sigterm_after, term).start()
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(a.connections)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        rc = p.wait(timeout=60)
+        got = {json.loads(l)["trace_id"] for l in open(out) if l.strip()}
+        lost = accepted - got
+        print(f"SIGTERM after {a.sigterm_after} s: {len(accepted)} traces had a request accepted, "
+              f"{len(got)} verdicts, {len(lost)} lost; serve exit {rc}")
+        print(open(err.name).read().strip().splitlines()[-1])
+        sys.exit(0 if not lost and rc == 0 and not errors else 1)
 
     def tail():
         while not os.path.exists(out):
@@ -94,7 +127,20 @@ try:
                     seen[json.loads(buf)["trace_id"]] = time.monotonic()
                     buf = ""
 
+    rss_samples = []
+
+    def sample_rss():
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while not stop.is_set():
+            time.sleep(a.rss_every)
+            c.request("GET", "/metrics")
+            text = c.getresponse().read().decode()
+            rss_samples.append((time.monotonic() - t0, int(re.search(r"^process_resident_memory_bytes (\d+)", text, re.M).group(1))))
+            print(f"  {rss_samples[-1][0]:.0f} s: RSS {rss_samples[-1][1] / 1e6:.1f} MB, {len(seen)} verdicts", flush=True)
+
     t0 = time.monotonic()
+    if a.rss_every > 0:
+        threading.Thread(target=sample_rss, daemon=True).start()
     tailer = threading.Thread(target=tail, daemon=True)
     tailer.start()
     threads = [threading.Thread(target=client, args=(k,)) for k in range(a.connections)]
