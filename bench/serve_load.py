@@ -130,9 +130,9 @@ try:
     rss_samples = []
 
     def sample_rss():
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         while not stop.is_set():
             time.sleep(a.rss_every)
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)  # a keep-alive one would time out
             c.request("GET", "/metrics")
             text = c.getresponse().read().decode()
             rss_samples.append((time.monotonic() - t0, int(re.search(r"^process_resident_memory_bytes (\d+)", text, re.M).group(1))))
