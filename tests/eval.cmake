@@ -38,6 +38,12 @@ trajcheck_eval_golden(compare_no_case_id ${EVAL_DATA}/compare compare-no-id.expe
 trajcheck_eval_golden(compare_metric_share ${EVAL_DATA}/compare compare-shares.expected compare shares.json ok.json)
 # Reports computed from other rules, cases, catalog or fixtures: a warning, or with
 # --require-same an error (exit 2).
+# --fail-on-regression: exit 1 when a case flipped pass -> fail (or an overall interval lies on
+# the worse side of 0), exit 0 for the same run twice.
+trajcheck_eval_golden(compare_fail_on_regression ${EVAL_DATA}/compare compare-regression.expected
+                      compare ok.json flip.json --resamples 10 --fail-on-regression)
+trajcheck_eval_golden(compare_no_regression ${EVAL_DATA}/compare compare-no-regression.expected
+                      compare ok.json ok.json --resamples 10 --fail-on-regression --format markdown)
 trajcheck_eval_golden(compare_inputs ${EVAL_DATA}/compare compare-inputs.expected
                       compare inputs-a.json inputs-b.json --resamples 10)
 trajcheck_eval_golden(compare_inputs_required ${EVAL_DATA}/compare compare-inputs-required.expected

@@ -281,17 +281,28 @@ struct CompareOptions {
 };
 
 struct CompareRow {
-  std::string dimension;      // selection, arguments, argument_validity, order, recovery, outcome
+  // selection, arguments, argument_validity, order, recovery, outcome, overall (shares: higher
+  // is better), then calls_per_success, duplicates_per_100, tokens_per_success,
+  // cost_per_success, latency_per_success (over cases both runs passed: lower is better).
+  std::string dimension;
   std::string group;          // "overall", "task_type=refund", "split=designed"
   std::optional<double> a, b, delta;  // each report's own value; delta = b - a
   std::optional<double> lo, hi;       // bootstrap CI of the paired delta
   std::size_t paired = 0;             // cases judged in both runs that count for the row
+  bool share = true;                  // a share in [0, 1] (printed in %, the delta in points)
+  bool lower_is_better = false;       // the efficiency figures
+  // The interval lies entirely on the worse side of 0 (below for a share, above for an
+  // efficiency figure).
+  bool regressed = false;
 };
 
 struct CompareReport {
   std::string a_name, b_name;
   std::vector<CompareRow> rows;
   std::vector<std::string> pass_to_fail, fail_to_pass;
+  // "outcome", "calls_per_success": the rows of the `overall` group that regressed — what
+  // --fail-on-regression fails on, with pass_to_fail.
+  std::vector<std::string> regressions;
   // Where the two reports' inputs differ ("rules rules/refunds.rules: the files differ"), in
   // order of kind and file; empty when both carry the same digests.
   std::vector<std::string> input_differences;
@@ -308,6 +319,9 @@ bool read_report_file(const std::string& path, std::string& out, std::string& er
 bool compare_reports(const std::string& a_name, const std::string& a_json, const std::string& b_name,
                      const std::string& b_json, const CompareOptions& options, CompareReport& out,
                      std::string& error);
+
+// --fail-on-regression: a dimension of the overall group regressed, or a case flipped pass -> fail.
+inline bool compare_regressed(const CompareReport& r) { return !r.regressions.empty() || !r.pass_to_fail.empty(); }
 
 std::string compare_text(const CompareReport& r);
 std::string compare_json(const CompareReport& r);

@@ -13,6 +13,7 @@ struct CompareSettings {
   std::uint64_t seed = 1;
   unsigned resamples = 2000;
   bool require_same = false;
+  bool fail_on_regression = false;
 };
 
 int run(const CompareSettings& s) {
@@ -52,6 +53,12 @@ int run(const CompareSettings& s) {
       return kBadInput;
     }
   }
+  if (s.fail_on_regression && eval::compare_regressed(r)) {
+    fmt::print(stderr, "trajcheck compare: regression: {} dimension{} worse, {} case{} pass -> fail (--fail-on-regression)\n",
+               r.regressions.size(), r.regressions.size() == 1 ? "" : "s", r.pass_to_fail.size(),
+               r.pass_to_fail.size() == 1 ? "" : "s");
+    return kFail;
+  }
   return kPass;
 }
 
@@ -67,6 +74,8 @@ const bool compare_registered = register_command({"compare", 31, [](CLI::App& ap
   sub->add_option("--resamples", s->resamples, "bootstrap resamples (default 2000)");
   sub->add_flag("--require-same", s->require_same,
                 "fail (exit 2) when the reports were not computed from the same rules, cases, catalog and fixtures");
+  sub->add_flag("--fail-on-regression", s->fail_on_regression,
+                "exit 1 when an overall dimension's interval lies on the worse side of 0 or a case flipped pass -> fail");
   return [s] { return run(*s); };
 }});
 

@@ -51,8 +51,38 @@ Part part(const json& c, std::string_view dim) {
     if (m && t) p = {*m, *t, true};
     return p;
   }
+  // The efficiency figures are per success, as the report's efficiency table: a case counts
+  // only when it passed (so a pair, only when both runs passed it).
+  struct PerSuccess {
+    const char* dim;
+    const char* field;
+    double scale;
+  };
+  for (auto [d, field, scale] : {PerSuccess{"calls_per_success", "calls", 1}, PerSuccess{"duplicates_per_100", "duplicates", 100},
+                                 PerSuccess{"tokens_per_success", "tokens", 1}, PerSuccess{"cost_per_success", "cost", 1},
+                                 PerSuccess{"latency_per_success", "latency_ms", 1}})
+    if (dim == d) {
+      if (!c.value("pass", false)) return p;
+      if (auto v = num(field)) p = {*v * scale, 1, true};
+      return p;
+    }
   if (auto v = num(std::string(dim).c_str())) p = {*v, 1, true};
   return p;
+}
+
+// The figures compared, in their rows' order: the dimensions and `overall` (shares, higher is
+// better), then the efficiency table's figures (lower is better).
+struct ComparedFigure {
+  const char* name;
+  bool share;
+};
+std::vector<ComparedFigure> compared_figures() {
+  std::vector<ComparedFigure> out;
+  for (const char* d : kDimensions) out.push_back({d, true});
+  out.push_back({"overall", true});
+  for (const char* d : {"calls_per_success", "duplicates_per_100", "tokens_per_success", "cost_per_success", "latency_per_success"})
+    out.push_back({d, false});
+  return out;
 }
 
 std::string group_of(const json& c, const std::string& field) {
@@ -125,9 +155,12 @@ std::string report_shape_error(const json& j) {
       if (it != c.end() && !it->is_null() && !it->is_boolean() && !it->is_number())
         return fmt::format("{}.{}: expected true, false, a number or null, got {}", where, k, kind(*it));
     }
-    for (const char* k : {"selection", "order", "recovery", "outcome"})
+    for (const char* k : {"overall", "calls", "duplicates", "tokens", "cost", "latency_ms"})
+      if (auto e = check(c, where, k, json::value_t::number_float, true); !e.empty()) return e;
+    for (const char* k : {"selection", "order", "recovery", "outcome", "overall"})
       if (auto e = range(c, where, k, 1); !e.empty()) return e;
-    for (const char* k : {"arguments_matched", "arguments_calls", "schema_valid", "schema_calls"})
+    for (const char* k : {"arguments_matched", "arguments_calls", "schema_valid", "schema_calls", "calls", "duplicates",
+                          "tokens", "cost", "latency_ms"})
       if (auto e = range(c, where, k, kAnyCount); !e.empty()) return e;
     for (auto [part, whole] : {std::pair{"arguments_matched", "arguments_calls"}, std::pair{"schema_valid", "schema_calls"}})
       if (c.contains(part) && c[part].is_number() && c.contains(whole) && c[whole].is_number() &&
@@ -271,9 +304,11 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
     std::vector<std::pair<const json*, const json*>> members;
     for (const auto& p : pairs)
       if (field.empty() || group_of(*p.first, field) == value) members.push_back(p);
-    for (const char* dim : kDimensions) {
+    for (const auto& [dim, share] : compared_figures()) {
       CompareRow row;
       row.dimension = dim;
+      row.share = share;
+      row.lower_is_better = !share;
       row.group = field.empty() ? "overall" : field + "=" + value;
       std::vector<std::pair<Part, Part>> parts;
       for (const auto& [ca, cb] : members) {
@@ -317,8 +352,10 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
           };
           row.lo = at(tail);
           row.hi = at(1.0 - tail);
+          row.regressed = row.lower_is_better ? *row.lo > 0 : *row.hi < 0;
         }
       }
+      if (row.regressed && field.empty()) out.regressions.push_back(row.dimension);
       out.rows.push_back(std::move(row));
     }
   }
@@ -327,11 +364,17 @@ bool compare_reports(const std::string& a_name, const std::string& a_text, const
 
 namespace {
 
-std::string pct(const std::optional<double>& v) { return fmt_value(v, true); }
-std::string pts(const std::optional<double>& v) { return v ? fmt::format("{:+.1f} pt", *v * 100) : "n/a"; }
-std::string ci(const CompareRow& r) {
-  return r.lo && r.hi ? fmt::format("[{:+.1f}, {:+.1f}]", *r.lo * 100, *r.hi * 100) : "n/a";
+// A share in % and its delta in points; an efficiency figure in its own unit.
+std::string val(const CompareRow& r, const std::optional<double>& v) { return fmt_value(v, r.share); }
+std::string pts(const CompareRow& r) {
+  if (!r.delta) return "n/a";
+  return r.share ? fmt::format("{:+.1f} pt", *r.delta * 100) : fmt::format("{:+.2f}", *r.delta);
 }
+std::string ci(const CompareRow& r) {
+  if (!(r.lo && r.hi)) return "n/a";
+  return r.share ? fmt::format("[{:+.1f}, {:+.1f}]", *r.lo * 100, *r.hi * 100) : fmt::format("[{:+.2f}, {:+.2f}]", *r.lo, *r.hi);
+}
+std::string worse(const CompareRow& r) { return r.regressed ? " !" : ""; }
 
 }  // namespace
 
@@ -339,15 +382,19 @@ std::string compare_text(const CompareReport& r) {
   std::string o = fmt::format("compare A={} B={}: {} paired cases, {:.0f}% paired-bootstrap CI ({} resamples, seed {})\n\n",
                               r.a_name, r.b_name, r.paired_cases, r.options.confidence * 100, r.options.resamples,
                               r.options.seed);
-  o += fmt::format("  {:<32} {:<17} {:>8} {:>8} {:>10} {:>18} {:>6}\n", "group", "dimension", "A", "B", "delta",
-                   "CI (pt)", "pairs");
+  o += fmt::format("  {:<32} {:<19} {:>8} {:>8} {:>10} {:>18} {:>6}\n", "group", "dimension", "A", "B", "delta",
+                   "CI", "pairs");
   for (const auto& row : r.rows)
-    o += fmt::format("  {:<32} {:<17} {:>8} {:>8} {:>10} {:>18} {:>6}\n", detail::printable(row.group), row.dimension, pct(row.a),
-                     pct(row.b), pts(row.delta), ci(row), row.paired);
+    o += fmt::format("  {:<32} {:<19} {:>8} {:>8} {:>10} {:>18} {:>6}{}\n", detail::printable(row.group), row.dimension,
+                     val(row, row.a), val(row, row.b), pts(row), ci(row), row.paired, worse(row));
+  o += "\n  shares: A, B in %, delta and CI in points; per-success figures (cases both passed) in their unit, lower is better;\n"
+       "  ! the interval lies entirely on the worse side of 0\n";
   if (!r.input_differences.empty()) {
     o += "\nwarning: the reports were not computed from the same inputs:\n";
     for (const auto& d : r.input_differences) o += "  " + detail::printable(d) + "\n";
   }
+  o += fmt::format("\nregressions ({}):", r.regressions.size());
+  for (const auto& d : r.regressions) o += " " + d;
   o += fmt::format("\npass -> fail ({}):", r.pass_to_fail.size());
   for (const auto& c : r.pass_to_fail) o += " " + detail::printable(c);
   o += fmt::format("\nfail -> pass ({}):", r.fail_to_pass.size());
@@ -366,10 +413,13 @@ std::string compare_json(const CompareReport& r) {
   for (const auto& row : r.rows)
     rows.push_back({{"group", row.group}, {"dimension", row.dimension}, {"a", number_or_null(row.a)},
                     {"b", number_or_null(row.b)}, {"delta", number_or_null(row.delta)},
-                    {"ci_low", number_or_null(row.lo)}, {"ci_high", number_or_null(row.hi)}, {"paired", row.paired}});
+                    {"ci_low", number_or_null(row.lo)}, {"ci_high", number_or_null(row.hi)}, {"paired", row.paired},
+                    {"lower_is_better", row.lower_is_better}, {"regressed", row.regressed}});
   j["rows"] = rows;
+  j["regressions"] = r.regressions;
   j["pass_to_fail"] = r.pass_to_fail;
   j["fail_to_pass"] = r.fail_to_pass;
+  j["regressed"] = compare_regressed(r);
   j["same_inputs"] = r.input_differences.empty();
   j["input_differences"] = r.input_differences;
   return j.dump(1) + "\n";
@@ -381,12 +431,15 @@ std::string compare_markdown(const CompareReport& r) {
                               r.options.seed);
   o += "| group | dimension | A | B | delta | CI | pairs |\n|---|---|---|---|---|---|---|\n";
   for (const auto& row : r.rows)
-    o += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", row.group, row.dimension, pct(row.a), pct(row.b),
-                     pts(row.delta), ci(row), row.paired);
+    o += fmt::format("| {} | {} | {} | {} | {} | {}{} | {} |\n", row.group, row.dimension, val(row, row.a), val(row, row.b),
+                     pts(row), ci(row), row.regressed ? " **worse**" : "", row.paired);
+  o += "\nShares: A and B in %, delta and CI in points. Per-success figures (over cases both runs passed): in their unit, lower is better. "
+       "**worse**: the interval lies entirely on the worse side of 0.\n";
   if (!r.input_differences.empty()) {
     o += "\n**Warning: the reports were not computed from the same inputs:**\n\n";
     for (const auto& d : r.input_differences) o += "- " + detail::printable(d) + "\n";
   }
+  o += fmt::format("\n**regressions** ({}): {}\n", r.regressions.size(), fmt::join(r.regressions, ", "));
   o += fmt::format("\n**pass → fail** ({}): {}\n\n**fail → pass** ({}): {}\n", r.pass_to_fail.size(),
                    fmt::join(r.pass_to_fail, ", "), r.fail_to_pass.size(), fmt::join(r.fail_to_pass, ", "));
   return o;
@@ -399,6 +452,7 @@ std::string compare_html(const CompareReport& r) {
                               r.options.resamples, r.options.seed);
   std::vector<DeltaRow> overall, groups;
   for (const auto& row : r.rows) {
+    if (!row.share) continue;  // the chart is in points; the per-success figures are in the table
     DeltaRow d{row.group == "overall" ? row.dimension : row.group + " " + row.dimension, row.delta, row.lo, row.hi};
     (row.group == "overall" ? overall : groups).push_back(d);
   }
@@ -408,13 +462,17 @@ std::string compare_html(const CompareReport& r) {
   for (const auto& row : r.rows)
     b += fmt::format("<tr><td>{}</td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td class=num>{}</td></tr>\n",
-                     html_escape(row.group), row.dimension, pct(row.a), pct(row.b), pts(row.delta), ci(row), row.paired);
-  b += "</table>\n";
+                     html_escape(row.group), row.dimension, val(row, row.a), val(row, row.b), pts(row),
+                     ci(row) + (row.regressed ? " <b>worse</b>" : ""), row.paired);
+  b += "</table>\n<p class=muted>Shares: A and B in %, delta and CI in points. Per-success figures (over cases both runs "
+       "passed): in their unit, lower is better. <b>worse</b>: the interval lies entirely on the worse side of 0.</p>\n";
   if (!r.input_differences.empty()) {
     b += "<h2>Warning: the reports were not computed from the same inputs</h2>\n<ul>\n";
     for (const auto& d : r.input_differences) b += "<li>" + html_escape(d) + "</li>\n";
     b += "</ul>\n";
   }
+  b += fmt::format("<h2>Regressions</h2>\n<p>({}): {}</p>\n", r.regressions.size(),
+                   html_escape(fmt::format("{}", fmt::join(r.regressions, ", "))));
   b += "<h2>Flipped cases</h2>\n";
   b += fmt::format("<p><b>pass &#8594; fail</b> ({}): {}</p>\n<p><b>fail &#8594; pass</b> ({}): {}</p>\n",
                    r.pass_to_fail.size(), html_escape(fmt::format("{}", fmt::join(r.pass_to_fail, ", "))),

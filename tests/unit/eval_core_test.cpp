@@ -323,6 +323,64 @@ TEST_CASE("compare: known delta, flips, and a bootstrap reproducible by seed") {
   CHECK_FALSE(eval::compare_reports("a", "{}", "b", b, o, r1, err));
 }
 
+TEST_CASE("compare: overall and the per-success figures, and what --fail-on-regression fails on") {
+  // Six cases passed in both; B makes two more calls on each (worse: lower is better) at a lower
+  // overall score, and spends less per success (better).
+  auto report = [](double overall, int calls, double cost, bool last_passes) {
+    nlohmann::json j;
+    j["overall"] = {{"metrics", nlohmann::json::object()}};
+    j["cases"] = nlohmann::json::array();
+    for (int i = 0; i < 6; ++i)
+      j["cases"].push_back({{"case_id", "c" + std::to_string(i)}, {"status", "judged"}, {"split", "designed"},
+                            {"pass", i < 5 || last_passes}, {"overall", overall - 0.01 * i}, {"calls", calls + i % 2},
+                            {"duplicates", 0}, {"tokens", nullptr}, {"cost", cost}, {"latency_ms", 100}});
+    return j.dump();
+  };
+  eval::CompareOptions o;
+  o.resamples = 400;
+  eval::CompareReport r;
+  std::string err;
+  REQUIRE(eval::compare_reports("a", report(0.9, 2, 0.02, true), "b", report(0.7, 4, 0.01, true), o, r, err));
+  auto row = [&](const char* dim) -> const eval::CompareRow& {
+    for (const auto& x : r.rows)
+      if (x.group == "overall" && x.dimension == dim) return x;
+    FAIL("no row " << dim);
+    return r.rows.front();
+  };
+  CHECK(*row("overall").delta == doctest::Approx(-0.2));
+  CHECK(row("overall").regressed);
+  CHECK(*row("calls_per_success").a == doctest::Approx(2.5));
+  CHECK(*row("calls_per_success").delta == doctest::Approx(2.0));
+  CHECK(row("calls_per_success").lower_is_better);
+  CHECK(row("calls_per_success").regressed);  // more calls: the interval lies above 0
+  CHECK_FALSE(row("cost_per_success").regressed);  // cheaper: an improvement
+  CHECK(*row("cost_per_success").hi < 0);
+  CHECK_FALSE(row("latency_per_success").regressed);  // unchanged: [0, 0]
+  CHECK(row("tokens_per_success").paired == 0);       // no case has tokens
+  CHECK(r.regressions == std::vector<std::string>{"overall", "calls_per_success"});
+  CHECK(eval::compare_regressed(r));
+  CHECK(nlohmann::json::parse(eval::compare_json(r))["regressed"] == true);
+  CHECK(eval::compare_text(r).find("regressions (2): overall calls_per_success") != std::string::npos);
+  // The same run twice: nothing regressed, nothing flipped.
+  REQUIRE(eval::compare_reports("a", report(0.9, 2, 0.02, true), "b", report(0.9, 2, 0.02, true), o, r, err));
+  CHECK(r.regressions.empty());
+  CHECK_FALSE(eval::compare_regressed(r));
+  // One case flipped pass -> fail, every interval straddles or touches 0: still a regression.
+  REQUIRE(eval::compare_reports("a", report(0.9, 2, 0.02, true), "b", report(0.9, 2, 0.02, false), o, r, err));
+  CHECK(r.pass_to_fail == std::vector<std::string>{"c5"});
+  CHECK(eval::compare_regressed(r));
+  CHECK(row("calls_per_success").paired == 5);  // per success: the cases both runs passed
+  for (const char* f : {"markdown", "html"}) {
+    std::string out = std::string(f) == "markdown" ? eval::compare_markdown(r) : eval::compare_html(r);
+    CHECK_MESSAGE(out.find("c5") != std::string::npos, f);
+  }
+  // A per-success figure that is not a count is bad input, located.
+  auto bad = nlohmann::json::parse(report(0.9, 2, 0.02, true));
+  bad["cases"][1]["calls"] = -1;
+  CHECK_FALSE(eval::compare_reports("a", bad.dump(), "b", report(0.9, 2, 0.02, true), o, r, err));
+  CHECK(err.find("cases[1].calls: expected a count of 0 or more") != std::string::npos);
+}
+
 TEST_CASE("reports carry the digests of their inputs; compare warns, or with require_same fails, when they differ") {
   auto r = run();
   std::map<std::string, std::string> kinds;
