@@ -391,10 +391,13 @@ bool load_history(const std::string& db_path, const HistoryOptions& options, His
       if (row.group == "overall") r.deltas.push_back(row);
     r.pass_to_fail = c.pass_to_fail;
     r.fail_to_pass = c.fail_to_pass;
+    // compare's verdict: a share's interval below 0, an efficiency figure's (lower is better) above.
     for (const auto& row : r.deltas)
-      if (row.hi && *row.hi < 0)
-        r.regressions.push_back(fmt::format("{} fell: {:+.1f} pt, CI [{:+.1f}, {:+.1f}]", row.dimension,
-                                            *row.delta * 100, *row.lo * 100, *row.hi * 100));
+      if (row.regressed)
+        r.regressions.push_back(row.share ? fmt::format("{} fell: {:+.1f} pt, CI [{:+.1f}, {:+.1f}]", row.dimension,
+                                                        *row.delta * 100, *row.lo * 100, *row.hi * 100)
+                                          : fmt::format("{} rose: {:+.2f}, CI [{:+.2f}, {:+.2f}]", row.dimension,
+                                                        *row.delta, *row.lo, *row.hi));
     if (!r.pass_to_fail.empty())
       r.regressions.push_back(fmt::format("{} case{} flipped pass -> fail: {}", r.pass_to_fail.size(),
                                           r.pass_to_fail.size() == 1 ? "" : "s", fmt::join(r.pass_to_fail, ", ")));
@@ -414,6 +417,11 @@ bool history_ratio(const std::string& m) { return m == "pass_share" || ratio_met
 
 std::string history_ci_text(const CompareRow& row) {
   if (!row.delta) return "n/a";
+  if (!row.share) {  // an efficiency figure, in its own unit
+    std::string s = fmt::format("{:+.2f}", *row.delta);
+    if (row.lo && row.hi) s += fmt::format(" [{:+.2f}, {:+.2f}]", *row.lo, *row.hi);
+    return s;
+  }
   std::string s = fmt::format("{:+.1f} pt", *row.delta * 100);
   if (row.lo && row.hi) s += fmt::format(" [{:+.1f}, {:+.1f}]", *row.lo * 100, *row.hi * 100);
   return s;
@@ -440,7 +448,7 @@ std::string history_text(const History& h) {
     if (!r.has_previous) continue;
     o += fmt::format("\nrun {} ({}) against the run before:\n", r.id, detail::printable(r.label));
     for (const auto& row : r.deltas)
-      o += fmt::format("  {:<10} {:<24} pairs {}\n", row.dimension, history_ci_text(row), row.paired);
+      o += fmt::format("  {:<19} {:<24} pairs {}\n", row.dimension, history_ci_text(row), row.paired);
     o += fmt::format("  pass -> fail ({}):", r.pass_to_fail.size());
     for (const auto& c : r.pass_to_fail) o += " " + detail::printable(c);
     o += fmt::format("\n  fail -> pass ({}):", r.fail_to_pass.size());
@@ -477,7 +485,7 @@ std::string history_json(const History& h) {
       for (const auto& row : r.deltas)
         deltas.push_back({{"dimension", row.dimension}, {"delta", number_or_null(row.delta)},
                           {"ci_low", number_or_null(row.lo)}, {"ci_high", number_or_null(row.hi)},
-                          {"paired", row.paired}});
+                          {"paired", row.paired}, {"lower_is_better", row.lower_is_better}});
       x["against_previous"] = {{"deltas", deltas}, {"pass_to_fail", r.pass_to_fail}, {"fail_to_pass", r.fail_to_pass}};
     } else {
       x["against_previous"] = nullptr;
