@@ -34,20 +34,6 @@ struct CheckArgs {
   TraceInputOptions input;
 };
 
-// A duration as --otlp-idle spells it: a whole number with `ms`, `s` or `m` (or none: seconds).
-bool parse_duration_ms(const std::string& text, std::uint64_t* ms) {
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 9) return false;
-  std::uint64_t n = std::stoull(text.substr(0, digits));
-  std::string unit = text.substr(digits);
-  if (unit == "ms") *ms = n;
-  else if (unit.empty() || unit == "s") *ms = n * 1000;
-  else if (unit == "m") *ms = n * 60000;
-  else return false;
-  return true;
-}
-
 // --strict: the report's writer, also collecting the (normalized, renamed) tool names the
 // traces call, for the unknown-name check once the run is over. Called from worker threads.
 class ToolNameCollector : public CheckWriter {

@@ -23,20 +23,6 @@ struct ServeArgs {
   std::size_t max_spans_per_trace = 10000;
 };
 
-// --idle: a whole number with `ms`, `s` or `m` (or none: seconds), as check's --otlp-idle.
-bool serve_idle_ms(const std::string& text, std::uint64_t* ms) {
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 9) return false;
-  const std::uint64_t n = std::stoull(text.substr(0, digits));
-  const std::string unit = text.substr(digits);
-  if (unit == "ms") *ms = n;
-  else if (unit.empty() || unit == "s") *ms = n * 1000;
-  else if (unit == "m") *ms = n * 60000;
-  else return false;
-  return *ms > 0;
-}
-
 int run_serve_command(const ServeArgs& a) {
   ServeRunOptions o;
   o.rules_files = a.rules_files;
@@ -44,7 +30,7 @@ int run_serve_command(const ServeArgs& a) {
   o.listen = a.listen;
   o.out = a.out;
   o.otlp_endpoint = a.otlp_endpoint;
-  if (!serve_idle_ms(a.idle, &o.core.idle_ms)) {
+  if (!parse_duration_ms(a.idle, &o.core.idle_ms) || o.core.idle_ms == 0) {
     fmt::print(stderr, "trajcheck serve: --idle '{}': expected a duration such as 5s, 500ms or 2m\n", a.idle);
     return kBadInput;
   }

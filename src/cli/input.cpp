@@ -40,4 +40,17 @@ bool use_color(const std::string& mode, std::FILE* f) {
   return ::isatty(::fileno(f)) != 0 && std::getenv("NO_COLOR") == nullptr;
 }
 
+bool parse_duration_ms(const std::string& text, std::uint64_t* ms) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return false;
+  std::uint64_t n = std::stoull(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  if (unit == "ms") *ms = n;
+  else if (unit.empty() || unit == "s") *ms = n * 1000;
+  else if (unit == "m") *ms = n * 60000;
+  else return false;
+  return true;
+}
+
 }  // namespace trajcheck::cli

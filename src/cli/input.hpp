@@ -1,6 +1,7 @@
 // Options shared by every command that reads traces, and the summary they all print.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -11,6 +12,10 @@
 #include "trajcheck/run.hpp"
 
 namespace trajcheck::cli {
+
+// A duration as --otlp-idle and serve's --idle spell it: a whole number (at most 9 digits) with
+// `ms`, `s` or `m`, or none (seconds). False when it is not one.
+bool parse_duration_ms(const std::string& text, std::uint64_t* ms);
 
 struct TraceInputOptions {
   std::vector<std::string> inputs;          // files, directories, "-"
