@@ -273,6 +273,16 @@ TEST_CASE("one table of gate metrics: the parser accepts each, series take funct
     CAPTURE(m.name);
     CHECK(docs.find("`" + std::string(m.name) + "`") != std::string::npos);
   }
+  // The editor's suite grammar highlights every metric: its alternation names each of them.
+  std::ifstream gin(std::string(TRAJCHECK_SOURCE_DIR) + "/editors/vscode/syntaxes/trajcheck-suite.tmLanguage.json");
+  std::string grammar((std::istreambuf_iterator<char>(gin)), std::istreambuf_iterator<char>());
+  REQUIRE_FALSE(grammar.empty());
+  for (const suite::GateMetric& m : suite::gate_metrics()) {
+    CAPTURE(m.name);
+    const std::string name(m.name);
+    CHECK((grammar.find("(?:" + name + "|") != std::string::npos || grammar.find("|" + name + "|") != std::string::npos ||
+           grammar.find("|" + name + ")") != std::string::npos));
+  }
 }
 
 TEST_CASE("violations[NAME]: a severity, else a rule or a tag that eval resolves") {
