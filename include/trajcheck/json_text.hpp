@@ -1,0 +1,22 @@
+// trajcheck/json_text.hpp — JSON string literals as every trajcheck writer spells them.
+//
+//   std::string out;
+//   trajcheck::append_json_string(out, "say \"hi\"\n");   // out == "\"say \\\"hi\\\"\\n\""
+//
+// The one escaping routine behind normalize, the check and score reports, canonical argument
+// keys, the rule printer and the Python module's JSON text (whose output is what Python's
+// json.dumps(..., ensure_ascii=False) writes for the same string).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace trajcheck {
+
+// Appends `s` as a JSON string literal (quotes included): `"` and `\` escaped, control
+// characters as \n \r \t \b \f or \u00XX (lowercase hex); other bytes (UTF-8 included) copied as
+// they are. `escape_del` also writes DEL (0x7f) as \u007f, for text people read (the rule
+// printer): JSON allows it raw, and the readers' canonical-source checks assume it stays raw.
+void append_json_string(std::string& out, std::string_view s, bool escape_del = false);
+
+}  // namespace trajcheck
