@@ -101,3 +101,5 @@ add_test(NAME eval.golden.history
 add_test(NAME eval.browser_history
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/history_browser_test.sh $<TARGET_FILE:trajcheck_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(eval.browser_history PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# Loop depth counts cycles (search -> read five times: 5); duplicates repeat a successful call.
+trajcheck_eval_golden(loops ${EVAL_DATA}/loops loops.text.expected eval loops.suite -j 1)

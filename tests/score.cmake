@@ -34,3 +34,6 @@ trajcheck_score_golden(per_record_alone per_record_alone.expected score --per-re
 trajcheck_score_golden(formats formats.jsonl.expected score --format jsonl -j 1 formats.jsonl)
 # A coding-agent session log (the array of its lines) on the actual side.
 trajcheck_score_golden(session session.jsonl.expected score --format jsonl -j 1 session.jsonl)
+# Duplicates repeat an earlier successful call (a repeat of a failed one is a retry): records
+# with repeats go through the general reader, which reads the results' errors.
+trajcheck_score_golden(duplicates duplicates.jsonl.expected score --format jsonl -j 1 duplicates.jsonl)

@@ -132,7 +132,7 @@ struct Efficiency {
   std::optional<double> calls_per_success, duplicates_per_100, duplicates_per_100_calls, tokens_per_success,
       cost_per_success, latency_per_success, retries_per_success, write_share, read_volume_per_success,
       unused_read_share;
-  std::uint32_t loop_depth = 0;  // the deepest run of one tool called in a row
+  std::uint32_t loop_depth = 0;  // the most repetitions in a row of one call or cycle of calls (docs/metrics.md)
   std::map<std::string, std::uint32_t> retries_by_class;
   std::vector<double> calls_series, cost_series, tokens_series, latency_series, retries_series,
       loop_series, read_volume_series;  // per case, for percentiles and the histogram

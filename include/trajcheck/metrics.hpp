@@ -66,7 +66,7 @@ struct ScoreResult {
   std::vector<std::string> missing;   // expected tools not called (first-appearance order)
   std::vector<std::string> extra;     // tools called but not expected
   std::vector<std::string> repeated;  // tools called more often than expected
-  std::uint32_t duplicates = 0;       // repeats of identical calls (same tool, equal arguments)
+  std::uint32_t duplicates = 0;       // repeats of an earlier successful call (same tool, equal arguments)
   MatchVerdicts match;
   std::optional<double> arguments;  // null when no expected call carries arguments
   // For each name-matched pair whose arguments differ: "tool: key, key".

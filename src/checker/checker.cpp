@@ -262,6 +262,7 @@ struct Parametric {
   // Slice of each value id of the trace (ValueIds), kNoId when the value has none here.
   std::vector<std::uint32_t> slice_of;
   std::vector<std::string_view> step_keys;
+  std::vector<std::string> mentioned;  // keys of slices a mention found (step_keys views them)
   bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
   // A global rule whose statements a step binding nothing never changes (NbEffect::none):
   // such a step changes no slice, so guard mode need not feed them.
@@ -555,14 +556,27 @@ struct Checker::Impl {
            (st.kind == ir::StatementKind::expect || st.kind == ir::StatementKind::expect_exactly);
   }
 
-  // The distinct values the current step binds for a parametric rule (p.step_keys).
+  // The distinct values the current step binds for a parametric rule (p.step_keys), and
+  // those of the values bound so far (at this step or before) that a mention finds in it:
+  // the step is in their slices too. A mention costs one search per value bound so far, on
+  // the steps that match its pattern otherwise.
   void bound_keys(const detail::RuleSpec& spec, Parametric& p) {
     p.step_keys.clear();
+    auto add = [&](std::string_view k) {
+      if (std::find(p.step_keys.begin(), p.step_keys.end(), k) == p.step_keys.end()) p.step_keys.push_back(k);
+    };
     for (std::uint32_t b : spec.binders)
-      if (eval.binds(b)) {
-        std::string_view k = eval.bound_key(b);
-        if (std::find(p.step_keys.begin(), p.step_keys.end(), k) == p.step_keys.end()) p.step_keys.push_back(k);
-      }
+      if (eval.binds(b)) add(eval.bound_key(b));
+    if (spec.mentions.empty()) return;  // (a value bound here is in step_keys already)
+    // Copies: a slice made for a value bound here may move the slices' keys.
+    std::size_t found = 0;
+    for (std::uint32_t m : spec.mentions)
+      for (std::size_t j = 0; j < p.used; ++j)
+        if (eval.mentions(m, p.slices[j].key)) {
+          if (found == p.mentioned.size()) p.mentioned.emplace_back();
+          p.mentioned[found++].assign(p.slices[j].key);
+        }
+    for (std::size_t k = 0; k < found; ++k) add(p.mentioned[k]);
   }
 
   void step_parametric(std::uint32_t r, const detail::RuleSpec& spec, Parametric& p) {

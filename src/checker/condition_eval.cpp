@@ -96,6 +96,18 @@ bool contains_value(const Value& x, const Value& y) {
   return false;
 }
 
+bool contains_key(const Value& x, std::string_view key, std::string& scratch) {
+  if (key.empty()) return false;
+  if (x.kind == Value::Kind::string)
+    return key[0] == 's' && x.string.find(key.substr(1)) != std::string_view::npos;
+  if (x.kind == Value::Kind::array)
+    for (simdjson::dom::element e : simdjson::dom::array(x.element)) {
+      value_key(value_of(e), scratch);
+      if (scratch == key) return true;
+    }
+  return false;
+}
+
 void append_number(std::string& out, double x) {
   char buf[64];  // the longest shortest double, "-2.2250738585072014e-308", is 24 characters
   const char* end = fmt::format_to(buf, "{}", x);

@@ -48,6 +48,9 @@ void append_number(std::string& out, double x);
 bool compare_values(const Value& x, const Value& y, ir::CompareOp op);
 // `x contains y`: substring on strings, typed element equality on arrays, else false.
 bool contains_value(const Value& x, const Value& y);
+// contains_value(x, y) for the y whose value_key is `key` (a bound value of a parametric
+// rule); `scratch` is reused.
+bool contains_key(const Value& x, std::string_view key, std::string& scratch);
 
 // A set of byte strings in one arena with open addressing, each key with a 32-bit value:
 // no allocation per insert, and clear() is O(1) (a generation bump) while keeping every

@@ -16,6 +16,7 @@ StepEval::StepEval(const ProgramImpl& program)
       bind_stamp_(program.patterns.size(), 0),
       bind_value_(program.patterns.size(), 0),
       keys_(program.patterns.size()),
+      mentioned_(program.patterns.size()),
       columns_(program.columns.size(), 0) {
   for (std::size_t i = 0; i < program.patterns.size(); ++i) parametric_[i] = program.patterns[i].parametric;
   docs_.set_catalog(program.catalog.get(), &program.aliases);
@@ -43,8 +44,9 @@ std::string binding_json(std::string_view key) {
 }
 
 bool StepEval::binds(std::uint32_t b) {
-  if (bind_stamp_[b] == epoch_) return bind_value_[b] != 0;
   const PatternNode& p = program_.patterns[b];
+  if (p.mention) return false;  // looks for values, binds none
+  if (bind_stamp_[b] == epoch_) return bind_value_[b] != 0;
   bool v = match(p.a) && (p.b == kNoId || eval_cond(program_.conds, p.b, docs_));
   if (v) {
     value_key(eval_operand(p.bind, docs_), keys_[b]);
@@ -53,6 +55,17 @@ bool StepEval::binds(std::uint32_t b) {
   bind_stamp_[b] = epoch_;
   bind_value_[b] = v;
   return v;
+}
+
+bool StepEval::mentions(std::uint32_t b, std::string_view key) {
+  const PatternNode& p = program_.patterns[b];
+  if (bind_stamp_[b] != epoch_) {  // P, the rest of the condition and the value, once per step
+    bool v = match(p.a) && (p.b == kNoId || eval_cond(program_.conds, p.b, docs_));
+    mentioned_[b] = v ? eval_operand(p.bind, docs_) : Value{};
+    bind_stamp_[b] = epoch_;
+    bind_value_[b] = v && mentioned_[b].kind != Value::Kind::absent;
+  }
+  return bind_value_[b] != 0 && contains_key(mentioned_[b], key, scratch_);
 }
 
 void StepEval::begin_trace(const Trajectory& trace) {
@@ -199,6 +212,7 @@ bool StepEval::compute(std::uint32_t id) {
     case ir::Pattern::Kind::failed:
       return s.type == StepType::tool_call && s.status == StepStatus::error && match(p.a);
     case ir::Pattern::Kind::where:
+      if (p.mention) return has_binding_ && mentions(id, binding_);
       if (p.binder) return has_binding_ && binds(id) && keys_[id] == binding_;
       return match(p.a) && eval_cond(program_.conds, p.b, docs_);
   }

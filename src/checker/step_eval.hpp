@@ -50,6 +50,10 @@ class StepEval {
   // whose canonical key bound_key(b) then gives (valid for the current step).
   bool binds(std::uint32_t b);
   std::string_view bound_key(std::uint32_t b) const { return keys_[b]; }
+  // Mention `b` (PatternNode::mention): whether it would match this step in the slice of
+  // the value whose key is `key` (P and the rest of its condition hold, and its PATH contains
+  // the value). The value at PATH is looked up once per step.
+  bool mentions(std::uint32_t b, std::string_view key);
   // The value of the slice being fed: binders match only steps that bind it.
   void set_binding(std::string_view key) {
     binding_ = key;
@@ -126,6 +130,8 @@ class StepEval {
   std::vector<std::uint32_t> bind_stamp_;
   std::vector<std::uint8_t> bind_value_;
   std::vector<std::string> keys_;
+  std::vector<Value> mentioned_;  // per mention: the value at its PATH (valid for the current step)
+  std::string scratch_;
   std::string_view binding_;
   bool has_binding_ = false;
   // Tool-name columns per local tool id (tools × columns).

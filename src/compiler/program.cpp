@@ -241,7 +241,8 @@ struct Builder {
     }
   }
   // `P where C1 and PATH == $v and C2`: the binding conjunct is taken out of the condition;
-  // every other use of a variable is reported (E102) by operand().
+  // so is a mention, `PATH contains $v` (PatternNode::mention); every other use of a
+  // variable is reported (E102) by operand().
   std::uint32_t binder(const ir::Pattern& pt, PatternNode n, const std::string& base_text, std::uint32_t depth) {
     const std::size_t diags_before = diags.size();
     std::vector<ir::Id> parts;
@@ -250,9 +251,11 @@ struct Builder {
     std::uint32_t rest = kNoId;
     for (ir::Id c : parts) {
       const ir::Cond& k = m.conds[c];
-      bool binds = k.kind == ir::Cond::Kind::compare && k.op == ir::CompareOp::eq &&
-                   ((k.a.kind == ir::Operand::Kind::path && k.b.kind == ir::Operand::Kind::variable) ||
-                    (k.b.kind == ir::Operand::Kind::path && k.a.kind == ir::Operand::Kind::variable));
+      bool binds = (k.kind == ir::Cond::Kind::compare && k.op == ir::CompareOp::eq &&
+                    ((k.a.kind == ir::Operand::Kind::path && k.b.kind == ir::Operand::Kind::variable) ||
+                     (k.b.kind == ir::Operand::Kind::path && k.a.kind == ir::Operand::Kind::variable))) ||
+                   (k.kind == ir::Cond::Kind::contains && k.a.kind == ir::Operand::Kind::path &&
+                    k.b.kind == ir::Operand::Kind::variable);
       if (binds && binding == nullptr) {
         binding = &k;
         continue;
@@ -266,7 +269,7 @@ struct Builder {
                                 "variable once",
                                 again.variable)
                   : fmt::format("this pattern binds `${}` already: a pattern binds one variable, with one "
-                                "`PATH == $name` conjunct",
+                                "`PATH == $name` or `PATH contains $name` conjunct",
                                 first.variable));
         return kNoId;
       }
@@ -286,20 +289,24 @@ struct Builder {
     }
     if (binding == nullptr) {
       if (diags.size() > diags_before) return kNoId;  // operand() already said why
-      error("E102", pt.range, "a variable binds only as a conjunct `PATH == $name` of a where-condition");
+      error("E102", pt.range,
+            "a variable binds only as a conjunct `PATH == $name` (or is looked for as `PATH contains $name`) of "
+            "a where-condition");
       return kNoId;
     }
     const ir::Operand& path = binding->a.kind == ir::Operand::Kind::path ? binding->a : binding->b;
     const ir::Operand& var = binding->a.kind == ir::Operand::Kind::variable ? binding->a : binding->b;
     n.b = rest;
     n.binder = n.parametric = true;
+    n.mention = binding->kind == ir::Cond::Kind::contains;
     n.bind = operand(path);
     n.variable = var.variable;
-    n.text = fmt::format("({} where {}{} == ${})", base_text,
-                         rest == kNoId ? "" : p.conds[rest].text + " and ", path_key(path.path), var.variable);
+    const char* op = n.mention ? "contains" : "==";
+    n.text = fmt::format("({} where {}{} {} ${})", base_text, rest == kNoId ? "" : p.conds[rest].text + " and ",
+                         path_key(path.path), op, var.variable);
     // The rest of the condition by its text: its `and` nodes are not deduplicated.
-    std::string key = fmt::format("bind|{}|{}|{}|${}", n.a, rest == kNoId ? "" : p.conds[rest].text,
-                                  path_key(path.path), n.variable);
+    std::string key = fmt::format("{}|{}|{}|{}|${}", n.mention ? "mention" : "bind", n.a,
+                                  rest == kNoId ? "" : p.conds[rest].text, path_key(path.path), n.variable);
     return intern(std::move(n), std::move(key));
   }
 
@@ -489,12 +496,21 @@ struct Builder {
         for (std::uint32_t a : p.nfas[st.nfa].atoms)
           if (param(a)) error("E102", r.range, "a PATH atom cannot bind a variable");
     }
+    bool binds = false;
     for (std::uint32_t b : spec.binders) {
       const std::string& v = p.patterns[b].variable;
       if (spec.variable.empty()) spec.variable = v;
       else if (spec.variable != v)
         error("E102", r.range, fmt::format("a rule binds one variable; this one binds ${} and ${}", spec.variable, v));
+      if (p.patterns[b].mention) spec.mentions.push_back(b);
+      else binds = true;
     }
+    // A mention looks for values bound elsewhere: with no `PATH == $v`, no value ever is.
+    if (!spec.binders.empty() && !binds)
+      error("E102", r.range,
+            fmt::format("`${0}` is only looked for (`contains ${0}`), never bound: bind it with `PATH == ${0}` in "
+                        "another pattern of the rule",
+                        spec.variable));
   }
 
   // Whether pattern `id` (or a condition under it) uses valid(…): its rule's witnesses then

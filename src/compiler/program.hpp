@@ -39,6 +39,11 @@ struct PatternNode {
   bool parametric = false;
   CondOperand bind;
   std::string variable;
+  // A mention is a binder whose variable conjunct is `PATH contains $v`: it binds no value of
+  // its own; in the slice of a value bound by another pattern, it matches a step when P and
+  // the rest hold and PATH contains the value (a substring of a string, an element of an
+  // array). `bind` is PATH.
+  bool mention = false;
 };
 
 // Parametric rules (§5): what a step binding nothing does to a slice's monitor of this
@@ -66,7 +71,8 @@ struct RuleSpec {
   std::string scope_text;
   std::vector<StatementSpec> statements;
   std::string variable;                // parametric: the one `$name`, empty otherwise
-  std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order
+  std::vector<std::uint32_t> binders;  // binder patterns of the statements, in order (mentions included)
+  std::vector<std::uint32_t> mentions;  // those of them that are mentions (PatternNode::mention)
   bool uses_valid = false;             // a statement pattern tests valid(…) (witness details)
 };
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "eval/eval_internal.hpp"
+#include "metrics/call_figures.hpp"
 #include "trajcheck/reader.hpp"
 
 namespace trajcheck::eval {
@@ -333,9 +334,8 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
   std::unordered_map<std::string_view, std::size_t> last_failed;  // tool -> class index
   std::vector<Call> calls;
   std::vector<std::string> classes;
-  std::unordered_map<std::string, std::uint32_t> seen_calls;
-  std::string_view prev_tool;
-  std::uint32_t run_len = 0;
+  std::vector<std::string_view> call_tools;  // loop depth
+  std::vector<std::pair<trajcheck::json::CanonArgs, bool>> call_args;  // duplicates: canonical arguments, failed
   canon_.clear();
   std::vector<trajcheck::json::CanonArgs> expected_args;
   for (const auto& [tool, args] : c.arguments) expected_args.push_back(canon_.add(args));
@@ -353,9 +353,7 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
     std::string_view tool = run.tool_name(s);
     ++out.calls;
     if (ctx_.write_tools.count(std::string(tool))) ++out.write_calls;
-    run_len = tool == prev_tool ? run_len + 1 : 1;
-    prev_tool = tool;
-    out.loop_depth = std::max(out.loop_depth, run_len);
+    call_tools.push_back(tool);
     auto lf = last_failed.find(tool);
     if (lf != last_failed.end()) {
       ++out.retries;
@@ -370,12 +368,8 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       last_failed[tool] = classes.size() - 1;
       calls.back().cls = classes.back();
     }
-    // A duplicate repeats a call that succeeded; repeating a failed call is a retry.
     trajcheck::json::CanonArgs a = canon_.add(run.text(s.arguments));
-    std::string key = std::string(tool) + '\0' + std::string(canon_.whole(a));
-    auto seen = seen_calls.find(key);
-    if (seen != seen_calls.end()) ++out.duplicates;
-    else if (s.status != StepStatus::error) seen_calls.emplace(std::move(key), 1);
+    call_args.emplace_back(a, s.status == StepStatus::error);
     // Argument validity: every call of a tool the catalog gives a schema.
     std::optional<bool> valid;
     if (ctx_.validate_arguments) valid = ctx_.validate_arguments(tool, run.text(s.arguments));
@@ -402,6 +396,15 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       break;
     }
   }
+  // Duplicates and loop depth as score counts them (metrics/call_figures.hpp). The keys view
+  // canon_'s text, complete only now.
+  std::vector<trajcheck::metrics::CallKey> keys;
+  keys.reserve(call_args.size());
+  for (std::size_t k = 0; k < call_args.size(); ++k)
+    keys.push_back({call_tools[k], canon_.whole(call_args[k].first), call_args[k].second});
+  std::vector<std::uint32_t> order;
+  out.duplicates = trajcheck::metrics::count_duplicates(keys, order);
+  out.loop_depth = trajcheck::metrics::loop_depth(call_tools);
   out.tokens = number_of(meta, "tokens");
   if (!out.tokens) out.tokens = usage_tokens(run, meta);
   out.cost = number_of(meta, "cost");

@@ -63,6 +63,7 @@ void collect_calls(const Trajectory& t, std::vector<Call>& out) {
     c.args = t.text(s.arguments);
     c.has_args = !s.arguments.empty();
     c.turn = s.turn;
+    c.failed = s.status == StepStatus::error;
     out.push_back(c);
   }
 }
@@ -269,24 +270,10 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     }
   }
 
-  // Duplicates are equal (name, canonical arguments) repeats.
-  {
-    order.resize(na);
-    for (std::size_t j = 0; j < na; ++j) order[j] = static_cast<std::uint32_t>(j);
-    // Any order that keeps equal keys together will do: lengths first spare most text
-    // comparisons.
-    auto before = [&](std::uint32_t x, std::uint32_t y) {
-      if (aid[x] != aid[y]) return aid[x] < aid[y];
-      std::string_view ax = canon.whole(actual_args[x]), ay = canon.whole(actual_args[y]);
-      if (ax.size() != ay.size()) return ax.size() < ay.size();
-      return ax < ay;
-    };
-    std::sort(order.begin(), order.end(), before);
-    for (std::size_t k = 1; k < na; ++k)
-      if (aid[order[k]] == aid[order[k - 1]] &&
-          canon.whole(actual_args[order[k]]) == canon.whole(actual_args[order[k - 1]]))
-        ++r.duplicates;
-  }
+  // Duplicates: score and eval share one definition (metrics/call_figures.hpp).
+  call_keys.resize(na);
+  for (std::size_t j = 0; j < na; ++j) call_keys[j] = {names[aid[j]], canon.whole(actual_args[j]), act[j].failed};
+  r.duplicates = count_duplicates(call_keys, order);
 
   // Ordering.
   std::string order_note;

@@ -10,6 +10,7 @@
 
 #include "ir/ir.hpp"
 #include "json/canon.hpp"
+#include "metrics/call_figures.hpp"
 #include "metrics/matching.hpp"
 #include "metrics/ordering.hpp"
 #include "trajcheck/metrics.hpp"
@@ -26,6 +27,7 @@ struct Call {
   std::string_view args;  // raw JSON; empty when absent
   std::uint32_t turn = 0;
   bool has_args = false;
+  bool failed = false;  // its result is an error (duplicates: metrics/call_figures.hpp)
   ir::Id pattern = ir::kNone;  // PATH atoms: the pattern the call must match
 };
 
@@ -71,6 +73,7 @@ struct ScorerCore {
   std::vector<CanonArgs> actual_args, expected_args;  // canonical arguments, per call
   std::vector<char> seen, matched, block_adj;
   std::vector<char> expected_used, actual_used;  // calls already paired by exact arguments
+  std::vector<CallKey> call_keys;
   BipartiteMatcher block_matcher;
   // The last expected PATH text and its parse.
   struct PathCache {

@@ -525,6 +525,12 @@ struct ScoreRecordReader::Impl {
     if (!members_ok || !have_actual || !have_expected ||
         metrics::too_large(impl.actual.size(), impl.expected.size(), over))
       return false;
+    // Duplicates depend on whether a repeated call's first result was an error, which the
+    // direct reader does not read: a side that repeats a call goes the full way.
+    impl.call_keys.resize(impl.actual.size());
+    for (std::size_t j = 0; j < impl.actual.size(); ++j)
+      impl.call_keys[j] = {impl.actual[j].name, impl.canon.whole(impl.actual_args[j]), false};
+    if (metrics::has_repeated_call(impl.call_keys, impl.order)) return false;
     ++summary->records;
     set_id(rec, id);
     impl.names_interned = true;  // the direct reader interns every name

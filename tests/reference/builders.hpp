@@ -150,6 +150,15 @@ struct IrBuilder {
     c.b.variable = var;
     return cond(c);
   }
+  // `PATH contains $var`: a mention of the variable (docs/language.md §5).
+  ir::Id contains_var(const std::string& path, const std::string& var) {
+    ir::Cond c;
+    c.kind = ir::Cond::Kind::contains;
+    c.a = path_op(path);
+    c.b.kind = ir::Operand::Kind::variable;
+    c.b.variable = var;
+    return cond(c);
+  }
   ir::Id matches(const std::string& path, const std::string& re) {
     ir::Cond c;
     c.kind = ir::Cond::Kind::matches;

@@ -107,6 +107,15 @@ struct Gen {
   int failed_binder = 0;     // percent of binders wrapped in `failed` (only a failed call binds)
   int force_kind = -1;       // every statement of this kind (ir::StatementKind), when >= 0
   int shared_turns = 50;    // percent of traces whose steps carry turns, adjacent ones often shared
+  int mention = 0;           // percent of binary parametric statements whose B looks for $o (`contains $o`)
+
+  // `P where [C and] PATH contains $o`: a text or array that may hold a value bound by A.
+  ir::Id mention_pattern() {
+    ir::Id has = b.contains_var(chance(60) ? "arguments.note" : "arguments.tags", "o");
+    ir::Id c = chance(30) ? b.cand(cond(0), has) : has;
+    ir::Id w = b.where(chance(80) ? tool_pattern() : b.type(StepType::approval), c);
+    return chance(free_alt) ? b.or_(w, tool_pattern()) : w;
+  }
 
   ir::Id binder() {
     ir::Id bind = b.cmp_var(chance(80) ? "arguments.id" : "arguments.tags[0]", "o");
@@ -144,8 +153,10 @@ struct Gen {
     }
     if (kind != K::expect && kind != K::expect_exactly && chance(param_percent)) {
       // Parametric (§5): bind $o on the statement's patterns.
-      s.a = chance(70) ? binder() : s.a;
-      if (s.b != ir::kNone && chance(70)) s.b = binder();
+      const bool binds_a = chance(70);
+      s.a = binds_a ? binder() : s.a;
+      if (s.b != ir::kNone && binds_a && mention > 0 && chance(mention)) s.b = mention_pattern();
+      else if (s.b != ir::kNone && chance(70)) s.b = binder();
     }
     if (chance(30)) s.ignoring = pattern(1);
     s.text = std::to_string(static_cast<int>(kind));
@@ -181,7 +192,7 @@ struct Gen {
     static const char* kArgs[] = {"", "{}", R"({"id":1})", R"({"id":1.0})", R"({"id":"1"})",
                                   R"({"id":2,"tags":["p","q"]})", R"({"tags":["p"],"id":"x"})",
                                   R"({"b":1,"a":{"y":[1,2],"x":null}})", R"({"a":{"x":null,"y":[1.0,2]},"b":1.0})",
-                                  R"({"id":"p","tags":["p"]})"};
+                                  R"({"id":"p","tags":["p"],"note":"1 or xp"})"};
     t.t.clear();
     if (chance(50)) t.context(chance(50) ? R"({"user":"u1"})" : R"({"user":"u1","ids":["p",1]})");
     int n = pick(max_len + 1);

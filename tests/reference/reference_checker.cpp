@@ -35,6 +35,7 @@ struct Ref {
   const ir::Module& m;
   const Trajectory& t;
   std::optional<json> env;          // the value of the rule's variable in this slice
+  std::size_t env_from = 0;         // the step that first bound it: a mention looks for it from there on
   std::vector<std::uint32_t> keep;  // the slice: step indices checked
 
   std::string tool_name(const Step& s) const {
@@ -132,6 +133,7 @@ struct Ref {
         return v && v->is_string() && RE2::PartialMatch(v->get<std::string>(), RE2(c.regex));
       }
       case ir::Cond::Kind::contains: {
+        if (c.b.kind == ir::Operand::Kind::variable && i < env_from) return false;  // not bound yet
         auto x = value(c.a, i), y = value(c.b, i);
         if (x && x->is_string()) return y && y->is_string() && x->get<std::string>().find(y->get<std::string>()) != std::string::npos;
         if (x && x->is_array())
@@ -688,6 +690,7 @@ struct Carrier {
   ir::Id pattern;
   ir::Operand path;
   bool failed;
+  bool mention = false;  // `PATH contains $v`: looks for the values bound by the others
 };
 void variable_paths(const ir::Module& m, ir::Id p, std::vector<Carrier>& out, bool failed = false) {
   if (p == ir::kNone) return;
@@ -696,8 +699,9 @@ void variable_paths(const ir::Module& m, ir::Id p, std::vector<Carrier>& out, bo
   if (pt.kind == ir::Pattern::Kind::where) {
     std::function<void(ir::Id)> walk = [&](ir::Id c) {
       const ir::Cond& k = m.conds[c];
-      if (k.a.kind == ir::Operand::Kind::variable && k.b.kind == ir::Operand::Kind::path) out.push_back({p, k.b, failed});
-      if (k.b.kind == ir::Operand::Kind::variable && k.a.kind == ir::Operand::Kind::path) out.push_back({p, k.a, failed});
+      const bool mention = k.kind == ir::Cond::Kind::contains;
+      if (k.a.kind == ir::Operand::Kind::variable && k.b.kind == ir::Operand::Kind::path) out.push_back({p, k.b, failed, mention});
+      if (k.b.kind == ir::Operand::Kind::variable && k.a.kind == ir::Operand::Kind::path) out.push_back({p, k.a, failed, mention});
       if (k.kind == ir::Cond::Kind::and_ || k.kind == ir::Cond::Kind::or_) { walk(k.lhs); walk(k.rhs); }
       if (k.kind == ir::Cond::Kind::not_) walk(k.lhs);
     };
@@ -728,6 +732,7 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
     for (const ir::Statement& st : rule.statements)
       for (ir::Id p : {st.a, st.b}) variable_paths(module, p, binders);
     ref.env.reset();
+    ref.env_from = 0;
     ref.keep = all;
     if (binders.empty()) {
       out.push_back(Entry{r, "", check_rule(ref, rule)});
@@ -736,8 +741,10 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
     // binds[i]: the values step i binds (a carrier matches it with the variable = v).
     std::vector<std::vector<json>> binds(trace.steps().size());
     std::vector<json> domain;  // in order of first binding
-    for (std::uint32_t i = 0; i < trace.steps().size(); ++i)
-      for (const auto& [binder, path, failed] : binders) {
+    std::vector<std::size_t> first;  // the step that first bound each
+    for (std::uint32_t i = 0; i < trace.steps().size(); ++i) {
+      for (const auto& [binder, path, failed, mention] : binders) {
+        if (mention) continue;
         auto v = ref.value(path, i);
         if (!Ref::scalar(v)) continue;
         ref.env = v;
@@ -746,11 +753,32 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
         if (failed && (s.type != StepType::tool_call || s.status != StepStatus::error)) continue;
         auto same = [&](const json& x) { return Ref::eq(x, *v); };
         if (std::none_of(binds[i].begin(), binds[i].end(), same)) binds[i].push_back(*v);
-        if (std::none_of(domain.begin(), domain.end(), same)) domain.push_back(*v);
+        if (std::none_of(domain.begin(), domain.end(), same)) {
+          domain.push_back(*v);
+          first.push_back(i);
+        }
       }
+      // A mention puts the step in the slices of the values bound so far (here or before)
+      // that its PATH contains.
+      for (const auto& [carrier, path, failed, mention] : binders) {
+        if (!mention) continue;
+        const Step& s = trace.steps()[i];
+        if (failed && (s.type != StepType::tool_call || s.status != StepStatus::error)) continue;
+        for (std::size_t d = 0; d < domain.size(); ++d) {
+          const json& v = domain[d];
+          ref.env = v;
+          ref.env_from = first[d];
+          if (!ref.match(carrier, i)) continue;
+          auto same = [&](const json& x) { return Ref::eq(x, v); };
+          if (std::none_of(binds[i].begin(), binds[i].end(), same)) binds[i].push_back(v);
+        }
+      }
+    }
     bool violated = false, satisfied = false;
-    for (const json& v : domain) {
+    for (std::size_t d = 0; d < domain.size(); ++d) {
+      const json& v = domain[d];
       ref.env = v;
+      ref.env_from = first[d];
       ref.keep.clear();
       std::vector<bool> bound(trace.steps().size(), false);
       for (std::uint32_t i = 0; i < trace.steps().size(); ++i) {

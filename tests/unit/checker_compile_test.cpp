@@ -142,7 +142,7 @@ TEST_CASE("E102 for a second binding conjunct says so, at its variable") {
   CHECK(two.diagnostics[0].code == "E102");
   CHECK(two.diagnostics[0].range.begin == 53);
   CHECK(two.diagnostics[0].message ==
-        "this pattern binds `$a` already: a pattern binds one variable, with one `PATH == $name` conjunct");
+        "this pattern binds `$a` already: a pattern binds one variable, with one `PATH == $name` or `PATH contains $name` conjunct");
   CompileResult again = compile(Source("t.rules", "approval where arguments.id == $a and arguments.u == $a precedes "
                                                   "refund where arguments.id == $a\n"), {});
   REQUIRE(again.diagnostics.size() == 1);

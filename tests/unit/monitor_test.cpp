@@ -181,6 +181,19 @@ TEST_CASE("monitor: exact on random rules and traces, every statement kind and s
     CHECK_MESSAGE(st.kinds_denied.count(static_cast<int>(k)) == 1, "kind " << static_cast<int>(k));
 }
 
+TEST_CASE("monitor: exact on mentions of bound values (contains $o)") {
+  const auto [seed, modules] = soak(6161, 1200, 11);
+  Gen g(seed);
+  g.param_percent = 100;
+  g.mention = 70;
+  g.max_len = 20;
+  for (K k : {K::precedes, K::never_followed_by, K::immediately_followed_by, K::excludes}) {
+    g.force_kind = static_cast<int>(k);
+    MonitorStats st = run_monitor(g, modules / 4);
+    CHECK_MESSAGE(st.mismatches == 0, "kind " << static_cast<int>(k));
+  }
+}
+
 TEST_CASE("monitor: exact on parametric rules, global and scoped, with free alternatives") {
   const auto [seed, modules] = soak(4711, 1500, 1);
   for (bool scoped : {false, true}) {
