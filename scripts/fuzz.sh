@@ -9,7 +9,8 @@
 # Targets: fuzz_rules (parser, fmt, compiler), fuzz_traces (every reader), fuzz_compressed
 # (gzip/zstd input), fuzz_suite, fuzz_catalog, fuzz_compare (compare's report reader), fuzz_lsp
 # (the language server, seeded with the framed conversations of tests/fuzz/lsp_seeds/), fuzz_guard
-# (the MCP guard's framing and decisions, seeded with tests/fuzz/guard_seeds/).
+# (the MCP guard's framing and decisions, seeded with tests/fuzz/guard_seeds/), fuzz_otlp_protobuf
+# (serve's OTLP/HTTP protobuf decode, seeded with tests/fuzz/otlp_protobuf_seeds/).
 # tests/fuzz/regressions/TARGET/ holds inputs that once crashed TARGET; they are seeds too.
 set -euo pipefail
 seconds="${1:?usage: scripts/fuzz.sh SECONDS [target…]}"
@@ -60,6 +61,7 @@ run_target() {
     fuzz_compare) copy_seeds "$seeds" 'baseline.json' 'report*.json' 'run-*.json' ;;
     fuzz_lsp) cp "$root"/tests/fuzz/lsp_seeds/*.txt "$seeds"/ ;;
     fuzz_guard) cp "$root"/tests/fuzz/guard_seeds/*.txt "$seeds"/ ;;
+    fuzz_otlp_protobuf) cp "$root"/tests/fuzz/otlp_protobuf_seeds/*.bin "$seeds"/ ;;
     *) copy_seeds "$seeds" '*.rules' ;;
   esac
   # Inputs that once crashed a target stay among its seeds, so a regression shows at once.

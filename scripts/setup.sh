@@ -19,7 +19,8 @@ packages=(build-essential cmake ninja-build pkg-config
           libcli11-dev libarchive-dev zlib1g-dev libzstd-dev libdivsufsort-dev zstd python3 python3-dev pybind11-dev python3-pytest
           python3-venv python3-pip python3-setuptools python3-wheel python3-build python3-yaml
           python3-distributed
-          libvalijson-dev json-schema-test-suite libssl-dev libcpp-httplib-dev libsqlite3-dev)
+          libvalijson-dev json-schema-test-suite libssl-dev libcpp-httplib-dev libsqlite3-dev
+          libprotobuf-dev protobuf-compiler)
 # The sanitizer tree and the fuzz targets are built with clang (libFuzzer, and a shorter build);
 # the editor tests run docs/editors.md's Neovim set-up in Debian's Neovim.
 [[ $mode == test ]] && packages+=(clang libclang-rt-14-dev neovim)

@@ -108,6 +108,10 @@ struct RuleSetResult {
   std::string format_diagnostics(bool color = false, bool warnings = true) const;
 };
 
+// What a decision of guard or serve names its rules by (their decision logs): "sha256:HEX" of
+// the files' texts, in order, each preceded by its length.
+std::string rules_digest(const RuleSetResult& compiled);
+
 // Compiles every file (all of them, so that one call reports every file's mistakes).
 RuleSetResult compile_rule_set(const std::vector<std::string>& paths, const CompileOptions& options = {});
 RuleSetResult compile_rule_set(std::vector<Source> sources, const CompileOptions& options = {});

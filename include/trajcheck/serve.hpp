@@ -62,9 +62,11 @@ class ServeCore {
   ServeCore(const ServeCore&) = delete;
   ServeCore& operator=(const ServeCore&) = delete;
 
-  // One OTLP/HTTP export request (POST /v1/traces). application/json: read whole or not at
-  // all — a body that is not an OTLP JSON trace export is answered 400 with the reason (and
-  // counted); protobuf 415; over max_body_bytes 413. When the request would open more traces
+  // One OTLP/HTTP export request (POST /v1/traces), JSON (application/json) or protobuf
+  // (application/x-protobuf: decoded to the OTLP JSON of the same request, then read alike;
+  // answered in protobuf). Read whole or not at all — a body that is not an OTLP trace export
+  // is answered 400 with the reason (and counted); another media type 415 (protobuf too in a
+  // build without protobuf); over max_body_bytes 413. When the request would open more traces
   // than max_open_traces, traces idle for idle_ms or more are evicted to make room; if that is
   // not enough, 503 with Retry-After (nothing of the request is kept: the exporter sends it
   // again). After draining() every request is 503.
@@ -83,6 +85,7 @@ class ServeCore {
 
   struct Counters {
     std::uint64_t requests = 0, spans = 0, traces_checked = 0, traces_failed = 0;
+    std::uint64_t protobuf_requests = 0;  // of `requests`, those in protobuf
     std::uint64_t rejected = 0;  // requests answered 4xx/5xx
     std::uint64_t evicted = 0;   // traces checked before they were complete
     std::uint64_t reloads = 0;
@@ -95,6 +98,22 @@ class ServeCore {
   std::unique_ptr<Impl> impl_;
 };
 
+// How the decision log shows a call's arguments: masked (every value "***", keys and shape
+// kept) unless `full`; with `full`, the values of the keys in `mask` are still masked.
+struct DecisionLogArguments {
+  bool full = false;
+  std::vector<std::string> mask;
+};
+
+// A verdict as lines of the decision log `trajcheck guard --decision-log` writes (docs/guard.md):
+// one per violated rule — verdict "deny", mode "observe", forwarded true (serve sees spans after
+// the fact; nothing was stopped), the call of the rule's last witness step (its id, tool and
+// arguments; null when that step is not a tool call), the rule and its message — or, when no
+// rule was violated, one "allow" line whose call and rule are null. decision_id is
+// TRACE_ID:N; rules_digest as given (rules_digest() of the rules files).
+std::string serve_decision_lines(const ServeVerdict& verdict, std::string_view rules_digest,
+                                 const DecisionLogArguments& arguments = {});
+
 // `trajcheck serve`: the HTTP server around ServeCore until SIGTERM or SIGINT (then: stop
 // accepting, check every open trace, flush; exit 0). SIGHUP compiles `rules_files` again; a
 // file that does not compile keeps the old rules, with the reason on `err`.
@@ -104,6 +123,10 @@ struct ServeRunOptions {
   std::string listen = "127.0.0.1:4318";  // HOST:PORT; port 0 picks a free one (printed on err)
   std::string out = "-";                  // jsonl verdicts: a file (appended to) or "-" for stdout
   std::string otlp_endpoint;              // gen_ai.evaluation.result events, when set
+  // Decision-log lines (serve_decision_lines): a file (appended to), "-" for standard error,
+  // "" for none. Rules reloaded by SIGHUP are named by their own digest.
+  std::string decision_log;
+  DecisionLogArguments log_arguments;
   ServeOptions core;
 };
 int run_serve(const ServeRunOptions& options, std::FILE* err);

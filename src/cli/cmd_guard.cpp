@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include "command.hpp"
 #include "trajcheck/guard.hpp"
@@ -29,25 +28,6 @@ struct GuardArgs {
   std::vector<std::string> mask_args;
   std::vector<std::string> command;
 };
-
-// "sha256:HEX" of the rules files' texts, in order (each preceded by its length).
-std::string rules_digest(const RuleSetResult& compiled) {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  for (const RuleFile& f : compiled.files) {
-    const std::string_view text = f.source.text();
-    const std::string len = std::to_string(text.size()) + ":";
-    EVP_DigestUpdate(ctx, len.data(), len.size());
-    EVP_DigestUpdate(ctx, text.data(), text.size());
-  }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_DigestFinal_ex(ctx, md, &n);
-  EVP_MD_CTX_free(ctx);
-  std::string hex = "sha256:";
-  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
-}
 
 // The context object from --context values: KEY=VALUE (as `check` takes them; VALUE is JSON
 // if it parses as JSON, else a string) or a whole JSON object; later keys win.

@@ -17,6 +17,9 @@ struct ServeArgs {
   std::string idle = "5s";
   std::string out = "-";
   std::string otlp_endpoint;
+  std::string decision_log;
+  std::string log_arguments = "masked";
+  std::vector<std::string> mask_args;
   std::string fail_on = "error";
   std::string tool_catalog;
   std::size_t max_open_traces = 10000;
@@ -30,6 +33,9 @@ int run_serve_command(const ServeArgs& a) {
   o.listen = a.listen;
   o.out = a.out;
   o.otlp_endpoint = a.otlp_endpoint;
+  o.decision_log = a.decision_log;
+  o.log_arguments.full = a.log_arguments == "full";
+  o.log_arguments.mask = a.mask_args;
   if (!parse_duration_ms(a.idle, &o.core.idle_ms) || o.core.idle_ms == 0) {
     fmt::print(stderr, "trajcheck serve: --idle '{}': expected a duration such as 5s, 500ms or 2m\n", a.idle);
     return kBadInput;
@@ -59,6 +65,14 @@ const bool serve_registered = register_command({"serve", 46, [](CLI::App& app) {
   sub->add_option("--out", args->out, "append the verdicts (check --format jsonl records) here; - for stdout (default)");
   sub->add_option("--otlp-endpoint", args->otlp_endpoint,
                   "send gen_ai.evaluation.result events to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318");
+  sub->add_option("--decision-log", args->decision_log,
+                  "append the verdicts as guard's decision-log lines here, one per violation or an allow per trace "
+                  "(- for stderr)");
+  sub->add_option("--log-arguments", args->log_arguments,
+                  "masked (default): every argument value in the decision log is ***; full: as called, but --mask-arg keys")
+      ->check(CLI::IsMember({"masked", "full"}));
+  sub->add_option("--mask-arg", args->mask_args, "with --log-arguments full: mask this key's values (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--fail-on", args->fail_on, "lowest severity whose violation fails a trace (default error)");
   sub->add_option("--catalog", args->tool_catalog, "tool catalog file (instead of the rules' `catalog` line)");
   sub->add_option("--max-open-traces", args->max_open_traces, "traces held at once (default 10000)");

@@ -30,6 +30,7 @@
 
 #include "trajcheck/guard.hpp"
 
+#include "run/decision_log.hpp"
 #include "run/otlp_events.hpp"
 
 extern char** environ;
@@ -166,29 +167,6 @@ std::string folded(std::string_view s) {
   std::string r(s);
   for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return r;
-}
-
-std::string utc_now(const char* format) {
-  const auto now = std::chrono::system_clock::now();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  return fmt::format(fmt::runtime(format), fmt::gmtime(std::chrono::system_clock::to_time_t(now)), ms);
-}
-
-// Every scalar value replaced by "***" (keys and shape kept); with `keys`, only the values of
-// those keys (at any depth).
-Json masked(const Json& v, const std::vector<std::string>* keys) {
-  if (v.is_object()) {
-    Json r = Json::object();
-    for (const auto& [k, x] : v.items())
-      r[k] = keys && std::find(keys->begin(), keys->end(), k) != keys->end() ? Json("***") : masked(x, keys);
-    return r;
-  }
-  if (v.is_array()) {
-    Json r = Json::array();
-    for (const Json& x : v) r.push_back(masked(x, keys));
-    return r;
-  }
-  return keys ? v : Json("***");
 }
 
 }  // namespace
@@ -478,7 +456,7 @@ struct GuardSession::Impl {
       trace_id = !options.trace_id.empty()
                      ? options.trace_id
                      : fmt::format("guard-{}{}-{}", client_name.empty() ? "" : client_name + "-",
-                                   utc_now("{:%Y%m%dT%H%M%S}.{:03}Z"), ::getpid());
+                                   detail::utc_now("{:%Y%m%dT%H%M%S}.{:03}Z"), ::getpid());
     return trace_id;
   }
 
@@ -529,23 +507,20 @@ struct GuardSession::Impl {
   void log_decision(const Json& step, const Violation* v, std::string_view verdict, bool forwarded) {
     if (options.decision_log == nullptr && !otlp) return;
     const auto now = std::chrono::system_clock::now();
-    Json d = {{"decision_id", fmt::format("{}:{}", id_of_trace(), ++decisions)},
-              {"time", utc_now("{:%Y-%m-%dT%H:%M:%S}.{:03}Z")},
-              {"trace_id", id_of_trace()},
-              {"call_id", step["id"]},
-              {"tool", step["tool"]},
-              {"arguments", masked(step["arguments"], options.log_arguments ? &options.mask_args : nullptr)},
-              {"verdict", verdict},
-              {"mode", options.deny ? "enforce" : "observe"},
-              {"forwarded", forwarded},
-              {"rule", v ? Json(rules->rules()[v->rule].info->name) : Json()},
-              {"message", v ? Json(message_of(*v)) : Json()},
-              {"rules_digest", options.rules_digest}};
-    if (options.decision_log != nullptr) {
-      std::string line = dump(d);
-      std::fwrite(line.data(), 1, line.size(), options.decision_log);
-      std::fflush(options.decision_log);
-    }
+    detail::Decision decision;
+    decision.decision_id = fmt::format("{}:{}", id_of_trace(), ++decisions);
+    decision.trace_id = id_of_trace();
+    decision.call_id = step["id"];
+    decision.tool = step["tool"];
+    decision.arguments = detail::masked_arguments(step["arguments"], options.log_arguments ? &options.mask_args : nullptr);
+    decision.verdict = verdict;
+    decision.mode = options.deny ? "enforce" : "observe";
+    decision.forwarded = forwarded;
+    decision.rule = v ? Json(rules->rules()[v->rule].info->name) : Json();
+    decision.message = v ? Json(message_of(*v)) : Json();
+    decision.rules_digest = options.rules_digest;
+    const Json d = detail::decision_record(decision);
+    if (options.decision_log != nullptr) detail::write_decision(options.decision_log, d);
     if (otlp) otlp->emit(guardrail_event(d, now));
   }
   // The decision as the OpenTelemetry event gen_ai.guardrail.result (docs/guard.md).

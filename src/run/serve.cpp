@@ -23,7 +23,9 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "run/decision_log.hpp"
 #include "run/otlp_events.hpp"
+#include "run/otlp_protobuf.hpp"
 #include "trajcheck/report.hpp"
 
 namespace trajcheck {
@@ -140,6 +142,8 @@ struct ServeCore::Impl {
     return r;
   }
 
+  ServeReply post(const std::string& media, bool protobuf, std::string_view body);
+
   void count_memory_evictions() {
     const std::uint64_t early = joiner->early_traces();
     if (early > memory_evictions_seen) {
@@ -166,28 +170,47 @@ ServeCore::ServeCore(std::shared_ptr<const RuleSet> rules, ServeOptions options,
 ServeCore::~ServeCore() = default;
 
 ServeReply ServeCore::post_traces(std::string_view content_type, std::string_view body) {
-  Impl& m = *impl_;
+  const std::string media = serve_media_type(content_type);
+  const bool protobuf = media == "application/x-protobuf" || media == "application/protobuf";
+  ServeReply r = impl_->post(media, protobuf, body);
+  if (protobuf && detail::otlp_protobuf_available()) {
+    // OTLP/HTTP answers in the request's encoding: an empty ExportTraceServiceResponse, or a
+    // google.rpc.Status.
+    r.content_type = "application/x-protobuf";
+    if (r.status == 200) {
+      r.body.clear();
+    } else {
+      const nlohmann::json status = nlohmann::json::parse(r.body, nullptr, false);
+      r.body = detail::otlp_status_protobuf(status.value("code", 0), status.value("message", std::string()));
+    }
+  }
+  return r;
+}
+
+ServeReply ServeCore::Impl::post(const std::string& media, bool protobuf, std::string_view body) {
+  Impl& m = *this;
   const int idle_s = static_cast<int>(std::max<std::uint64_t>(1, (m.o.idle_ms + 999) / 1000));
   if (m.draining) {
     std::lock_guard<std::mutex> lk(m.mu);
     return m.refuse(503, "shutting_down", "trajcheck serve is shutting down", idle_s);
   }
-  const std::string media = serve_media_type(content_type);
-  if (media == "application/x-protobuf" || media == "application/protobuf") {
+  if (protobuf && !detail::otlp_protobuf_available()) {
     std::lock_guard<std::mutex> lk(m.mu);
     return m.refuse(415, "unsupported_media_type",
-                    "OTLP/HTTP protobuf is not supported: export OTLP/HTTP JSON (Content-Type: application/json; "
+                    "this trajcheck was built without protobuf: export OTLP/HTTP JSON (Content-Type: application/json; "
                     "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json)");
   }
-  if (media != "application/json") {
+  if (!protobuf && media != "application/json") {
     std::lock_guard<std::mutex> lk(m.mu);
     return m.refuse(415, "unsupported_media_type",
-                    fmt::format("Content-Type '{}' is not OTLP/HTTP JSON (application/json)", content_type));
+                    fmt::format("Content-Type '{}' is not OTLP/HTTP JSON (application/json) or protobuf "
+                                "(application/x-protobuf)",
+                                media));
   }
   if (body.size() > m.o.max_body_bytes) {
     std::lock_guard<std::mutex> lk(m.mu);
-    return m.refuse(413, "too_large", fmt::format("the request has {} bytes, more than the {} allowed", body.size(),
-                                                  m.o.max_body_bytes));
+    return m.refuse(413, "too_large",
+                    fmt::format("the request is larger than the {} bytes allowed", m.o.max_body_bytes));
   }
   // Back-pressure: too many requests already wait for the core.
   if (m.waiting.fetch_add(1) >= m.o.max_waiting_requests) {
@@ -195,9 +218,24 @@ ServeReply ServeCore::post_traces(std::string_view content_type, std::string_vie
     std::lock_guard<std::mutex> lk(m.mu);
     return m.refuse(429, "throttled", "too many export requests wait to be read; send again later", 1);
   }
+  // Protobuf is decoded outside the lock, into the OTLP JSON of the same request: from here
+  // on both encodings are read alike.
+  std::string converted;
+  if (protobuf) {
+    std::string why;
+    if (!detail::otlp_traces_protobuf_to_json(body, &converted, &why)) {
+      m.waiting.fetch_sub(1);
+      std::lock_guard<std::mutex> lk(m.mu);
+      ++m.c.requests;
+      ++m.c.protobuf_requests;
+      return m.refuse(400, "bad_request", why);
+    }
+    body = converted;
+  }
   std::unique_lock<std::mutex> lk(m.mu);
   m.waiting.fetch_sub(1);
   ++m.c.requests;
+  m.c.protobuf_requests += protobuf;
   RawRecord rec;
   rec.text.reserve(body.size() + kRecordPadding);
   rec.text.assign(body);
@@ -212,7 +250,8 @@ ServeReply ServeCore::post_traces(std::string_view content_type, std::string_vie
   if (!po.ok()) {
     const RecordError& e = po.errors.front();
     return m.refuse(400, "bad_request",
-                    fmt::format("byte {} of line {}: {}", e.where.column, e.where.line, e.message));
+                    fmt::format("{}byte {} of line {}: {}", protobuf ? "the request's spans as OTLP JSON: " : "",
+                                e.where.column, e.where.line, e.message));
   }
   if (not_otlp)
     return m.refuse(400, "bad_request", "not an OTLP trace export (an object with resourceSpans of spans)");
@@ -297,6 +336,8 @@ std::string ServeCore::metrics() const {
   };
   family("trajcheck_serve_requests_total", "counter", "OTLP export requests read");
   s += fmt::format("trajcheck_serve_requests_total {}\n", m.c.requests);
+  family("trajcheck_serve_protobuf_requests_total", "counter", "OTLP export requests read in protobuf");
+  s += fmt::format("trajcheck_serve_protobuf_requests_total {}\n", m.c.protobuf_requests);
   family("trajcheck_serve_spans_total", "counter", "Spans received");
   s += fmt::format("trajcheck_serve_spans_total {}\n", m.c.spans);
   family("trajcheck_serve_traces_checked_total", "counter", "Traces checked, by verdict");
@@ -330,6 +371,45 @@ std::string ServeCore::metrics() const {
   family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes");
   s += fmt::format("process_resident_memory_bytes {}\n", resident_bytes());
   return s;
+}
+
+std::string serve_decision_lines(const ServeVerdict& sv, std::string_view rules_digest,
+                                 const DecisionLogArguments& arguments) {
+  using Json = nlohmann::json;
+  const Trajectory& t = *sv.trace;
+  detail::Decision d;
+  d.trace_id = std::string(t.trace_id());
+  d.mode = "observe";
+  d.forwarded = true;
+  d.rules_digest = std::string(rules_digest);
+  std::string lines;
+  std::size_t n = 0;
+  for (const RuleResult& r : sv.verdict->results) {
+    if (r.status != VerdictStatus::violated || r.rule >= sv.rules->rules().size()) continue;
+    const RuleInfo& info = *sv.rules->rules()[r.rule].info;
+    d.decision_id = fmt::format("{}:{}", d.trace_id, ++n);
+    d.verdict = "deny";
+    d.rule = info.name;
+    d.message = info.message.empty() ? fmt::format("violates rule {}", info.name) : info.message;
+    d.call_id = d.tool = d.arguments = Json();
+    if (!r.steps.empty() && r.steps.back() < t.steps().size()) {
+      const Step& step = t.steps()[r.steps.back()];
+      if (step.type == StepType::tool_call) {
+        if (step.id.len != 0) d.call_id = std::string(t.text(step.id));
+        d.tool = std::string(t.text(step.raw_tool.len != 0 ? step.raw_tool : step.tool_name));
+        Json args = step.arguments.len != 0 ? Json::parse(t.text(step.arguments), nullptr, false) : Json::object();
+        if (args.is_discarded()) args = std::string(t.text(step.arguments));
+        d.arguments = detail::masked_arguments(args, arguments.full ? &arguments.mask : nullptr);
+      }
+    }
+    lines += detail::decision_line(detail::decision_record(d));
+  }
+  if (n == 0) {
+    d.decision_id = fmt::format("{}:1", d.trace_id);
+    d.verdict = "allow";
+    lines += detail::decision_line(detail::decision_record(d));
+  }
+  return lines;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -401,6 +481,23 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
       return 2;
     }
   }
+  std::FILE* decisions = nullptr;
+  if (o.decision_log == "-") {
+    decisions = err;
+  } else if (!o.decision_log.empty() && (decisions = std::fopen(o.decision_log.c_str(), "ab")) == nullptr) {
+    fmt::print(err, "trajcheck serve: cannot write the decision log {}: {}\n", o.decision_log, std::strerror(errno));
+    if (out != stdout) std::fclose(out);
+    return 2;
+  }
+  auto close_decisions = [&] { return decisions != nullptr && decisions != err ? std::fclose(decisions) == 0 : true; };
+  // The rules in use and the one before (verdicts being written during a reload have those),
+  // each with the digest its decision lines name.
+  struct NamedRules {
+    std::shared_ptr<const RuleSet> rules;
+    std::string digest;
+  };
+  std::mutex digest_mu;
+  NamedRules current{compiled.rules, rules_digest(compiled)}, before;
   std::unique_ptr<detail::OtlpEventExporter> events;
   if (!o.otlp_endpoint.empty()) {
     std::string error;
@@ -408,15 +505,29 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
     if (!events) {
       fmt::print(err, "trajcheck serve: --otlp-endpoint: {}\n", error);
       if (out != stdout) std::fclose(out);
+      close_decisions();
       return 2;
     }
   }
-  bool write_failed = false;
+  bool write_failed = false, decisions_failed = false;
   ServeCore core(compiled.rules, o.core, [&](const ServeVerdict& v) {
     if (!v.warnings.empty()) std::fputs(v.warnings.c_str(), err);
     if (std::fwrite(v.jsonl.data(), 1, v.jsonl.size(), out) != v.jsonl.size() || std::fflush(out) != 0) {
       if (!write_failed) fmt::print(err, "trajcheck serve: cannot write verdicts to {}: {}\n", o.out, std::strerror(errno));
       write_failed = true;
+    }
+    if (decisions != nullptr) {
+      std::string digest;
+      {
+        std::lock_guard<std::mutex> lk(digest_mu);
+        digest = v.rules == before.rules.get() ? before.digest : current.digest;
+      }
+      const std::string lines = serve_decision_lines(v, digest, o.log_arguments);
+      if ((std::fwrite(lines.data(), 1, lines.size(), decisions) != lines.size() || std::fflush(decisions) != 0) &&
+          !decisions_failed) {
+        fmt::print(err, "trajcheck serve: cannot write the decision log {}: {}\n", o.decision_log, std::strerror(errno));
+        decisions_failed = true;
+      }
     }
     if (events) serve_events(*events, v);
   });
@@ -434,8 +545,18 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
   // An answer is written in pieces: without this, Nagle's algorithm and the client's delayed
   // ACK hold each answer ~40 ms on a keep-alive connection.
   server.set_tcp_nodelay(true);
-  server.Post("/v1/traces", [&](const httplib::Request& req, httplib::Response& res) {
-    ServeReply r = core.post_traces(req.get_header_value("Content-Type"), req.body);
+  server.Post("/v1/traces", [&](const httplib::Request& req, httplib::Response& res,
+                                const httplib::ContentReader& content) {
+    // The body as it arrives, decompressed (Content-Encoding: gzip): kept up to one byte past
+    // the limit, so that a small compressed request cannot grow without bound — the core
+    // answers one byte past it 413.
+    std::string body;
+    content([&](const char* data, std::size_t n) {
+      const std::size_t room = o.core.max_body_bytes + 1 - std::min<std::size_t>(body.size(), o.core.max_body_bytes + 1);
+      body.append(data, std::min(n, room));
+      return n <= room;
+    });
+    ServeReply r = core.post_traces(req.get_header_value("Content-Type"), body);
     res.status = r.status;
     if (r.retry_after_s > 0) res.set_header("Retry-After", std::to_string(r.retry_after_s));
     res.set_content(r.body, r.content_type);
@@ -449,6 +570,7 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
     fmt::print(err, "trajcheck serve: cannot listen on {}: {}\n", o.listen, std::strerror(errno));
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     if (out != stdout) std::fclose(out);
+    close_decisions();
     return 2;
   }
   fmt::print(err, "trajcheck serve: listening on http://{}:{} (POST /v1/traces, GET /metrics, GET /healthz)\n",
@@ -473,6 +595,11 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
     if (sig == SIGHUP) {
       RuleSetResult again = serve_compile(o, err);
       if (again.ok()) {
+        {
+          std::lock_guard<std::mutex> lk(digest_mu);
+          before = std::move(current);
+          current = NamedRules{again.rules, rules_digest(again)};
+        }
         core.reload(again.rules);
         fmt::print(err, "trajcheck serve: rules reloaded\n");
       } else {
@@ -496,7 +623,8 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
   const std::size_t at_shutdown = core.finish();
   int rc = 0;
   if (out != stdout ? std::fclose(out) != 0 : std::fflush(out) != 0) write_failed = true;
-  if (write_failed) rc = 2;
+  if (!close_decisions()) decisions_failed = true;
+  if (write_failed || decisions_failed) rc = 2;
   if (events) {
     const detail::OtlpEventExporter::Result r = events->close();
     if (r.lost != 0) {

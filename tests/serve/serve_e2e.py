@@ -2,15 +2,18 @@
 """End-to-end test of `trajcheck serve` over a real socket on 127.0.0.1 (a free port chosen by
 the server, read from its stderr). The OTLP files of tests/data/producers/otel are POSTed one
 export request at a time; the verdicts must equal `trajcheck check --format jsonl` on the same
-files. Then: /metrics and /healthz, a 400 on garbage, SIGHUP with a bad rules file (old rules
-kept), SIGTERM with open traces (every trace checked, exit 0; the gen_ai.evaluation.result
-events sent to a local OTLP logs receiver match the verdicts). With node and
-tests/producers/otel/node_modules, the real OpenTelemetry JS SDK exports to serve too; without
-them that part is skipped (said on stdout). Every server started is killed on the way out.
+files, and its decision log holds a line per violation (an allow per passing trace). Then:
+/metrics and /healthz, a 400 on garbage JSON and on garbage protobuf (answered in protobuf), a
+415 on another media type, SIGHUP with a bad rules file (old rules kept), SIGTERM with open
+traces sent gzip-compressed (every trace checked, exit 0; the gen_ai.evaluation.result events
+sent to a local OTLP logs receiver match the verdicts). With node and
+tests/producers/otel/node_modules, the real OpenTelemetry JS SDK exports to serve too — OTLP/HTTP
+JSON, protobuf, and gzip-compressed protobuf, each to a server of its own, each giving `check`'s
+verdicts on the same spans; without them that part is skipped (said on stdout). Every server started is killed on the way out.
 
     python3 tests/serve/serve_e2e.py TRAJCHECK WORKDIR
 """
-import json, os, re, shutil, signal, subprocess, sys, threading, time, urllib.error, urllib.request
+import gzip, json, os, re, shutil, signal, subprocess, sys, threading, time, urllib.error, urllib.request
 
 BIN, WORK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,15 +58,17 @@ class Serve:
     def stderr(self):
         return open(self.err_path).read()
 
-    def request(self, method, path, body=None, content_type="application/json"):
+    def request(self, method, path, body=None, content_type="application/json", encoding=None):
         req = urllib.request.Request(self.url + path, data=body, method=method)
         if body is not None:
             req.add_header("Content-Type", content_type)
+        if encoding:
+            req.add_header("Content-Encoding", encoding)
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
-                return r.status, r.read().decode(), dict(r.headers)
+                return r.status, r.read().decode(errors="replace"), dict(r.headers)
         except urllib.error.HTTPError as e:
-            return e.code, e.read().decode(), dict(e.headers)
+            return e.code, e.read().decode(errors="replace"), dict(e.headers)
 
     def metric(self, line_prefix):
         _, text, _ = self.request("GET", "/metrics")
@@ -72,12 +77,15 @@ class Serve:
                 return float(line.split()[-1])
         return None
 
-    def post_files(self, paths):
+    def post_files(self, paths, compress=False):
         n = 0
         for path in paths:
             for line in open(path, "rb"):
                 if line.strip():
-                    status, body, _ = self.request("POST", "/v1/traces", line)
+                    if compress:
+                        status, body, _ = self.request("POST", "/v1/traces", gzip.compress(line), encoding="gzip")
+                    else:
+                        status, body, _ = self.request("POST", "/v1/traces", line)
                     if status != 200:
                         fail(f"POST of a record of {path}: {status} {body}")
                     n += 1
@@ -119,7 +127,8 @@ try:
         fail(f"check gave {len(expected)} traces: {[(v['trace_id'], v['status']) for v in expected]}")
 
     # 1. Traces complete by the idle rule, while serve runs.
-    s = Serve("idle", "--idle", "300ms")
+    decision_log = os.path.join(WORK, "decisions.jsonl")
+    s = Serve("idle", "--idle", "300ms", "--decision-log", decision_log)
     status, body, _ = s.request("GET", "/healthz")
     if status != 200:
         fail(f"/healthz: {status}")
@@ -139,16 +148,44 @@ try:
     _, text, _ = s.request("GET", "/metrics")
     if not re.search(r'trajcheck_serve_violations_total\{rule="[^"]+",severity="error"\} [1-9]', text):
         fail(f"no violation counted by rule and severity:\n{text}")
+    # The decision log: per trace, a "deny" line per violated rule, or one "allow" line.
+    decisions = [json.loads(l) for l in open(decision_log) if l.strip()]
+    want = sorted((v["trace_id"], "deny", r["rule"]) for v in expected for r in v["results"] if r["status"] == "violated")
+    want += sorted((v["trace_id"], "allow", None) for v in expected
+                   if not any(r["status"] == "violated" for r in v["results"]))
+    got_decisions = sorted((d["trace_id"], d["verdict"], d["rule"]) for d in decisions if d["verdict"] == "deny")
+    got_decisions += sorted((d["trace_id"], d["verdict"], d["rule"]) for d in decisions if d["verdict"] == "allow")
+    if got_decisions != want or not any(d["verdict"] == "deny" for d in decisions):
+        fail(f"decision log {got_decisions} is not the verdicts' {want}")
+    fields = ["decision_id", "time", "trace_id", "call_id", "tool", "arguments", "verdict", "mode", "forwarded",
+              "rule", "message", "rules_digest"]
+    for d in decisions:
+        if sorted(d) != sorted(fields) or d["mode"] != "observe" or d["forwarded"] is not True \
+                or not d["rules_digest"].startswith("sha256:") or not d["decision_id"].startswith(d["trace_id"] + ":"):
+            fail(f"decision line not in guard's format: {d}")
+        if d["verdict"] == "deny" and (not d["tool"] or any(v != "***" for v in (d["arguments"] or {}).values())):
+            fail(f"a deny line without its call, or with arguments not masked: {d}")
 
-    # 2. Garbage: 400 with a reason, counted; protobuf: 415.
+    # 2. Garbage: 400 with a reason, counted (protobuf answered with a protobuf Status); another
+    # media type: 415.
     status, body, _ = s.request("POST", "/v1/traces", b"{garbage")
     if status != 400 or "message" not in body:
         fail(f"garbage: {status} {body}")
-    status, body, _ = s.request("POST", "/v1/traces", b"\x0a\x00", "application/x-protobuf")
+    status, body, headers = s.request("POST", "/v1/traces", b"\x0a\x05\x12", "application/x-protobuf")
+    if status != 400 or headers.get("Content-Type") != "application/x-protobuf" or "ExportTraceServiceRequest" not in body:
+        fail(f"garbage protobuf: {status} {headers.get('Content-Type')} {body!r}")
+    status, body, _ = s.request("POST", "/v1/traces", b"a,b", "text/csv")
     if status != 415:
-        fail(f"protobuf: {status} {body}")
-    if s.metric('trajcheck_serve_rejected_total{reason="bad_request"}') != 1:
-        fail("the bad request was not counted")
+        fail(f"text/csv: {status} {body}")
+    if s.metric('trajcheck_serve_rejected_total{reason="bad_request"}') != 2:
+        fail("the bad requests were not counted")
+    # A small gzip body that decompresses past the 16 MiB limit: 413, never held whole.
+    bomb = gzip.compress(b" " * (64 << 20))
+    status, body, _ = s.request("POST", "/v1/traces", bomb, encoding="gzip")
+    if status != 413 or s.metric('trajcheck_serve_rejected_total{reason="too_large"}') != 1:
+        fail(f"a gzip body of 64 MiB ({len(bomb)} bytes compressed): {status} {body}")
+    if (s.metric("process_resident_memory_bytes") or 0) > 72 << 20:
+        fail(f"RSS {s.metric('process_resident_memory_bytes')} after the gzip bomb: the body was held whole")
 
     # 3. SIGHUP with a bad rules file: the old rules stay, and stderr says why.
     good = open(RULES).read()
@@ -201,7 +238,7 @@ try:
     logs = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Logs)
     threading.Thread(target=logs.serve_forever, daemon=True).start()
     t = Serve("term", "--idle", "60m", "--otlp-endpoint", f"http://127.0.0.1:{logs.server_address[1]}")
-    t.post_files(paths)
+    t.post_files(paths, compress=True)  # Content-Encoding: gzip
     if t.metric("trajcheck_serve_open_traces") != len(expected):
         fail(f"open traces before SIGTERM: {t.metric('trajcheck_serve_open_traces')}, expected {len(expected)}")
     rc = t.stop()
@@ -223,24 +260,37 @@ try:
     if sorted(got_events) != sorted(applied) or not applied:
         fail(f"evaluation events {sorted(got_events)} are not the verdicts' {sorted(applied)}")
 
-    # 5. The real OpenTelemetry JS SDK exporting to serve (batch span processor, OTLP/HTTP JSON).
+    # 5. The real OpenTelemetry JS SDK exporting to serve (batch span processor): OTLP/HTTP JSON,
+    # protobuf, and gzip-compressed protobuf, each to a server of its own.
     otel = os.path.join(TESTS, "producers", "otel")
     if shutil.which("node") and os.path.isdir(os.path.join(otel, "node_modules", "@opentelemetry")):
-        u = Serve("sdk", "--idle", "300ms")
+        sdk = {"JSON": Serve("sdk-json", "--idle", "300ms"), "protobuf": Serve("sdk-proto", "--idle", "300ms"),
+               "gzip protobuf": Serve("sdk-proto-gzip", "--idle", "300ms")}
         sdk_dir = os.path.join(WORK, "sdk")
         os.makedirs(sdk_dir)
-        env = dict(os.environ, TRAJCHECK_SERVE_TRACES_URL=u.url + "/v1/traces")
+        env = dict(os.environ, TRAJCHECK_SERVE_TRACES_URL=sdk["JSON"].url + "/v1/traces",
+                   TRAJCHECK_SERVE_PROTO_URL=sdk["protobuf"].url + "/v1/traces",
+                   TRAJCHECK_SERVE_PROTO_GZIP_URL=sdk["gzip protobuf"].url + "/v1/traces")
         r = subprocess.run(["node", os.path.join(otel, "agent.mjs"), sdk_dir], env=env, capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"agent.mjs: {r.stderr}")
         sdk_expected = check_verdicts([os.path.join(sdk_dir, "batched.jsonl")])
-        if not wait_checked(u, len(sdk_expected)):
-            fail("the SDK's traces were not checked")
-        u.stop()
-        if len(sdk_expected) != 2 or u.verdicts() != sdk_expected:
-            fail(f"SDK export: serve {u.verdicts()} vs check {sdk_expected}")
-        else:
-            print("real OpenTelemetry JS SDK: serve's verdicts equal check's", flush=True)
+        for name, u in sdk.items():
+            if not wait_checked(u, len(sdk_expected)):
+                fail(f"the SDK's traces ({name}) were not checked")
+            requests = u.metric("trajcheck_serve_requests_total") or 0
+            protobuf = u.metric("trajcheck_serve_protobuf_requests_total")
+            if protobuf != (0 if name == "JSON" else requests):
+                fail(f"SDK export ({name}): {protobuf} of {requests} requests were protobuf")
+            rejected = sum(u.metric(f'trajcheck_serve_rejected_total{{reason="{k}"}}') or 0
+                           for k in ("bad_request", "unsupported_media_type"))
+            rc = u.stop()
+            if len(sdk_expected) != 2 or u.verdicts() != sdk_expected or rc != 0 or rejected or requests < 3:
+                fail(f"SDK export ({name}): serve {u.verdicts()} vs check {sdk_expected}; exit {rc}, "
+                     f"{requests} requests, {rejected} refused; {u.stderr()}")
+            else:
+                print(f"real OpenTelemetry JS SDK, {name}: serve's verdicts equal check's "
+                      f"({int(requests)} export requests)", flush=True)
     else:
         print("SKIP: the real OpenTelemetry JS SDK part (node or tests/producers/otel/node_modules missing)", flush=True)
 finally:

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "trajcheck/serve.hpp"
 #include "unit/readers_support.hpp"
@@ -117,16 +118,29 @@ TEST_CASE("serve: bad payloads are refused with a reason and counted") {
   r = h.core->post_traces("application/json", R"({"steps":[{"type":"tool_call","tool":"x"}]})");
   CHECK(r.status == 400);
   CHECK(r.body.find("not an OTLP trace export") != std::string::npos);
-  r = h.core->post_traces("application/x-protobuf", "\x0a\x00");
+  r = h.core->post_traces("application/x-protobuf", std::string("\x0a\x05\x12", 3));  // cut short
+#if TRAJCHECK_OTLP_PROTOBUF
+  CHECK(r.status == 400);
+  CHECK(r.content_type == "application/x-protobuf");  // a google.rpc.Status, as the request was protobuf
+  CHECK(r.body.find("ExportTraceServiceRequest") != std::string::npos);
+#else
   CHECK(r.status == 415);
-  CHECK(r.body.find("protobuf is not supported") != std::string::npos);
-  CHECK(h.core->post_traces("text/plain", "{}").status == 415);
+  CHECK(r.body.find("built without protobuf") != std::string::npos);
+#endif
+  r = h.core->post_traces("text/plain", "{}");
+  CHECK(r.status == 415);
+  CHECK(r.body.find("or protobuf (application/x-protobuf)") != std::string::npos);
   CHECK(h.core->post_traces("Application/JSON; charset=utf-8", serve_request(kTraceA, {{"r", "", 1, 2, "lookup"}}))
             .status == 200);
   CHECK(h.core->counters().rejected == 4);
   const std::string m = h.core->metrics();
+#if TRAJCHECK_OTLP_PROTOBUF
+  CHECK(m.find("trajcheck_serve_rejected_total{reason=\"bad_request\"} 3\n") != std::string::npos);
+  CHECK(m.find("trajcheck_serve_rejected_total{reason=\"unsupported_media_type\"} 1\n") != std::string::npos);
+#else
   CHECK(m.find("trajcheck_serve_rejected_total{reason=\"bad_request\"} 2\n") != std::string::npos);
   CHECK(m.find("trajcheck_serve_rejected_total{reason=\"unsupported_media_type\"} 2\n") != std::string::npos);
+#endif
   CHECK(h.jsonl.empty());  // nothing of a refused request was kept
   CHECK(h.core->finish() == 1);
   h.core->drain();
@@ -176,4 +190,64 @@ TEST_CASE("serve: reloaded rules check the traces from then on") {
   REQUIRE(h.jsonl.size() == 1);
   CHECK(h.jsonl[0].find("\"rule\":\"forbid refund\"") != std::string::npos);
   CHECK(h.core->counters().reloads == 1);
+}
+
+TEST_CASE("serve: verdicts as decision-log lines, one per violation or an allow per trace") {
+  const std::string digest = "sha256:0123";
+  std::vector<std::string> lines;
+  DecisionLogArguments args;
+  auto core = std::make_unique<ServeCore>(
+      serve_rules("rule order: lookup precedes refund\nrule no_refund:\n    forbid refund\n    message \"refunds need a person\"\n"),
+      ServeOptions{}, [&](const ServeVerdict& v) { lines.push_back(serve_decision_lines(v, digest, args)); });
+  // A: refund (with arguments and a call id) before lookup: both rules violated at the refund.
+  std::string a = serve_request(kTraceA, {{"r", "", 1, 9, ""}, {"c1", "r", 2, 3, "refund"}, {"c2", "r", 4, 5, "lookup"}});
+  const std::string attrs = R"({"key":"gen_ai.tool.name","value":{"stringValue":"refund"}})";
+  a.replace(a.find(attrs), attrs.size(),
+            attrs + R"(,{"key":"gen_ai.tool.call.id","value":{"stringValue":"call_7"}},)"
+                    R"({"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"order_id\":\"o1\",\"card\":{\"pan\":\"4111\"}}"}})");
+  CHECK(core->post_traces("application/json", a).status == 200);
+  CHECK(core->post_traces("application/json", serve_request(kTraceB, {{"r", "", 1, 9, ""}, {"c1", "r", 2, 3, "lookup"}}))
+            .status == 200);
+  core->finish();
+  REQUIRE(lines.size() == 2);
+  auto parse_lines = [](const std::string& text) {
+    std::vector<nlohmann::json> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.push_back(nlohmann::json::parse(l));
+    return out;
+  };
+  const auto fail = parse_lines(lines[0]);
+  REQUIRE(fail.size() == 2);
+  for (std::size_t i = 0; i < fail.size(); ++i) {
+    const nlohmann::json& d = fail[i];
+    CHECK(d["decision_id"] == kTraceA + ":" + std::to_string(i + 1));
+    CHECK(d["trace_id"] == kTraceA);
+    CHECK(d["verdict"] == "deny");
+    CHECK(d["mode"] == "observe");
+    CHECK(d["forwarded"] == true);
+    CHECK(d["rules_digest"] == digest);
+    CHECK(d["call_id"] == "call_7");
+    CHECK(d["tool"] == "refund");
+    CHECK(d["arguments"] == nlohmann::json::parse(R"({"order_id":"***","card":{"pan":"***"}})"));
+    CHECK(d["time"].get<std::string>().size() == 24);  // 2026-07-01T09:12:05.118Z
+  }
+  CHECK(fail[0]["rule"] == "order");
+  CHECK(fail[0]["message"] == "violates rule order");
+  CHECK(fail[1]["rule"] == "no_refund");
+  CHECK(fail[1]["message"] == "refunds need a person");
+  const auto pass = parse_lines(lines[1]);
+  REQUIRE(pass.size() == 1);
+  CHECK(pass[0]["decision_id"] == kTraceB + ":1");
+  CHECK(pass[0]["verdict"] == "allow");
+  for (const char* k : {"call_id", "tool", "arguments", "rule", "message"}) CHECK(pass[0][k].is_null());
+  // --log-arguments full with --mask-arg card: the arguments as called, but card's value.
+  lines.clear();
+  args.full = true;
+  args.mask = {"card"};
+  core = std::make_unique<ServeCore>(serve_rules("forbid refund\n"), ServeOptions{},
+                                     [&](const ServeVerdict& v) { lines.push_back(serve_decision_lines(v, digest, args)); });
+  CHECK(core->post_traces("application/json", a).status == 200);
+  core->finish();
+  REQUIRE(lines.size() == 1);
+  CHECK(parse_lines(lines[0]).at(0)["arguments"] == nlohmann::json::parse(R"({"order_id":"o1","card":"***"})"));
 }

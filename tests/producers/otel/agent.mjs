@@ -16,6 +16,18 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { startReceiver } from './receiver.mjs';
 
 const outDir = process.argv[2] ?? '.';
+// tests/serve: the same spans exported to `trajcheck serve` as well — OTLP/HTTP JSON, and
+// protobuf plain and gzip-compressed (each to a server of its own).
+const serveExporters = [];
+if (process.env.TRAJCHECK_SERVE_TRACES_URL)
+  serveExporters.push(new OTLPTraceExporter({ url: process.env.TRAJCHECK_SERVE_TRACES_URL }));
+if (process.env.TRAJCHECK_SERVE_PROTO_URL || process.env.TRAJCHECK_SERVE_PROTO_GZIP_URL) {
+  const { OTLPTraceExporter: OTLPProtoExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
+  if (process.env.TRAJCHECK_SERVE_PROTO_URL)
+    serveExporters.push(new OTLPProtoExporter({ url: process.env.TRAJCHECK_SERVE_PROTO_URL }));
+  if (process.env.TRAJCHECK_SERVE_PROTO_GZIP_URL)
+    serveExporters.push(new OTLPProtoExporter({ url: process.env.TRAJCHECK_SERVE_PROTO_GZIP_URL, compression: 'gzip' }));
+}
 const receiver = await startReceiver(path.join(outDir, 'batched.jsonl'));
 const provider = new NodeTracerProvider({
   resource: resourceFromAttributes({ 'service.name': 'refund-agent' }),
@@ -24,13 +36,10 @@ const provider = new NodeTracerProvider({
       maxExportBatchSize: 2,
       scheduledDelayMillis: 20,
     }),
-    // tests/serve: the same spans exported to `trajcheck serve` as well.
-    ...(process.env.TRAJCHECK_SERVE_TRACES_URL
-      ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: process.env.TRAJCHECK_SERVE_TRACES_URL }), {
-          maxExportBatchSize: 2,
-          scheduledDelayMillis: 20,
-        })]
-      : []),
+    ...serveExporters.map((exporter) => new BatchSpanProcessor(exporter, {
+      maxExportBatchSize: 2,
+      scheduledDelayMillis: 20,
+    })),
   ],
 });
 provider.register();
