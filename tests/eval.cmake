@@ -103,3 +103,12 @@ add_test(NAME eval.browser_history
 set_tests_properties(eval.browser_history PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # Loop depth counts cycles (search -> read five times: 5); duplicates repeat a successful call.
 trajcheck_eval_golden(loops ${EVAL_DATA}/loops loops.text.expected eval loops.suite -j 1)
+# case vary's variation commands: derived inputs from a deterministic stand-in for a paraphraser,
+# cached; a failing command is a located error (exit 2).
+add_test(NAME eval.vary_command
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/golden/eval/vary_command_test.sh $<TARGET_FILE:trajcheck_cli>
+                 ${EVAL_DATA}/vary-command ${CMAKE_CURRENT_BINARY_DIR}/vary-command)
+trajcheck_eval_golden(vary_command_broken ${EVAL_DATA}/vary-command vary-command-broken.expected
+                      case vary vary.suite --from refund-1 --kinds broken --seed 3 --out out-broken --cache -)
+trajcheck_eval_golden(vary_command_unknown_kind ${EVAL_DATA}/vary-command vary-command-unknown.expected
+                      case vary vary.suite --from refund-1 --kinds paraphrse --seed 3 --out out-unknown --cache -)

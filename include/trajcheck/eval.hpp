@@ -382,11 +382,14 @@ bool copy_case_fixture(const SuiteFile& suite, const std::string& file, const st
 struct VaryOptions {
   std::string suite_path;
   std::vector<std::string> from;   // the source cases' ids
-  std::vector<std::string> kinds;  // of variation_kinds(); empty: all
+  std::vector<std::string> kinds;  // of variation_kinds() or the suite's `variation` names; empty: all
   std::uint64_t seed = 1;          // the same seed gives the same bytes
   std::string out_dir;             // synthetic.jsonl, fixtures/, review.md
   unsigned sample = 5;             // derived cases in the review sample
   unsigned per_kind = 3;           // fixture-missing: fields removed per source case
+  // Where the suite's variation commands' answers are kept: empty = .trajcheck-cache/variations
+  // beside the suite, "-" = nowhere (every command runs).
+  std::string cache;
 };
 
 struct VaryResult {

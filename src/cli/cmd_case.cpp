@@ -114,13 +114,16 @@ const bool case_registered = register_command({"case", 32, [](CLI::App& app) -> 
   auto* vary = sub->add_subcommand("vary", "derive synthetic cases from designed ones, deterministically (same seed, same bytes)");
   vary->add_option("suite", vs->suite_path, "the suite whose cases, catalog and fixtures are read")->required();
   vary->add_option("--from", vs->from, "the ids of the cases to derive from")->required();
-  vary->add_option("--kinds", vs->kinds, "variation kinds, comma-separated (default all): " +
+  vary->add_option("--kinds", vs->kinds, "variation kinds, comma-separated (default all, and the suite's variation commands): " +
                                              fmt::format("{}", fmt::join(eval::variation_kinds(), ", ")))
       ->delimiter(',');
   vary->add_option("--seed", vs->seed, "the seed of every seeded choice (default 1)");
   vary->add_option("--out", vs->out_dir, "the folder to write synthetic.jsonl, fixtures/ and review.md into")->required();
   vary->add_option("--sample", vs->sample, "derived cases in the review sample (default 5)");
   vary->add_option("--per-kind", vs->per_kind, "fixture-missing: fields removed per source case (default 3)");
+  vary->add_option("--cache", vs->cache,
+                   "where the suite's variation commands' answers are kept (default: .trajcheck-cache/variations "
+                   "beside the suite; - for none)");
   vary->callback([s, vs] { s->vary = true; (void)vs; });
   return [s, vs]() -> int {
     if (!s->vary) return run_new(*s);

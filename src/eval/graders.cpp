@@ -1,7 +1,8 @@
 // External graders: a command per judged case, JSON on its standard input, one
 // {"score", "pass", "reason"} object on its standard output; answers cached on disk by
 // (grader, case, run digest). A grader that fails, times out or answers nonsense is reported
-// on the case and the run goes on.
+// on the case and the run goes on. run_command_cached is how every external command of a
+// suite runs (graders here, variations in case vary).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -19,7 +20,6 @@
 namespace trajcheck::eval {
 
 using nlohmann::json;
-using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 std::string sha256_hex(std::string_view data) {
@@ -77,20 +77,53 @@ bool parse_answer(const std::string& out, GraderResult& r) {
   return true;
 }
 
-ordered_json answer_json(const GraderResult& r) {
-  ordered_json j = ordered_json::object();
-  if (r.score) j["score"] = *r.score;
-  if (r.pass) j["pass"] = *r.pass;
-  j["reason"] = r.reason;
-  return j;
-}
-
 struct Job {
   std::size_t case_index, grader;
   std::string input, key;
 };
 
 }  // namespace
+
+CommandAnswer run_command_cached(const std::string& command, double timeout_seconds, const std::string& dir,
+                                 const std::string& input, const std::string& cache_file,
+                                 const std::function<bool(const std::string& output, std::string& why)>& accept) {
+  CommandAnswer a;
+  std::string why;
+  if (!cache_file.empty() && read_regular_file(cache_file, kOutputLimit, a.output, why) && accept(a.output, why)) {
+    a.cached = true;
+    return a;
+  }
+  a.output.clear();
+  auto ms = static_cast<std::uint64_t>(timeout_seconds * 1000.0 + 0.5);
+  detail::CommandResult cr = detail::run_command(command, dir, input, ms, kOutputLimit);
+  std::string err_tail = cr.err;
+  while (!err_tail.empty() && (err_tail.back() == '\n' || err_tail.back() == '\r')) err_tail.pop_back();
+  if (auto nl = err_tail.rfind('\n'); nl != std::string::npos) err_tail = err_tail.substr(nl + 1);
+  if (err_tail.size() > 120) err_tail = err_tail.substr(err_tail.size() - 120);
+  std::string stderr_note = err_tail.empty() ? "" : fmt::format(" ({})", err_tail);
+  if (!cr.started) a.error = "could not start: " + cr.error;
+  else if (cr.timed_out) a.error = ms < 1000 ? fmt::format("timed out after {}ms", ms) : fmt::format("timed out after {:g}s", ms / 1000.0);
+  // Output over the limit is why the group was killed: say so, not "killed by signal 9".
+  else if (cr.truncated) a.error = fmt::format("output limit exceeded: more than {} bytes (1 MiB) on standard output; killed", kOutputLimit);
+  else if (cr.signal != 0) a.error = fmt::format("killed by signal {}{}", cr.signal, stderr_note);
+  else if (cr.exit_code != 0) a.error = fmt::format("exited with status {}{}", cr.exit_code, stderr_note);
+  else if (!accept(cr.out, why)) a.error = why;
+  if (!a.error.empty()) return a;
+  a.output = std::move(cr.out);
+  if (!cache_file.empty()) {
+    // Written whole under a temporary name, then renamed: a reader never sees half an answer.
+    static std::atomic<std::uint64_t> serial{0};
+    std::string tmp = cache_file + fmt::format(".{}.tmp", serial.fetch_add(1));
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      f << a.output;
+    }
+    std::error_code ec;
+    fs::rename(tmp, cache_file, ec);
+    if (ec) fs::remove(tmp, ec);
+  }
+  return a;
+}
 
 void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_json, const std::string& cache_dir,
                  unsigned jobs, EvalReport& report) {
@@ -126,37 +159,18 @@ void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_jso
       const suite::Grader& g = graders[job.grader];
       GraderResult& out = report.cases[job.case_index].graders[job.grader];
       const std::string cached = cache_dir.empty() ? "" : (fs::path(cache_dir) / (job.key + ".json")).string();
-      std::string text, why;
-      if (!cached.empty() && read_regular_file(cached, 1 << 20, text, why) && parse_answer(text, out)) {
-        out.cached = true;
-        continue;
-      }
       out = GraderResult{};
       out.grader = g.name;
-      auto ms = static_cast<std::uint64_t>(g.timeout_seconds * 1000.0 + 0.5);
-      detail::CommandResult cr = detail::run_command(g.command, ctx.suite->directory, job.input, ms, kOutputLimit);
-      std::string err_tail = cr.err;
-      while (!err_tail.empty() && (err_tail.back() == '\n' || err_tail.back() == '\r')) err_tail.pop_back();
-      if (auto nl = err_tail.rfind('\n'); nl != std::string::npos) err_tail = err_tail.substr(nl + 1);
-      if (err_tail.size() > 120) err_tail = err_tail.substr(err_tail.size() - 120);
-      std::string stderr_note = err_tail.empty() ? "" : fmt::format(" ({})", err_tail);
-      if (!cr.started) out.error = "could not start: " + cr.error;
-      else if (cr.timed_out) out.error = ms < 1000 ? fmt::format("timed out after {}ms", ms) : fmt::format("timed out after {:g}s", ms / 1000.0);
-      // Output over the limit is why the group was killed: say so, not "killed by signal 9".
-      else if (cr.truncated) out.error = fmt::format("output limit exceeded: more than {} bytes (1 MiB) on standard output; killed", kOutputLimit);
-      else if (cr.signal != 0) out.error = fmt::format("killed by signal {}{}", cr.signal, stderr_note);
-      else if (cr.exit_code != 0) out.error = fmt::format("exited with status {}{}", cr.exit_code, stderr_note);
-      else if (parse_answer(cr.out, out) && !cached.empty()) {
-        // Written whole under a temporary name, then renamed: a reader never sees half an answer.
-        std::string tmp = cached + fmt::format(".{}.tmp", k);
-        {
-          std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-          f << answer_json(out).dump() << "\n";
-        }
-        std::error_code ec;
-        fs::rename(tmp, cached, ec);
-        if (ec) fs::remove(tmp, ec);
-      }
+      CommandAnswer a = run_command_cached(g.command, g.timeout_seconds, ctx.suite->directory, job.input, cached,
+                                           [&](const std::string& text, std::string& why) {
+                                             out = GraderResult{};
+                                             out.grader = g.name;
+                                             if (parse_answer(text, out)) return true;
+                                             why = out.error;
+                                             return false;
+                                           });
+      out.cached = a.cached;
+      out.error = a.error;
       if (!out.error.empty()) {
         out.score.reset();
         out.pass.reset();

@@ -1,6 +1,6 @@
 // `trajcheck case vary`: synthetic cases derived deterministically from designed ones —
-// tool-result variations, fixture perturbations and injected failures — with a seeded
-// review sample. Only our own generator arithmetic is used (no std distributions, whose
+// tool-result variations, fixture perturbations, injected failures, and inputs varied by the
+// suite's variation commands (run and cached as graders are) — with a seeded review sample. Only our own generator arithmetic is used (no std distributions, whose
 // output differs between standard libraries), so the same seed gives the same bytes.
 #include <algorithm>
 #include <filesystem>
@@ -98,19 +98,51 @@ struct Derived {
   std::string summary;       // for the review sample
 };
 
+// A variation command's answer: its last non-blank line, a JSON object whose "inputs" is a
+// non-empty array of non-empty strings (or whose "input" is one such string).
+bool parse_inputs(const std::string& out, std::vector<std::string>& inputs, std::string& why) {
+  inputs.clear();
+  std::size_t end = out.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) {
+    why = "wrote nothing on standard output";
+    return false;
+  }
+  std::size_t begin = out.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  const std::string line = out.substr(begin, end + 1 - begin);
+  ordered_json j = ordered_json::parse(line, nullptr, false);
+  auto bad = [&] {
+    why = fmt::format("invalid output: expected a JSON object {{\"inputs\": [\"…\", …]}} of non-empty strings, got {}",
+                      ordered_json(line.size() > 60 ? line.substr(0, 57) + "..." : line).dump());
+    return false;
+  };
+  if (!j.is_object()) return bad();
+  if (j.contains("inputs") && j["inputs"].is_array()) {
+    for (const auto& x : j["inputs"]) {
+      if (!x.is_string() || x.get<std::string>().empty()) return bad();
+      inputs.push_back(x.get<std::string>());
+    }
+  } else if (j.contains("input") && j["input"].is_string() && !j["input"].get<std::string>().empty()) {
+    inputs.push_back(j["input"].get<std::string>());
+  }
+  return inputs.empty() ? bad() : true;
+}
+
 class Deriver {
  public:
-  Deriver(const VaryOptions& o, const Catalog* catalog, const fs::path& suite_dir)
-      : o_(o), catalog_(catalog), suite_dir_(suite_dir) {}
+  Deriver(const VaryOptions& o, const Catalog* catalog, const suite::SuiteResult& suite, std::string cache_dir)
+      : o_(o), catalog_(catalog), suite_(suite), suite_dir_(suite.suite.directory), cache_dir_(std::move(cache_dir)) {}
 
-  void derive(const ordered_json& source, const ordered_json* fixture, std::vector<Derived>& out) {
+  // False when a variation command gave no answer (`error` says where and why).
+  bool derive(const ordered_json& source, const std::string& origin, const ordered_json* fixture,
+              std::vector<Derived>& out, std::string& error) {
     const std::string id = source["case_id"].is_string() ? source["case_id"].get<std::string>() : source["case_id"].dump();
     const std::vector<std::string> tools = case_tools(source);
     for (const std::string& kind : o_.kinds) {
       std::mt19937_64 g = generator(o_.seed, id + "\n" + kind);
       unsigned n = 0;
       auto emit = [&](ordered_json variation, std::string summary, const ordered_json* inject, const ordered_json* result,
-                      const ordered_json* new_fixture) {
+                      const ordered_json* new_fixture, const std::string* new_input = nullptr) {
         Derived d;
         std::string did = fmt::format("{}--{}-{}", id, kind, ++n);
         ordered_json r = ordered_json::object();
@@ -121,6 +153,7 @@ class Deriver {
           else r[it.key()] = it.value();
         }
         if (!r.contains("split")) r["split"] = "synthetic";
+        if (new_input) r["input"] = *new_input;
         if (inject) {  // the variation's failures replace the source's on the same tool
           ordered_json kept = ordered_json::array();
           if (r.contains("inject") && r["inject"].is_array())
@@ -212,6 +245,30 @@ class Deriver {
         ordered_json f = reordered(*fixture, g);
         if (f.dump() == fixture->dump()) continue;  // nothing to reorder
         emit(ordered_json::object(), "the fixture's lists and members are reordered", nullptr, nullptr, &f);
+      } else if (const suite::Grader* v = variation(kind)) {
+        // The case (and the seed) on standard input; its inputs, varied, on standard output.
+        ordered_json doc = ordered_json::object();
+        doc["variation"] = v->name;
+        doc["case"] = source;
+        doc["seed"] = o_.seed;
+        const std::string input = doc.dump() + "\n";
+        const std::string cache =
+            cache_dir_.empty() ? "" : (fs::path(cache_dir_) / (sha256_hex(v->name + '\0' + v->command + '\0' + input) + ".json")).string();
+        std::vector<std::string> inputs;
+        CommandAnswer a = run_command_cached(v->command, v->timeout_seconds, suite_dir_.string(), input, cache,
+                                             [&](const std::string& text, std::string& why) {
+                                               return parse_inputs(text, inputs, why);
+                                             });
+        if (!a.error.empty()) {
+          const LineCol lc = suite_.source.line_col(v->range.begin);
+          error += fmt::format("{}:{}:{}: error: variation '{}' gave no input for case '{}' ({}): {}\n", suite_.source.name(),
+                               lc.line, lc.column, v->name, id, origin, a.error);
+          return false;
+        }
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+          emit({{"command", v->command}, {"index", k + 1}},
+               fmt::format("the input reworded by `{}` ({} of {})", v->command, k + 1, inputs.size()), nullptr, nullptr,
+               nullptr, &inputs[k]);
       } else if (kind == "attempts") {
         for (const std::string& t : tools) {
           const CatalogTool* ct = catalog_ ? catalog_->find(normalize_tool_name(t)) : nullptr;
@@ -234,12 +291,21 @@ class Deriver {
         }
       }
     }
+    return true;
   }
 
  private:
+  const suite::Grader* variation(const std::string& kind) const {
+    for (const suite::Grader& v : suite_.suite.variations)
+      if (v.name == kind) return &v;
+    return nullptr;
+  }
+
   const VaryOptions& o_;
   const Catalog* catalog_;
+  const suite::SuiteResult& suite_;
   fs::path suite_dir_;
+  std::string cache_dir_;
 };
 
 bool write_file(const fs::path& path, const std::string& text, std::string& errors) {
@@ -260,13 +326,6 @@ const std::vector<std::string>& variation_kinds() {
 
 bool vary_cases(const VaryOptions& options, VaryResult& result, std::string& errors) {
   VaryOptions o = options;
-  if (o.kinds.empty()) o.kinds = variation_kinds();
-  for (const std::string& k : o.kinds) {
-    if (std::find(variation_kinds().begin(), variation_kinds().end(), k) == variation_kinds().end()) {
-      errors += fmt::format("trajcheck case vary: error: unknown kind '{}': use {}\n", k, fmt::join(variation_kinds(), ", "));
-      return false;
-    }
-  }
   std::string text, reason;
   if (!read_regular_file(o.suite_path, kMaxSourceBytes, text, reason)) {
     errors += fmt::format("{}: error: {}\n", o.suite_path, reason);
@@ -276,6 +335,26 @@ bool vary_cases(const VaryOptions& options, VaryResult& result, std::string& err
   errors += format_diagnostics(sr.source, sr.diagnostics);
   if (!sr.ok()) return false;
   const suite::Suite& st = sr.suite;
+  // The kinds: the built-in ones and the suite's variation commands (by name).
+  std::vector<std::string> known = variation_kinds();
+  for (const suite::Grader& v : st.variations) {
+    if (std::find(known.begin(), known.end(), v.name) != known.end()) {
+      std::vector<Diagnostic> d{{Severity::error, "S014", v.range,
+                                 fmt::format("variation '{}' has the name of a built-in kind of case vary; name it otherwise", v.name),
+                                 {}}};
+      errors += format_diagnostics(sr.source, d);
+      return false;
+    }
+    known.push_back(v.name);
+  }
+  if (o.kinds.empty()) o.kinds = known;
+  for (const std::string& k : o.kinds) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      errors += fmt::format("trajcheck case vary: error: unknown kind '{}': use {}{}\n", k, fmt::join(known, ", "),
+                            st.variations.empty() ? " (or a `variation NAME command \"…\"` of the suite)" : "");
+      return false;
+    }
+  }
   auto join = [&](const std::string& p) { return p.empty() || p[0] == '/' ? p : st.directory + "/" + p; };
   std::shared_ptr<const Catalog> catalog;
   if (st.catalog) {
@@ -323,7 +402,14 @@ bool vary_cases(const VaryOptions& options, VaryResult& result, std::string& err
     }
   if (!ok) return false;
 
-  Deriver deriver(o, catalog.get(), fs::path(st.directory));
+  const std::string cache = o.cache == "-" ? ""
+                            : o.cache.empty() ? (fs::path(st.directory) / ".trajcheck-cache" / "variations").string()
+                                              : o.cache;
+  if (!cache.empty() && !st.variations.empty()) {
+    std::error_code ec;
+    fs::create_directories(cache, ec);
+  }
+  Deriver deriver(o, catalog.get(), sr, cache);
   std::vector<Derived> derived;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     std::optional<ordered_json> fixture;
@@ -339,7 +425,11 @@ bool vary_cases(const VaryOptions& options, VaryResult& result, std::string& err
         return false;
       }
     }
-    deriver.derive(sources[i], fixture ? &*fixture : nullptr, derived);
+    std::string why;
+    if (!deriver.derive(sources[i], origins[i], fixture ? &*fixture : nullptr, derived, why)) {
+      errors += why;
+      return false;
+    }
   }
 
   std::error_code ec;

@@ -82,6 +82,10 @@ constexpr Template kSuiteTemplates[] = {
     {"segment by", "segment by ${1:task_type}", "case fields to tabulate by"},
     {"control", "control ${1|handoff,clarify,refuse|} = ${2:pattern}", "a control-flow pattern"},
     {"gate", "gate ${1:selection} ${2:>=} ${3:95%}", "a release gate"},
+    {"grader", "grader ${1:name} command \"${2:python3 graders/grade.py}\" timeout ${3:30s}",
+     "an external command that grades each judged case"},
+    {"variation", "variation ${1:paraphrase} command \"${2:python3 vary/paraphrase.py}\" timeout ${3:60s}",
+     "an external command that varies a case's input (case vary)"},
 };
 
 constexpr const char* kMidKeywords[] = {
@@ -329,6 +333,15 @@ std::vector<CompletionItem> complete_rules(const Analysis& a, std::string_view p
   std::smatch m;
   if (std::regex_search(tail, m, kArgs)) {
     complete_arguments(items, a, tail, m, traces);
+    return items.take();
+  }
+  // After `==` or `contains`, the variables the line binds already (`contains $v` looks for one).
+  static const std::regex kVariableSlot(R"((?:==|\bcontains)\s+\$[A-Za-z0-9_]*$)");
+  if (std::regex_search(tail, kVariableSlot)) {
+    static const std::regex kVariableName(R"(\$([A-Za-z_][A-Za-z0-9_]*))");
+    const std::string before = tail.substr(0, tail.rfind('$'));
+    for (std::sregex_iterator it(before.begin(), before.end(), kVariableName), end; it != end; ++it)
+      items.add("$" + (*it)[1].str(), kVariable, "a variable of this rule");
     return items.take();
   }
   static const std::regex kSeverity(R"(^\s*rule\s+\S+\s*\[\s*[a-z]*$)");

@@ -52,7 +52,9 @@ struct Control {
   SourceRange range;
 };
 
-// `grader NAME command "…" timeout 30s`: an external command run per judged case.
+// `grader NAME command "…" timeout 30s`: an external command run per judged case; also
+// `variation NAME command "…" timeout 30s`, one that `case vary` runs per source case to vary
+// its input (a paraphrase).
 struct Grader {
   std::string name, command;
   double timeout_seconds = 30;
@@ -78,6 +80,7 @@ struct Suite {
   std::shared_ptr<const Program> control_program;
   std::vector<Gate> gates;
   std::vector<Grader> graders;      // in file order; gates may name them as metrics
+  std::vector<Grader> variations;   // `variation NAME command "…"`, in file order (case vary)
   // score's --min-order-length (`order min length N`) and --weights (`overall weights S, O`).
   std::uint32_t order_min_length = 0;
   double selection_weight = 0.6, order_weight = 0.4;

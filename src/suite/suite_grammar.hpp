@@ -42,6 +42,7 @@ TRAJCHECK_SUITE_KEYWORD(version, "version");
 TRAJCHECK_SUITE_KEYWORD(grader, "grader");
 TRAJCHECK_SUITE_KEYWORD(command, "command");
 TRAJCHECK_SUITE_KEYWORD(timeout, "timeout");
+TRAJCHECK_SUITE_KEYWORD(variation, "variation");
 #undef TRAJCHECK_SUITE_KEYWORD
 
 using lg::ws;
@@ -72,6 +73,12 @@ struct timeout_unit : sor<string<'m', 's'>, one<'s'>> {};
 struct grader_timeout : seq<kw_timeout, ws, must<timeout_value>, must<timeout_unit>> {};
 struct decl_grader : seq<kw_grader, ws, must<grader_name>, ws, must<kw_command>, ws, must<grader_command>,
                          opt<ws, grader_timeout>> {};
+// `variation NAME command "…" [timeout 30s]`: an external command that `case vary` runs to vary
+// a case's input (a paraphrase needs a model). The same parts as a grader's after the name.
+struct variation_name : lg::identifier {};
+struct variation_command : lg::string_lit {};
+struct decl_variation : seq<kw_variation, ws, must<variation_name>, ws, must<kw_command>, ws,
+                            must<variation_command>, opt<ws, grader_timeout>> {};
 
 struct segment_field : lg::identifier {};
 struct segment_list : seq<segment_field, star<ws, one<','>, ws, must<segment_field>>> {};
@@ -119,14 +126,14 @@ struct decl_weights : seq<kw_overall, ws, must<kw_weights>, ws, must<weight>, ws
                           must<weight>> {};
 
 struct line_body : sor<decl_suite, decl_cases, decl_runs, decl_rules, decl_catalog, decl_baseline, decl_case_rules, decl_fixtures, decl_grader,
-                       decl_segment, decl_control, decl_gate, decl_order, decl_weights> {};
+                       decl_variation, decl_segment, decl_control, decl_gate, decl_order, decl_weights> {};
 struct statement_start : line_body {};
 struct line : seq<ws, must<statement_start>, must<lg::line_end>> {};
 
 template <typename Rule> inline constexpr const char* error_message = lg::error_message<Rule>;
 #define TRAJCHECK_SUITE_MESSAGE(rule, text) \
   template <> inline constexpr const char* error_message<rule> = text
-TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, case rules from, fixtures, grader, segment by, control, gate, order min length or overall weights");
+TRAJCHECK_SUITE_MESSAGE(statement_start, "expected a suite statement: suite, cases, runs, rules, catalog, baseline, case rules from, fixtures, grader, variation, segment by, control, gate, order min length or overall weights");
 TRAJCHECK_SUITE_MESSAGE(kw_rules, "expected 'rules from \"DIR\"' after 'case'");
 TRAJCHECK_SUITE_MESSAGE(kw_from, "expected 'from \"DIR\"' after 'case rules'");
 TRAJCHECK_SUITE_MESSAGE(rules_dirs, "expected the quoted folders cases' rules files may come from");
@@ -135,7 +142,9 @@ TRAJCHECK_SUITE_MESSAGE(string_list, "expected a quoted file name or glob");
 TRAJCHECK_SUITE_MESSAGE(fixtures_dir, "expected the quoted folder of the cases' fixtures, like: fixtures \"fixtures/\" version \"v3\"");
 TRAJCHECK_SUITE_MESSAGE(fixtures_version, "expected the fixtures' version, a quoted string, after 'version'");
 TRAJCHECK_SUITE_MESSAGE(grader_name, "expected the grader's name, like: grader helpfulness command \"python3 graders/helpful.py\" timeout 30s");
-TRAJCHECK_SUITE_MESSAGE(kw_command, "expected 'command \"…\"' after the grader's name");
+TRAJCHECK_SUITE_MESSAGE(kw_command, "expected 'command \"…\"' after the name");
+TRAJCHECK_SUITE_MESSAGE(variation_name, "expected the variation's name, like: variation paraphrase command \"python3 vary/paraphrase.py\" timeout 60s");
+TRAJCHECK_SUITE_MESSAGE(variation_command, "expected the variation's command, a quoted string");
 TRAJCHECK_SUITE_MESSAGE(grader_command, "expected the grader's command, a quoted string");
 TRAJCHECK_SUITE_MESSAGE(timeout_value, "expected a duration after 'timeout', like 30s or 500ms");
 TRAJCHECK_SUITE_MESSAGE(timeout_unit, "expected a unit after the timeout: s or ms");

@@ -90,7 +90,7 @@ using Selector = pegtl::parse_tree::selector<
     Rule, pegtl::parse_tree::store_content::on<
               g::decl_suite, g::decl_cases, g::decl_runs, g::decl_rules, g::decl_catalog,
               g::decl_baseline, g::decl_case_rules, g::decl_fixtures, g::fixtures_dir, g::fixtures_version,
-              g::decl_grader, g::grader_name, g::grader_command, g::timeout_value, g::timeout_unit, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
+              g::decl_grader, g::grader_name, g::grader_command, g::decl_variation, g::variation_name, g::variation_command, g::timeout_value, g::timeout_unit, g::decl_segment, g::decl_control, g::decl_gate, g::path_string,
               g::segment_field, g::control_name, g::control_pattern, g::metric_call, g::metric_ref, g::metric_arg,
               g::metric_name, g::metric_severity, g::gate_op, g::gate_number, g::percent,
               g::baseline_op, g::gate_baseline, g::gate_value, g::per_field, g::gate_if_data, g::decl_order,
@@ -189,7 +189,9 @@ class LineParser {
       const bool first = !suite_.fixtures;
       once(suite_.fixtures, n, "fixtures");
       if (first && n.children.size() > 1) suite_.fixtures_version = decode_string(n.children[1]->string_view());
-    } else if (n.is_type<g::decl_grader>()) {
+    } else if (n.is_type<g::decl_grader>() || n.is_type<g::decl_variation>()) {
+      const bool grader = n.is_type<g::decl_grader>();
+      const char* what = grader ? "grader" : "variation";
       Grader gr;
       gr.name = n.children.at(0)->string();
       gr.range = range(*n.children[0]);
@@ -199,23 +201,24 @@ class LineParser {
         if (!v) return;
         gr.timeout_seconds = n.children[3]->string_view() == "ms" ? *v / 1000.0 : *v;
         if (gr.timeout_seconds <= 0 || gr.timeout_seconds > 3600) {
-          diags_.push_back(error("S014", range(*n.children[2]), "a grader's timeout is above 0 and at most 3600s"));
+          diags_.push_back(error("S014", range(*n.children[2]), fmt::format("a {}'s timeout is above 0 and at most 3600s", what)));
           return;
         }
       }
-      if (is_gate_metric(gr.name)) {
+      if (grader && is_gate_metric(gr.name)) {
         diags_.push_back(error("S014", gr.range, fmt::format("grader '{}' has the name of a gate metric; name it otherwise", gr.name)));
         return;
       }
-      for (const auto& o : suite_.graders) {
+      std::vector<Grader>& list = grader ? suite_.graders : suite_.variations;
+      for (const auto& o : list) {
         if (o.name == gr.name) {
-          auto d = error("S002", gr.range, fmt::format("grader '{}' is declared twice", gr.name));
+          auto d = error("S002", gr.range, fmt::format("{} '{}' is declared twice", what, gr.name));
           d.notes.push_back({o.range, "first declared here"});
           diags_.push_back(std::move(d));
           return;
         }
       }
-      suite_.graders.push_back(std::move(gr));
+      list.push_back(std::move(gr));
     } else if (n.is_type<g::decl_catalog>() || n.is_type<g::decl_baseline>()) {
       // The string literal is not a stored node here: take it from the text.
       std::string_view s = n.string_view();

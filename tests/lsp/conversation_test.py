@@ -375,7 +375,14 @@ class Conversation(unittest.TestCase):
                                                       "position": pos(probe4, "lookup pre\n", 10)})["result"]
         self.assertIn("precedes", {i["label"] for i in items})
         self.assertIn("is never followed by", {i["label"] for i in items})
+        # After `contains $`: the variables the line binds (a mention looks for one of them).
+        probe5 = text + "order_get where result.id == $o is never followed by notify where arguments.body contains $\n"
         c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 11},
+                                            "contentChanges": [{"text": probe5}]})
+        items = c.request("textDocument/completion", {"textDocument": doc,
+                                                      "position": pos(probe5, "contains $\n", 10)})["result"]
+        self.assertEqual({i["label"] for i in items}, {"$o"})
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 12},
                                             "contentChanges": [{"text": text}]})
 
         # Hover: a tool (catalog entry), a statement (its meaning), a group (its definition).
@@ -421,7 +428,7 @@ class Conversation(unittest.TestCase):
 
         # Formatting: the same text as `trajcheck fmt`.
         messy = text.replace("lookup precedes refund_order", "lookup   precedes    refund_order") + "never  order_list\n"
-        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 12},
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 13},
                                             "contentChanges": [{"text": messy}]})
         edits = c.request("textDocument/formatting", {"textDocument": doc,
                                                       "options": {"tabSize": 4, "insertSpaces": True}})["result"]
@@ -433,7 +440,7 @@ class Conversation(unittest.TestCase):
         self.assertIn("forbid order_list", expected)
         self.assertEqual(edits[0]["range"]["start"], {"line": 0, "character": 0})
         # A file with errors is left alone.
-        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 13},
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 14},
                                             "contentChanges": [{"text": messy + "forbid (\n"}]})
         edits = c.request("textDocument/formatting", {"textDocument": doc, "options": {}})["result"]
         self.assertEqual(edits, [])

@@ -248,6 +248,31 @@ TEST_CASE("fixtures and grader mistakes are located diagnostics") {
   CHECK(codes(r) == "S002@3:1 S001@4:10 S014@5:30 S001@6:33 S014@7:8 S002@9:8 S001@10:10 S005@11:6 ");
 }
 
+TEST_CASE("variations parse like graders, in a list of their own") {
+  auto r = parse(
+      "cases \"c.jsonl\"\n"
+      "variation paraphrase command \"python3 vary/p.py\" timeout 60s\n"
+      "variation terse command \"x\"\n"
+      "grader paraphrase command \"y\"\n"      // a grader may share a variation's name
+      "variation selection command \"z\"\n");  // gate metric names are the graders' concern
+  INFO(codes(r));
+  REQUIRE(r.ok());
+  REQUIRE(r.suite.variations.size() == 3);
+  CHECK(r.suite.variations[0].name == "paraphrase");
+  CHECK(r.suite.variations[0].command == "python3 vary/p.py");
+  CHECK(r.suite.variations[0].timeout_seconds == 60);
+  CHECK(r.suite.variations[1].timeout_seconds == 30);
+  CHECK(r.suite.graders.size() == 1);
+  auto bad = parse(
+      "cases \"c.jsonl\"\n"
+      "variation p command \"x\" timeout 0s\n"
+      "variation q command \"x\"\n"
+      "variation q command \"y\"\n"
+      "variation r \"x\"\n"
+      "variation\n");
+  CHECK(codes(bad) == "S014@2:33 S002@4:11 S001@5:13 S001@6:10 ");
+}
+
 TEST_CASE("one table of gate metrics: the parser accepts each, series take functions, docs list each") {
   for (const suite::GateMetric& m : suite::gate_metrics()) {
     CAPTURE(m.name);

@@ -22,6 +22,7 @@ const inputs = [
   "rules/guardrails.rules",
   "rules/tau-retail.rules",
   "examples/eval/support.suite",
+  "tests/data/eval/vary-command/vary.suite",
   "editors/vscode/test/constructs.rules",
 ];
 
