@@ -196,21 +196,22 @@ bool KeySet::contains(std::string_view key) const {
 
 void Provenance::clear() {
   leaves_.clear();
+  context_leaves_.clear();
   user_text_.clear();
 }
 
-void Provenance::add_leaves(simdjson::dom::element el) {
+void Provenance::add_leaves(simdjson::dom::element el, bool context) {
   switch (el.type()) {
     case simdjson::dom::element_type::OBJECT:
-      for (auto field : simdjson::dom::object(el)) add_leaves(field.value);
+      for (auto field : simdjson::dom::object(el)) add_leaves(field.value, context);
       return;
     case simdjson::dom::element_type::ARRAY:
-      for (simdjson::dom::element e : simdjson::dom::array(el)) add_leaves(e);
+      for (simdjson::dom::element e : simdjson::dom::array(el)) add_leaves(e, context);
       return;
     case simdjson::dom::element_type::NULL_VALUE: return;
     default:
       value_key(value_of(el), scratch_);
-      leaves_.insert(scratch_);
+      (context ? context_leaves_ : leaves_).insert(scratch_);
   }
 }
 
@@ -219,11 +220,12 @@ void Provenance::add_user_text(std::string_view text) {
   user_text_.append(std::string_view("\0", 1));  // a value never matches across two messages
 }
 
-bool Provenance::seen(const Value& v) {
+bool Provenance::seen(const Value& v, std::uint8_t sources) {
   value_key(v, scratch_);
   if (scratch_.empty()) return false;  // absent, null, object, array
-  if (leaves_.contains(scratch_)) return true;
-  if (v.kind != Value::Kind::string || user_text_.empty()) return false;
+  if ((sources & ir::kSeenResult) && leaves_.contains(scratch_)) return true;
+  if ((sources & ir::kSeenContext) && context_leaves_.contains(scratch_)) return true;
+  if (!(sources & ir::kSeenUser) || v.kind != Value::Kind::string || user_text_.empty()) return false;
   return user_text_.contains(v.string);
 }
 
@@ -318,7 +320,7 @@ void StepDocs::index_earlier() {
 
 // Searches the unindexed steps [indexed_, index_) for the plain string `s`; false when the
 // search would exceed its budget (nothing decided: index instead).
-bool StepDocs::seen_raw(std::string_view s, bool* found) {
+bool StepDocs::seen_raw(std::string_view s, std::uint8_t sources, bool* found) {
   const auto& steps = trace_->steps();
   // A step with no text to search (a call without a result, an assistant message) still costs
   // a step of the walk: counted as a byte, so that many of them get indexed too.
@@ -335,11 +337,11 @@ bool StepDocs::seen_raw(std::string_view s, bool* found) {
   for (std::uint32_t i = index_; i-- > indexed_ && !*found;) {  // the latest first: where a value usually is
     const Step& st = steps[i];
     raw_cost_ += 1;
-    if (st.type == StepType::user_message) {
+    if (st.type == StepType::user_message && (sources & ir::kSeenUser)) {
       const std::string_view text = trace_->text(st.content);
       raw_cost_ += text.size();
       *found = contains(text, s);
-    } else if (st.type == StepType::tool_call && !st.result.empty()) {
+    } else if (st.type == StepType::tool_call && !st.result.empty() && (sources & ir::kSeenResult)) {
       const std::string_view text = trace_->text(st.result);
       raw_cost_ += text.size();
       if (text.find('\\') == std::string_view::npos) {  // every quote delimits a string
@@ -355,17 +357,17 @@ bool StepDocs::seen_raw(std::string_view s, bool* found) {
   return true;
 }
 
-bool StepDocs::seen(const Value& v) {
+bool StepDocs::seen(const Value& v, std::uint8_t sources) {
   if (!provenance_open_) {
     provenance_open_ = true;
-    if (const simdjson::dom::element* ctx = root(ir::FieldPath::Root::context)) provenance_.add_leaves(*ctx);
+    if (const simdjson::dom::element* ctx = root(ir::FieldPath::Root::context)) provenance_.add_leaves(*ctx, true);
   }
-  if (provenance_.seen(v)) return true;  // the context and the steps indexed so far
-  if (indexed_ >= index_) return false;
+  if (provenance_.seen(v, sources)) return true;  // the context and the steps indexed so far
+  if (indexed_ >= index_ || !(sources & (ir::kSeenUser | ir::kSeenResult))) return false;
   bool found = false;
-  if (v.kind == Value::Kind::string && plain(v.string) && seen_raw(v.string, &found)) return found;
+  if (v.kind == Value::Kind::string && plain(v.string) && seen_raw(v.string, sources, &found)) return found;
   index_earlier();
-  return provenance_.seen(v);
+  return provenance_.seen(v, sources);
 }
 
 const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
@@ -504,7 +506,7 @@ bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& d
       return false;
     }
     case ir::Cond::Kind::exists: return eval_operand(c.lhs, docs).kind != Value::Kind::absent;
-    case ir::Cond::Kind::seen: return docs.seen(eval_operand(c.lhs, docs));
+    case ir::Cond::Kind::seen: return docs.seen(eval_operand(c.lhs, docs), c.sources);
     case ir::Cond::Kind::valid:
       return docs.catalog() != nullptr &&
              catalog_valid(*docs.catalog(), docs.aliases(), docs.trace(), docs.step(),

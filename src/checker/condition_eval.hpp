@@ -90,16 +90,19 @@ class KeySet {
 class Provenance {
  public:
   void clear();
-  void add_leaves(simdjson::dom::element el);
+  // `context`: the leaves are the trace's context's (`seen(PATH, context)`), else a result's.
+  void add_leaves(simdjson::dom::element el, bool context = false);
   void add_user_text(std::string_view text);
-  bool seen(const Value& v);
+  // Whether v is in one of `sources` (ir::kSeen* bits) indexed so far.
+  bool seen(const Value& v, std::uint8_t sources = ir::kSeenAll);
   // Earlier steps looked at for seen() by every StepDocs of the process so far, added to the
   // index or searched raw (for tests: a trace whose rules never ask looks at none).
   static std::uint64_t steps_examined();
   static void count_examined(std::uint64_t steps);
 
  private:
-  KeySet leaves_;  // kind-tagged keys, numbers by value
+  KeySet leaves_;          // of results: kind-tagged keys, numbers by value
+  KeySet context_leaves_;  // of the context, likewise
   SubstringIndex user_text_;                // messages separated by '\0'
   std::string scratch_;
 };
@@ -122,8 +125,9 @@ class StepDocs {
   // with an escape parsed instead; its bytes in user text)
   // until those searches have cost a few times what indexing the steps would; then the steps
   // are indexed (parsed once, every scalar leaf hashed, user text in the substring index).
-  // So a few questions cost a scan, many cost one index: linear either way.
-  bool seen(const Value& v);
+  // So a few questions cost a scan, many cost one index: linear either way. `sources`
+  // (ir::kSeen* bits) limits where it looks: `seen(PATH, user)` and the like.
+  bool seen(const Value& v, std::uint8_t sources = ir::kSeenAll);
   // The tool catalog valid(…) checks against, with the program's aliases (observed ->
   // canonical) applied to the call's tool name first; null: no catalog.
   void set_catalog(const Catalog* catalog, const std::vector<std::pair<std::string, std::string>>* aliases) {
@@ -156,7 +160,7 @@ class StepDocs {
   std::uint32_t index_ = 0;
   Doc arguments_, result_, extra_, context_, fixture_;
   std::string fixture_text_;
-  bool seen_raw(std::string_view s, bool* found);
+  bool seen_raw(std::string_view s, std::uint8_t sources, bool* found);
   void index_earlier();
   Doc earlier_;                   // an earlier step's result, while it is indexed or searched
   Provenance provenance_;

@@ -35,6 +35,7 @@ struct CondNode {
   std::uint32_t a = kNoId, b = kNoId;  // child conditions (and/or/not)
   ir::CompareOp op = ir::CompareOp::eq;
   CondOperand lhs, rhs;
+  std::uint8_t sources = ir::kSeenAll;    // seen: where to look (ir::kSeen* bits)
   std::shared_ptr<const re2::RE2> regex;  // matches
   std::string text;                       // for dumps
 };

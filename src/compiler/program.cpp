@@ -208,7 +208,8 @@ struct Builder {
         n.text = fmt::format("{} exists", operand_key(c.a));
         break;
       case ir::Cond::Kind::seen:
-        n.text = fmt::format("seen({})", operand_key(c.a));
+        n.text = ir::seen_text(operand_key(c.a), c.sources);
+        n.sources = c.sources;
         break;
       case ir::Cond::Kind::valid:
         n.text = fmt::format("valid({})", operand_key(c.a));

@@ -61,6 +61,27 @@ struct Operand {
 
 enum class CompareOp : std::uint8_t { eq, ne, lt, le, gt, ge };
 
+// The sources `seen(PATH, …)` looks in (§5), as bits of Cond::sources.
+constexpr std::uint8_t kSeenUser = 1;     // earlier user messages (strings: a substring)
+constexpr std::uint8_t kSeenResult = 2;   // scalar leaves of earlier tool results
+constexpr std::uint8_t kSeenContext = 4;  // scalar leaves of the trace's context
+constexpr std::uint8_t kSeenAll = kSeenUser | kSeenResult | kSeenContext;
+// The sources of `sources` as written after `seen(PATH, `: "user | result", in the order user,
+// result, context.
+inline std::string seen_sources_text(std::uint8_t sources) {
+  std::string out;
+  for (auto [bit, word] : {std::pair<std::uint8_t, const char*>{kSeenUser, "user"}, {kSeenResult, "result"},
+                           {kSeenContext, "context"}})
+    if (sources & bit) out.append(out.empty() ? "" : " | ").append(word);
+  return out;
+}
+// `seen(OPERAND)`, or `seen(OPERAND, SOURCES)` when `sources` is not every source (0: none
+// written, every source): the canonical text, for fmt and the program's keys.
+inline std::string seen_text(const std::string& operand, std::uint8_t sources) {
+  if (sources == 0 || sources == kSeenAll) return "seen(" + operand + ")";
+  return "seen(" + operand + ", " + seen_sources_text(sources) + ")";
+}
+
 struct Cond {
   enum class Kind : std::uint8_t {
     and_,      // lhs and rhs (child conds)
@@ -78,6 +99,7 @@ struct Cond {
   Id lhs = kNone, rhs = kNone;
   CompareOp op = CompareOp::eq;
   Operand a, b;
+  std::uint8_t sources = kSeenAll;  // seen: where to look (kSeen* bits, never 0)
   std::string regex;
   SourceRange range;
 };

@@ -23,6 +23,7 @@ struct Cond {
   std::vector<Id> children;  // and_/or_: operands (n-ary); not_/paren: one
   ir::CompareOp op = ir::CompareOp::eq;
   ir::Operand a, b;           // a: left (a path unless compare); b: right of compare/contains/in
+  std::uint8_t sources = 0;   // seen: ir::kSeen* bits as written; 0: none written (every source)
   std::string regex;          // matches: the regex text between the slashes, as written
   SourceRange regex_range;
   SourceRange range;

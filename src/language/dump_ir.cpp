@@ -140,8 +140,11 @@ std::string dump_ir(const ir::Module& m) {
       case ir::Cond::Kind::matches: out += fmt::format(" {} /{}/", operand_text(c.a), c.regex); break;
       case ir::Cond::Kind::contains:
       case ir::Cond::Kind::in: out += fmt::format(" {} {}", operand_text(c.a), operand_text(c.b)); break;
-      case ir::Cond::Kind::exists:
       case ir::Cond::Kind::seen:
+        out += " " + operand_text(c.a);
+        if (c.sources != ir::kSeenAll) out += " from " + ir::seen_sources_text(c.sources);
+        break;
+      case ir::Cond::Kind::exists:
       case ir::Cond::Kind::valid: out += " " + operand_text(c.a); break;
     }
     out += '\n';

@@ -169,7 +169,13 @@ struct list_lit : seq<one<'['>, ws, opt<list_item, star<ws, one<','>, ws, must<l
 struct cond_or;
 struct cond_paren : seq<one<'('>, ws, cond_or, ws, must<close_paren>> {};
 struct open_paren : one<'('> {};
-struct cond_seen : seq<kw_seen, ws, must<open_paren>, ws, must<field_path>, ws, must<close_paren>> {};
+// seen(PATH) or seen(PATH, SOURCES): where the value appeared before (§5): `user` (earlier user
+// messages), `result` (earlier tool results), `context`, several joined by '|'.
+struct seen_source : sor<seq<TAO_PEGTL_KEYWORD("user"), word_end>, seq<TAO_PEGTL_KEYWORD("result"), word_end>,
+                         seq<TAO_PEGTL_KEYWORD("context"), word_end>> {};
+struct seen_sources : seq<one<','>, ws, must<seen_source>, star<ws, one<'|'>, ws, must<seen_source>>> {};
+struct cond_seen : seq<kw_seen, ws, must<open_paren>, ws, must<field_path>, ws, opt<seen_sources, ws>,
+                       must<close_paren>> {};
 // valid(arguments) / valid(tool): against the catalog. Without its '(' the word is a field path.
 struct valid_target : field_path {};
 struct cond_valid : seq<kw_valid, ws, one<'('>, ws, must<valid_target>, ws, must<close_paren>> {};
@@ -330,6 +336,7 @@ TRAJCHECK_MESSAGE(regex_body, "unterminated regex: expected a closing '/' on thi
 TRAJCHECK_MESSAGE(identifier, "expected a variable name after '$'");
 TRAJCHECK_MESSAGE(close_bracket, "expected ']'");
 TRAJCHECK_MESSAGE(close_paren, "expected ')'");
+TRAJCHECK_MESSAGE(seen_source, "expected a source of seen(...): user, result or context");
 TRAJCHECK_MESSAGE(close_brace, "expected '}' or ','");
 TRAJCHECK_MESSAGE(open_paren, "expected '(' after 'seen'");
 TRAJCHECK_MESSAGE(valid_target, "expected 'arguments' or 'tool' inside valid(...)");

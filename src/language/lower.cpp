@@ -595,7 +595,10 @@ class Lowerer {
       case K::contains: out.kind = ir::Cond::Kind::contains; break;
       case K::in: out.kind = ir::Cond::Kind::in; break;
       case K::exists: out.kind = ir::Cond::Kind::exists; break;
-      case K::seen: out.kind = ir::Cond::Kind::seen; break;
+      case K::seen:
+        out.kind = ir::Cond::Kind::seen;
+        out.sources = c.sources ? c.sources : ir::kSeenAll;
+        break;
       case K::valid: {
         out.kind = ir::Cond::Kind::valid;
         const ir::FieldPath& p = c.a.path;

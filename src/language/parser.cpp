@@ -47,7 +47,7 @@ using Selector = pegtl::parse_tree::selector<
     pegtl::parse_tree::store_content::on<
         g::comment, g::string_lit, g::number_lit, g::count_number, g::true_lit, g::false_lit,
         g::null_lit, g::regex_lit, g::variable, g::field_path, g::path_key, g::path_index, g::cmp_op,
-        g::list_lit, g::list_item, g::cond_paren, g::cond_seen, g::cond_valid, g::valid_target, g::cond_matches, g::cond_contains,
+        g::list_lit, g::list_item, g::cond_paren, g::cond_seen, g::seen_source, g::cond_valid, g::valid_target, g::cond_matches, g::cond_contains,
         g::cond_in, g::cond_exists, g::cond_compare, g::cond_negation, g::cond_and, g::cond_or,
         g::condition, g::quoted_name, g::type_keyword, g::tool_name, g::pattern_paren,
         g::where_clause, g::pattern_where, g::pattern_not, g::pattern_failed, g::pattern_or,
@@ -198,6 +198,10 @@ class Builder {
     } else if (n.is_type<g::cond_seen>()) {
       c.kind = ast::Cond::Kind::seen;
       c.a = operand(*n.children.at(0));
+      for (std::size_t i = 1; i < n.children.size(); ++i) {
+        const std::string_view w = n.children[i]->string_view();
+        c.sources |= w == "user" ? ir::kSeenUser : w == "result" ? ir::kSeenResult : ir::kSeenContext;
+      }
     } else if (n.is_type<g::cond_valid>()) {
       c.kind = ast::Cond::Kind::valid;
       const Node& t = *n.children.at(0);

@@ -96,7 +96,7 @@ std::string print_cond(const ast::File& file, Id id) {
     case K::contains: return fmt::format("{} contains {}", print_operand(c.a), print_operand(c.b));
     case K::in: return fmt::format("{} in {}", print_operand(c.a), print_operand(c.b));
     case K::exists: return fmt::format("{} exists", print_operand(c.a));
-    case K::seen: return fmt::format("seen({})", print_operand(c.a));
+    case K::seen: return ir::seen_text(print_operand(c.a), c.sources);
     case K::valid: return fmt::format("valid({})", print_operand(c.a));
   }
   return "";

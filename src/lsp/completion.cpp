@@ -360,7 +360,7 @@ std::vector<CompletionItem> complete_rules(const Analysis& a, std::string_view p
   if (tail.find(" where ") != std::string::npos) {
     for (const char* f : kStepFields) items.add(f, kField, "step field");
     for (const char* c : kConditionWords) items.add(c, kOperator, "condition");
-    items.add("seen", kFunction, "seen(PATH): the value appeared earlier");
+    items.add("seen", kFunction, "seen(PATH) / seen(PATH, user | result | context): the value appeared earlier");
   }
   add_type_keywords(items);
   add_names(items, a, traces);

@@ -119,7 +119,7 @@ std::string rd_cond(const ir::Module& m, ir::Id id) {
     case ir::Cond::Kind::contains: return "(" + rd_operand(c.a) + " contains " + rd_operand(c.b) + ")";
     case ir::Cond::Kind::in: return "(" + rd_operand(c.a) + " in " + rd_operand(c.b) + ")";
     case ir::Cond::Kind::exists: return "(" + rd_operand(c.a) + " exists)";
-    case ir::Cond::Kind::seen: return "seen(" + rd_operand(c.a) + ")";
+    case ir::Cond::Kind::seen: return ir::seen_text(rd_operand(c.a), c.sources);
     case ir::Cond::Kind::valid: return "valid(" + rd_operand(c.a) + ")";
   }
   return "?";

@@ -187,9 +187,10 @@ struct IrBuilder {
     c.a = path_op(path);
     return cond(c);
   }
-  ir::Id seen(const std::string& path) {
+  ir::Id seen(const std::string& path, std::uint8_t sources = ir::kSeenAll) {
     ir::Cond c;
     c.kind = ir::Cond::Kind::seen;
+    c.sources = sources;
     c.a = path_op(path);
     return cond(c);
   }

@@ -40,7 +40,10 @@ struct Gen {
       case 9: return b.matches("content", "^h");
       case 10: return b.cmp("result.ok", Op::eq, lit_bool(true));
       case 11: return b.cmp("context.user", Op::eq, lit_str("u1"));
-      case 12: return chance(50) ? b.cmp_paths("arguments.id", Op::eq, "arguments.tags[0]") : b.seen("arguments.id");
+      case 12:
+        if (chance(50)) return b.cmp_paths("arguments.id", Op::eq, "arguments.tags[0]");
+        // every source, or a non-empty part of them (user, result, context)
+        return b.seen("arguments.id", chance(50) ? ir::kSeenAll : static_cast<std::uint8_t>(1 + pick(ir::kSeenAll)));
       case 13: return b.cand(cond(depth - 1), cond(depth - 1));
       case 14: return b.cor(cond(depth - 1), cond(depth - 1));
       default: return b.cnot(cond(depth - 1));

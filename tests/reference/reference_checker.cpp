@@ -195,12 +195,12 @@ struct Ref {
           }
           return eq(j, v);
         };
-        if (auto ctx = parse(t.context()); ctx && leaf(*ctx)) return true;
+        if (auto ctx = parse(t.context()); (c.sources & ir::kSeenContext) && ctx && leaf(*ctx)) return true;
         for (std::size_t j = 0; j < i; ++j) {
           const Step& s = t.steps()[j];
           if (s.type == StepType::tool_call) {
-            if (auto r = parse(t.text(s.result)); r && leaf(*r)) return true;
-          } else if (s.type == StepType::user_message && v->is_string() &&
+            if (auto r = parse(t.text(s.result)); (c.sources & ir::kSeenResult) && r && leaf(*r)) return true;
+          } else if (s.type == StepType::user_message && (c.sources & ir::kSeenUser) && v->is_string() &&
                      t.text(s.content).find(v->get<std::string>()) != std::string_view::npos) {
             return true;
           }

@@ -153,6 +153,45 @@ TEST_CASE("seen(): earlier result leaves, context leaves, earlier user text (str
   CHECK(r[0].steps == std::vector<std::uint32_t>{0, 5, 8, 9, 10, 11, 12});
 }
 
+TEST_CASE("seen(PATH, sources): only the sources named, searched raw or indexed") {
+  // user, result, context, two of them, all three: a refund's id is unseen unless its source is named.
+  const std::uint8_t masks[] = {ir::kSeenUser, ir::kSeenResult, ir::kSeenContext, ir::kSeenUser | ir::kSeenContext,
+                                ir::kSeenAll};
+  for (const std::uint8_t mask : masks)
+    for (int first : {0, 40}) {  // 40 questions first: the steps get indexed
+      IrBuilder b;
+      b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("refund"), b.cnot(b.seen("arguments.id", mask)))));
+      auto p = b.compile();
+      REQUIRE(p != nullptr);
+      StepsBuilder t;
+      t.context(R"({"tenant":"c1"})");
+      t.call("lookup", "", false, R"({"id":"r1"})");
+      t.message(StepType::user_message, "refund u9 please");
+      for (int i = 0; i < first; ++i) t.call("refund", R"({"id":"u9"})");
+      const auto at = static_cast<std::uint32_t>(2 + first);
+      t.call("refund", R"({"id":"r1"})");
+      t.call("refund", R"({"id":"c1"})");
+      t.call("refund", R"({"id":"u9"})");
+      std::vector<std::uint32_t> want;
+      if (!(mask & ir::kSeenUser))
+        for (int i = 0; i < first; ++i) want.push_back(static_cast<std::uint32_t>(2 + i));
+      // positions: r1 = 0, c1 = 1, u9 = 2 among the last three refunds
+      for (std::uint32_t k = 0; k < 3; ++k) {
+        const std::uint8_t need = k == 0 ? ir::kSeenResult : k == 1 ? ir::kSeenContext : ir::kSeenUser;
+        if (!(mask & need)) want.push_back(at + k);
+      }
+      auto r = run(p, t.t);
+      CAPTURE(int(mask));
+      CAPTURE(first);
+      if (want.empty()) {
+        CHECK(r[0].status != VerdictStatus::violated);
+      } else {
+        REQUIRE(r[0].status == VerdictStatus::violated);
+        CHECK(r[0].steps == want);
+      }
+    }
+}
+
 // A plain string is first searched for in the raw results and user text; these are the texts
 // where raw bytes and leaves differ. Asked once each (the raw search) and, in a second trace,
 // after so many questions that the steps are indexed: the same verdicts either way.

@@ -62,6 +62,14 @@ TEST_CASE("fmt normalizes spacing, synonyms and indentation and keeps comments")
   CHECK(fmt_text(expected) == expected);
 }
 
+TEST_CASE("fmt writes the sources of seen() in one order, and none for all three") {
+  CHECK(fmt_text("forbid a where not seen( arguments.x ,result|user )\n") ==
+        "forbid a where not seen(arguments.x, user | result)\n");
+  CHECK(fmt_text("forbid a where not seen(arguments.x, context | user | result)\n") ==
+        "forbid a where not seen(arguments.x)\n");
+  CHECK(fmt_text("forbid a where seen(arguments.x, context)\n") == "forbid a where seen(arguments.x, context)\n");
+}
+
 TEST_CASE("fmt refuses a file with errors") {
   std::vector<Diagnostic> d;
   CHECK(language::format_rules(Source("t.rules", "forbid\n"), d).empty());

@@ -224,6 +224,22 @@ TEST_CASE("conditions: matches, contains, in, seen, variables") {
   }
 }
 
+TEST_CASE("seen(PATH, sources) lowers to a mask; an unknown source is an error") {
+  auto r = compile("forbid a where not seen(arguments.x, user) and seen(arguments.y, result | context) and seen(arguments.z)\n");
+  REQUIRE(r.diagnostics.empty());
+  std::vector<std::uint8_t> masks;
+  for (const auto& c : r.module.conds)
+    if (c.kind == ir::Cond::Kind::seen) masks.push_back(c.sources);
+  CHECK(masks == std::vector<std::uint8_t>{ir::kSeenUser, ir::kSeenResult | ir::kSeenContext, ir::kSeenAll});
+  auto bad = compile("forbid a where seen(arguments.x, tool)\n");
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].code == "E001");
+  CHECK(bad.diagnostics[0].message == "expected a source of seen(...): user, result or context");
+  auto empty = compile("forbid a where seen(arguments.x, )\n");
+  REQUIRE(empty.diagnostics.size() == 1);
+  CHECK(empty.diagnostics[0].message == "expected a source of seen(...): user, result or context");
+}
+
 TEST_CASE("scopes: bare blocks give one rule each; a named rule holds its block") {
   auto r = compile(
       "between login and logout:\n    db_write at most 3\n    forbid drop\n"

@@ -144,6 +144,8 @@ TEST_CASE("every example of docs/language.md parses verbatim") {
       "approval where arguments.order_id == $o precedes refund_order where arguments.order_id == $o",
       "order_get where arguments.order_id == $o at most 1",
       "forbid refund_order where not seen(arguments.order_id)",
+      "forbid send_money where not seen(arguments.recipient, user)",
+      "forbid refund_order where not seen(arguments.order_id, result | context)",
       "approval_request where arguments.order_id == $o immediately precedes approval where arguments.order_id == $o",
       "order_get where arguments.order_id == $o at most 1 in a row",
       "forbid x where args.x == 1 and result.items[0].id != \"a\" or context.user_id exists",
