@@ -18,7 +18,7 @@ import random
 import subprocess
 import time
 
-FAMILIES = 9  # precedes, response, chain, count, forbid, only, excludes, args, flow
+FAMILIES = 10  # precedes, response, chain, count, forbid, only, excludes, args, flow, provenance
 
 
 def generate(path, events, tools, seed=7):
@@ -65,7 +65,9 @@ def main():
     events, traces = generate(a.out, a.events, a.tools)
     size = os.path.getsize(a.out)
     print(f"log: {a.out}, {events} events in {traces} traces, {size / 1e6:.1f} MB")
-    configs = [("all", FAMILIES), ("precedes,response,chain,count,only,excludes,args", FAMILIES - 2)]
+    configs = [("all", FAMILIES),
+               ("precedes,response,chain,count,only,excludes,args,flow", FAMILIES - 2),  # all but provenance, forbid
+               ("precedes,response,chain,count,only,excludes,args,provenance", FAMILIES - 2)]  # all but flow, forbid
     for (templates, families), jobs in [(c, j) for c in configs for j in (1, 2)]:
         best = None
         print(f"--templates {templates}")

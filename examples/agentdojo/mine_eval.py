@@ -86,6 +86,10 @@ def main():
     ap.add_argument("--min-confidence", default="1")
     ap.add_argument("--templates", default="all")
     ap.add_argument("--out", default="mined-agentdojo")
+    ap.add_argument("--group-by", default="",
+                    help="e.g. metadata.user_task_id: the runs of one user task are one group (trajcheck mine --group-by)")
+    ap.add_argument("--max-p", default="",
+                    help="trajcheck mine --max-p: the significance an `excludes` rule needs (default: mine's)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--contrastive", action="store_true",
                     help="mine with --good (the mined tasks' clean runs) --bad (their successful injections): "
@@ -102,6 +106,10 @@ def main():
         rules = os.path.join(a.out, f"{suite}.rules")
         cmd = [a.trajcheck, "mine", "--quiet", "--min-support", a.min_support, "--min-confidence",
                a.min_confidence, "--templates", a.templates, "-o", rules]
+        if a.group_by:
+            cmd += ["--group-by", a.group_by]
+        if a.max_p:
+            cmd += ["--max-p", a.max_p]
         if a.contrastive:
             bad = [f for n in train for f, attack in d["attacked"][n]
                    if not attack.endswith("dos") and json.load(open(f)).get("security") is True]
@@ -129,7 +137,8 @@ def main():
         rows.append((suite, len(train), len(train_files), n_rules, len(test), len(attacked), fa, len(clean), fc,
                      why.most_common(3), fwhy.most_common(3)))
     if a.markdown:
-        print(f"Settings: {'contrastive, ' if a.contrastive else ''}--min-support {a.min_support} --min-confidence {a.min_confidence} --templates {a.templates}\n")
+        extra = (f" --group-by {a.group_by}" if a.group_by else "") + (f" --max-p {a.max_p}" if a.max_p else "")
+        print(f"Settings: {'contrastive, ' if a.contrastive else ''}--min-support {a.min_support} --min-confidence {a.min_confidence} --templates {a.templates}{extra}\n")
         print("| suite | user tasks mined / held out | clean runs mined | rules | successful injections flagged | clean runs flagged |")
         print("|---|---|---|---|---|---|")
         for s, nt, ntf, nr, nte, na, fa, nc, fc, _, _ in rows:

@@ -37,8 +37,9 @@ enum class MineFamily : std::uint8_t {
   excludes,   // A excludes B (never together in one trace)
   args,       // forbid T where not (arguments.k == V)
   flow,       // A where result.p == $x precedes B where arguments.k == $x (also from A's arguments)
+  provenance,  // forbid A where arguments.k exists and not seen(arguments.k, user)
 };
-constexpr int kMineFamilyCount = 9;
+constexpr int kMineFamilyCount = 10;
 std::string_view to_string(MineFamily f);
 // Parses a comma-separated list of family names (also "all"); false with *error on an unknown one.
 bool parse_mine_families(std::string_view list, std::uint32_t* mask, std::string* error);
@@ -49,6 +50,10 @@ struct MineOptions {
   std::uint32_t families = (1u << kMineFamilyCount) - 1;  // bit i: MineFamily(i)
   std::shared_ptr<const Catalog> catalog;  // for `forbid` of tools never called
   bool prune = true;                       // drop rules implied by kept ones
+  // `A excludes B` is kept only when never (or so rarely) seeing A and B together is unlikely
+  // for independent tools: the one-sided Fisher exact test over groups (traces without
+  // grouping) gives a p-value at most this.
+  double max_p = 0.05;
 };
 
 struct MineCounts {
@@ -62,6 +67,13 @@ struct MinedRule {
   std::string statement;  // one statement of the rule language
   MineCounts counts;      // on the mined (good) traces
   std::uint64_t traces = 0;  // traces mined
+  // `only`: the groups (traces without grouping) on which the rule mined from the other
+  // groups holds, out of all groups — what it is likely to do on a group not mined. Kept
+  // when its share reaches the minimum confidence too. `held_out.activated == 0`: not used.
+  MineCounts held_out;
+  bool held_out_groups = false;  // held_out counts groups (Miner::set_group_by), else traces
+  // `excludes`: the p-value of its independence test (MineOptions::max_p); < 0: not used.
+  double p_value = -1;
   // Contrastive mode: on the bad traces, as `check` evaluates the statement.
   bool contrasted = false;
   std::uint64_t bad_traces = 0, bad_violated = 0;
@@ -73,6 +85,15 @@ class Miner {
   // `families`: the families that will be asked for (value flow, the costliest to count, is
   // only counted when its bit is set).
   explicit Miner(std::uint32_t families = (1u << kMineFamilyCount) - 1);
+  // Groups of traces that are one unit of evidence (runs of one task by several agents):
+  // the held-out estimate of `only` and the independence test of `excludes` count groups,
+  // not traces. `path`: `metadata.K…` or `context.K…`, the group's name in each trace; a
+  // trace without it is a group of its own and is counted (ungrouped()). Empty: every trace
+  // is a group. False with *error for a path of another root.
+  bool set_group_by(std::string_view path, std::string* error);
+  std::string group_by() const;  // the path given, or empty
+  std::uint64_t groups() const;
+  std::uint64_t ungrouped() const;
   std::uint32_t families() const;
   ~Miner();
   Miner(Miner&&) noexcept;

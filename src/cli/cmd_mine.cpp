@@ -25,6 +25,8 @@ struct MineArgs {
   std::string templates = "all";
   std::string catalog;
   std::string out;
+  std::string group_by;
+  double max_p = 0.05;
   bool no_prune = false;
 };
 
@@ -55,6 +57,11 @@ int run_mine(MineArgs& a) {
   mo.min_support = a.min_support;
   mo.min_confidence = a.min_confidence;
   mo.prune = !a.no_prune;
+  mo.max_p = a.max_p;
+  if (!(a.max_p >= 0 && a.max_p <= 1)) {
+    fmt::print(stderr, "trajcheck mine: --max-p is a probability between 0 and 1\n");
+    return kBadInput;
+  }
   std::string error;
   if (!parse_mine_families(a.templates, &mo.families, &error)) {
     fmt::print(stderr, "trajcheck mine: --templates: {}\n", error);
@@ -83,12 +90,22 @@ int run_mine(MineArgs& a) {
     return kBadInput;
   }
   Miner miner(mo.families);
+  if (!miner.set_group_by(a.group_by, &error)) {
+    fmt::print(stderr, "trajcheck mine: --group-by: {}\n", error);
+    return kBadInput;
+  }
   std::string err;
   RecordSource source(contrastive ? a.good : a.input.inputs, reading.format);
   MineReadStats read =
       mine_records([&](RawRecord& r) { return source.next(r); }, parser, a.input.jobs, miner, err, !a.input.quiet);
   std::fputs(err.c_str(), stderr);  // rejected records always; warnings unless --quiet
   mine_print_read(contrastive ? "good: " : "", read);
+  if (!a.group_by.empty()) {
+    fmt::print(stderr, "mine: {} groups by {}\n", miner.groups(), a.group_by);
+    if (miner.ungrouped() > 0)
+      fmt::print(stderr, "trajcheck mine: warning: {} trace{} without {}: each is a group of its own\n", miner.ungrouped(),
+                 miner.ungrouped() == 1 ? "" : "s", a.group_by);
+  }
   if (read.traces == 0) {
     fmt::print(stderr, "trajcheck mine: no trace was read; nothing to mine\n");
     return kBadInput;
@@ -137,7 +154,14 @@ const bool mine_registered = register_command({"mine", 75, [](CLI::App& app) {
   sub->add_option("--min-confidence", a->min_confidence,
                   "share of its activated traces where a rule must hold (default 1)");
   sub->add_option("--templates", a->templates,
-                  "comma-separated families: precedes, response, chain, count, forbid, only, excludes, args, flow (default all)");
+                  "comma-separated families: precedes, response, chain, count, forbid, only, excludes, args, flow, provenance "
+                  "(default all)");
+  sub->add_option("--group-by", a->group_by,
+                  "metadata.KEY or context.KEY: traces with one value are one group (runs of one task), the unit "
+                  "of the held-out estimate of `only` and of the independence test of `excludes`");
+  sub->add_option("--max-p", a->max_p,
+                  "keep `A excludes B` only when independent tools would be seen together this rarely with at "
+                  "most this probability (default 0.05)");
   sub->add_option("--catalog", a->catalog, "tool catalog: its tools never called are mined as `forbid`");
   sub->add_option("-o,--out", a->out, "write the rules file here (default: standard output)");
   sub->add_option("--good", a->good, "contrastive mode: traces that behave as wanted")->expected(1, -1);

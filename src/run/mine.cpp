@@ -3,6 +3,7 @@
 #include "trajcheck/mine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -12,6 +13,8 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "checker/substring_index.hpp"
 
 namespace trajcheck {
 
@@ -47,8 +50,29 @@ struct MineArgStat {
 struct MineToolCounts {
   std::uint64_t occ = 0;  // traces with a call
   std::uint64_t min_count = 0, max_count = 0;
+  std::uint64_t a_trace = 0;  // the uid of a trace with a call: the one, when occ == 1
   std::map<std::string, MineArgStat> args;  // key -> stats
+  std::map<std::string, MineCounts> prov;   // key -> traces with it / where it came from the user
 };
+
+// The sequence numbers of miners: a trace's uid (miner << 40 | its number there) tells the
+// traces of merged miners apart.
+std::atomic<std::uint64_t> g_mine_instances{0};
+
+// One-sided Fisher exact test: among n groups, a of which have A and b of which have B,
+// the probability that at most k have both when A and B are independent (hypergeometric).
+double mine_fisher_at_most(std::uint64_t n, std::uint64_t a, std::uint64_t b, std::uint64_t k) {
+  if (a > n || b > n) return 1.0;
+  auto lc = [](double x, double y) { return std::lgamma(x + 1) - std::lgamma(y + 1) - std::lgamma(x - y + 1); };
+  const double total = lc(static_cast<double>(n), static_cast<double>(b));
+  const std::uint64_t lo = b > n - a ? b - (n - a) : 0;
+  const std::uint64_t hi = std::min({a, b, k});
+  double p = 0;
+  for (std::uint64_t x = lo; x <= hi; ++x)
+    p += std::exp(lc(static_cast<double>(a), static_cast<double>(x)) +
+                  lc(static_cast<double>(n - a), static_cast<double>(b - x)) - total);
+  return std::min(1.0, p);
+}
 
 bool mine_is_ident(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -118,6 +142,7 @@ std::string_view to_string(MineFamily f) {
     case MineFamily::excludes: return "excludes";
     case MineFamily::args: return "args";
     case MineFamily::flow: return "flow";
+    case MineFamily::provenance: return "provenance";
   }
   return "?";
 }
@@ -161,6 +186,28 @@ double MinedRule::separation() const {
 
 struct Miner::Impl {
   std::uint64_t traces = 0;
+  std::uint64_t instance = g_mine_instances.fetch_add(1, std::memory_order_relaxed);
+  // Grouping (set_group_by): each group's tools and step symbols (ids, sorted); traces
+  // without a group name.
+  std::string group_root;              // "metadata" or "context"; empty: no grouping
+  std::vector<std::string> group_keys;  // the keys of the path below the root
+  std::unordered_map<std::string, std::vector<std::uint32_t>> group_tools;
+  std::uint64_t ungrouped = 0;
+  // The group name of t: its scalar at the path, as JSON text; empty when absent.
+  std::string group_of(const Trajectory& t) const {
+    std::string_view text = group_root == "metadata" ? t.metadata() : t.context();
+    if (text.empty()) return {};
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    const nlohmann::json* at = &j;
+    for (const std::string& k : group_keys) {
+      if (!at->is_object()) return {};
+      auto it = at->find(k);
+      if (it == at->end()) return {};
+      at = &*it;
+    }
+    if (at->is_object() || at->is_array() || at->is_null() || at->is_discarded()) return {};
+    return at->dump();
+  }
   std::vector<std::string> names;
   std::unordered_map<std::string, std::uint32_t> ids;
   std::vector<MineToolCounts> tools;
@@ -196,6 +243,10 @@ struct Miner::Impl {
     std::uint32_t calls = 0;
   };
   std::vector<std::map<std::string, ArgSeen>> arg_seen;  // per local tool
+  // Provenance: per local tool and key, whether every call's value came from the user
+  // (`seen(arguments.k, user)`: a substring of an earlier user message).
+  std::vector<std::map<std::string, bool>> prov_seen;
+  detail::SubstringIndex user_text;
 
   std::uint32_t intern(std::string_view name) {
     auto it = ids.find(std::string(name));
@@ -223,6 +274,7 @@ struct Miner::Impl {
   }
 
   void add(const Trajectory& t) {
+    const std::uint64_t uid = instance << 40 | traces;
     ++traces;
     const std::vector<Step>& steps = t.steps();
     // Turn groups as the checker forms them: adjacent tool calls with one turn number share
@@ -281,6 +333,7 @@ struct Miner::Impl {
     if (!cur.empty()) close_turn();
     for (std::size_t a = 0; a < k; ++a) {
       MineToolCounts& tc = tools[local_ids[a]];
+      if (tc.occ == 0) tc.a_trace = uid;
       ++tc.occ;
       if (tc.occ == 1 || count[a] < tc.min_count) tc.min_count = count[a];
       tc.max_count = std::max<std::uint64_t>(tc.max_count, count[a]);
@@ -294,12 +347,33 @@ struct Miner::Impl {
         if (pcount[a * k + b] == turns_of[a]) ++p.chainf;
       }
     }
+    if (!group_root.empty()) {
+      std::string g = group_of(t);
+      if (g.empty()) {
+        ++ungrouped;
+        g = fmt::format("\x01{}", uid);  // a group of its own, never a JSON text
+      }
+      std::vector<std::uint32_t>& gt = group_tools[g];
+      for (std::uint32_t id : local_ids) gt.push_back(id);
+      std::sort(gt.begin(), gt.end());
+      gt.erase(std::unique(gt.begin(), gt.end()), gt.end());
+    }
     // Argument constants: per tool and key, the one value every call of the trace gave.
     arg_seen.assign(k, {});
+    const bool prov_on = (families >> static_cast<int>(MineFamily::provenance)) & 1u;
+    if (prov_on) {
+      prov_seen.assign(k, {});
+      user_text.clear();
+    }
     std::vector<nlohmann::json> call_args;
     std::vector<std::uint32_t> call_step;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const Step& s = steps[i];
+      if (prov_on && s.type == StepType::user_message) {
+        // As seen() indexes user text: each message, then a NUL no value matches across.
+        user_text.append(t.text(s.content));
+        user_text.append(std::string_view("\0", 1));
+      }
       if (s.type != StepType::tool_call) continue;
       std::uint32_t a = local_of[intern(mine_tool_key(t.tool_name(s)))] - 1;
       auto& seen = arg_seen[a];
@@ -314,9 +388,24 @@ struct Miner::Impl {
         if (as.calls == 0) as.value = lit;
         else if (as.value != lit) as.value.clear();
         ++as.calls;
+        if (prov_on) {
+          auto [ps, fresh] = prov_seen[a].try_emplace(it.key(), true);
+          // seen(v, user): a string found in earlier user text (none yet: never).
+          const bool from_user = it.value().is_string() && !user_text.empty() &&
+                                 user_text.contains(it.value().get_ref<const std::string&>());
+          ps->second = ps->second && from_user;
+        }
       }
       call_args.push_back(std::move(args));
       call_step.push_back(static_cast<std::uint32_t>(i));
+    }
+    for (std::size_t a = 0; a < k && prov_on; ++a) {
+      MineToolCounts& tc = tools[local_ids[a]];
+      for (const auto& [key, held] : prov_seen[a]) {
+        MineCounts& pc = tc.prov[key];
+        ++pc.activated;
+        pc.held += held ? 1 : 0;
+      }
     }
     for (std::size_t a = 0; a < k; ++a) {
       MineToolCounts& tc = tools[local_ids[a]];
@@ -435,8 +524,14 @@ struct Miner::Impl {
       if (oc.occ > 0) {
         tc.min_count = tc.occ == 0 ? oc.min_count : std::min(tc.min_count, oc.min_count);
         tc.max_count = std::max(tc.max_count, oc.max_count);
+        if (tc.occ == 0) tc.a_trace = oc.a_trace;
       }
       tc.occ += oc.occ;
+      for (const auto& [key, pc] : oc.prov) {
+        MineCounts& mine = tc.prov[key];
+        mine.activated += pc.activated;
+        mine.held += pc.held;
+      }
       for (const auto& [key, st] : oc.args) {
         MineArgStat& mine = tc.args[key];
         for (const auto& [v, n] : st.unique) {
@@ -449,6 +544,13 @@ struct Miner::Impl {
     for (const auto& [key, pc] : o.pairs) {
       std::uint32_t a = ids.at(o.names[key >> 32]), b = ids.at(o.names[key & 0xffffffffu]);
       pairs[(static_cast<std::uint64_t>(a) << 32) | b].add(pc);
+    }
+    ungrouped += o.ungrouped;
+    for (const auto& [g, list] : o.group_tools) {
+      std::vector<std::uint32_t>& gt = group_tools[g];
+      for (std::uint32_t id : list) gt.push_back(ids.at(o.names[id]));
+      std::sort(gt.begin(), gt.end());
+      gt.erase(std::unique(gt.begin(), gt.end()), gt.end());
     }
   }
 
@@ -469,6 +571,36 @@ Miner& Miner::operator=(Miner&&) noexcept = default;
 void Miner::add(const Trajectory& t) { impl_->add(t); }
 void Miner::merge(const Miner& other) { impl_->merge(*other.impl_); }
 std::uint64_t Miner::traces() const { return impl_->traces; }
+std::uint64_t Miner::groups() const { return impl_->group_root.empty() ? impl_->traces : impl_->group_tools.size(); }
+std::uint64_t Miner::ungrouped() const { return impl_->ungrouped; }
+std::string Miner::group_by() const {
+  std::string p = impl_->group_root;
+  for (const std::string& k : impl_->group_keys) p += "." + k;
+  return p;
+}
+
+bool Miner::set_group_by(std::string_view path, std::string* error) {
+  Impl& m = *impl_;
+  m.group_root.clear();
+  m.group_keys.clear();
+  if (path.empty()) return true;
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  for (;;) {
+    std::size_t dot = path.find('.', at);
+    parts.emplace_back(path.substr(at, dot == std::string_view::npos ? std::string_view::npos : dot - at));
+    if (dot == std::string_view::npos) break;
+    at = dot + 1;
+  }
+  if ((parts[0] != "metadata" && parts[0] != "context") || parts.size() < 2 ||
+      std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); })) {
+    *error = fmt::format("group path '{}' is not metadata.KEY… or context.KEY… (keys joined by '.')", path);
+    return false;
+  }
+  m.group_root = parts[0];
+  m.group_keys.assign(parts.begin() + 1, parts.end());
+  return true;
+}
 
 std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
   const Impl& m = *impl_;
@@ -497,6 +629,23 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
   std::sort(seen.begin(), seen.end(), [&](std::uint32_t a, std::uint32_t b) { return m.names[a] < m.names[b]; });
   auto nm = [&](std::uint32_t id) {
     return mine_is_symbol(m.names[id]) ? m.names[id].substr(1) : mined_tool_name(mine_tool_of(m.names[id]));
+  };
+  // Groups: per tool, the groups calling it; per pair (only for excludes), the groups calling both.
+  const bool grouped = !m.group_root.empty();
+  const std::uint64_t groups = grouped ? m.group_tools.size() : m.traces;
+  std::vector<std::uint64_t> gocc(T, 0);
+  std::unordered_map<std::uint64_t, std::uint64_t> gpair;
+  if (grouped)
+    for (const auto& [g, list] : m.group_tools) {
+      for (std::uint32_t id : list) ++gocc[id];
+      if (on(MineFamily::excludes))
+        for (std::size_t i = 0; i < list.size(); ++i)
+          for (std::size_t j = i + 1; j < list.size(); ++j)
+            ++gpair[static_cast<std::uint64_t>(std::min(list[i], list[j])) << 32 | std::max(list[i], list[j])];
+    }
+  auto group_pair = [&](std::uint32_t a, std::uint32_t b) -> std::uint64_t {
+    auto it = gpair.find(static_cast<std::uint64_t>(std::min(a, b)) << 32 | std::max(a, b));
+    return it == gpair.end() ? 0 : it->second;
   };
 
   // Pair families; kept (at confidence 1) for pruning.
@@ -537,7 +686,17 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
       if (kcf) pair_rules.push_back({MineFamily::chain, 1, a, b, cf});
       if (on(MineFamily::excludes) && m.names[a] < m.names[b]) {
         std::uint64_t either = ta.occ + tb.occ - p->co;
-        emit(MineFamily::excludes, fmt::format("{} excludes {}", nm(a), nm(b)), MineCounts{either, either - p->co});
+        MineCounts c{either, either - p->co};
+        if (keep(c)) {
+          // Never together means something only if together was to be expected: the groups
+          // with A, with B and with both, against independence.
+          double pv = grouped ? mine_fisher_at_most(groups, gocc[a], gocc[b], group_pair(a, b))
+                              : mine_fisher_at_most(m.traces, ta.occ, tb.occ, p->co);
+          if (pv <= o.max_p + 1e-12) {
+            emit(MineFamily::excludes, fmt::format("{} excludes {}", nm(a), nm(b)), c);
+            out.back().p_value = pv;
+          }
+        }
       }
     }
   // Transitive reduction of the orders that always hold: A precedes C follows from A precedes
@@ -581,6 +740,12 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
           emit(MineFamily::args, fmt::format("forbid {} where not ({} == {})", nm(a), path, value),
                MineCounts{ta.occ, held});
         }
+    if (on(MineFamily::provenance))
+      for (const auto& [key, c] : ta.prov) {
+        std::string path = mine_is_ident(key) && !mine_reserved_words().count(key) ? "arguments." + key
+                                                                                    : "arguments[" + mine_quote(key) + "]";
+        emit(MineFamily::provenance, fmt::format("forbid {} where {} exists and not seen({}, user)", nm(a), path, path), c);
+      }
   }
   if (on(MineFamily::flow))
     for (const auto& [key, held] : m.flow_held) {
@@ -601,7 +766,27 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
         text += (first ? "" : " | ") + nm(id);
         first = false;
       }
-    emit(MineFamily::only, std::move(text), MineCounts{m.traces, m.traces});
+    // Held out: the rule mined without a group holds on it unless the group calls a tool
+    // no other group calls.
+    MineCounts held_out{groups, groups};
+    if (grouped) {
+      for (const auto& [g, list] : m.group_tools)
+        if (std::any_of(list.begin(), list.end(),
+                        [&](std::uint32_t id) { return gocc[id] == 1 && !mine_is_symbol(m.names[id]); }))
+          --held_out.held;
+    } else {
+      std::set<std::uint64_t> lone;  // the traces with a tool no other trace calls
+      for (std::uint32_t id : seen)
+        if (!mine_is_symbol(m.names[id]) && m.tools[id].occ == 1) lone.insert(m.tools[id].a_trace);
+      held_out.held -= lone.size();
+    }
+    if (static_cast<double>(held_out.held) >= o.min_confidence * static_cast<double>(held_out.activated) - 1e-9) {
+      emit(MineFamily::only, std::move(text), MineCounts{m.traces, m.traces});
+      if (!out.empty() && out.back().family == MineFamily::only) {
+        out.back().held_out = held_out;
+        out.back().held_out_groups = grouped;
+      }
+    }
   }
   if (on(MineFamily::forbid) && o.catalog)
     for (const CatalogTool& ct : o.catalog->tools()) {
@@ -633,6 +818,10 @@ std::string format_mined_rules(const std::vector<MinedRule>& rules, const MineOp
     double share = r.traces ? 100.0 * static_cast<double>(r.counts.activated) / static_cast<double>(r.traces) : 0.0;
     out += fmt::format("\n# {}: support {} ({:.1f}%), confidence {:.3f} ({}/{})", to_string(r.family),
                        r.counts.activated, share, r.counts.confidence(), r.counts.held, r.counts.activated);
+    if (r.held_out.activated > 0)
+      out += fmt::format(", held out {:.3f} ({}/{} {})", r.held_out.confidence(), r.held_out.held,
+                         r.held_out.activated, r.held_out_groups ? "groups" : "traces");
+    if (r.p_value >= 0) out += fmt::format(", independence p {:.3g}", r.p_value);
     if (r.contrasted) {
       std::uint64_t good_v = r.counts.activated - r.counts.held;
       out += fmt::format("; good violated {}/{} ({:.1f}%), bad violated {}/{} ({:.1f}%), separation {:.3f}", good_v,
@@ -670,7 +859,11 @@ MineReadStats mine_records(const RecordInput& input, const TraceParser& parser, 
   jobs = effective_jobs(jobs);
   std::mutex in_mu, out_mu;
   std::vector<Miner> parts;
-  for (unsigned j = 0; j < jobs; ++j) parts.emplace_back(miner.families());
+  for (unsigned j = 0; j < jobs; ++j) {
+    parts.emplace_back(miner.families());
+    std::string e;
+    parts.back().set_group_by(miner.group_by(), &e);  // a path the miner took: never refused
+  }
   std::vector<MineReadStats> stats(jobs);
   // Errors are kept in input order: each record's text is tagged with its sequence number.
   std::map<std::uint64_t, std::string> errs;

@@ -22,7 +22,9 @@ std::string mine_test_trace(std::mt19937& rng, int id, int tools, bool with_turn
   for (int i = 0; i < n; ++i) {
     if (i) s += ",";
     int kind = coin(rng);
-    if (kind == 0 && coin(rng) == 0) {
+    if (kind == 0 && coin(rng) == 1) {  // user text naming some values (provenance)
+      s += std::string("{\"type\":\"user_message\",\"content\":\"") + (val(rng) ? "see o1 and v" : "nothing") + "\"";
+    } else if (kind == 0 && coin(rng) == 0) {
       s += coin(rng) < 2 ? "{\"type\":\"approval\",\"decision\":\"approved\"" : "{\"type\":\"final_answer\",\"content\":\"y\"";
     } else if (kind == 0) {
       s += "{\"type\":\"assistant_message\",\"content\":\"x\"";
@@ -111,6 +113,9 @@ void mine_test_against_checker(bool with_turns, unsigned seed) {
   for (int f = 0; f < kMineFamilyCount; ++f) families_seen += (mask >> f) & 1u;
   CHECK(families_seen == kMineFamilyCount - 1);  // all but forbid, which needs a catalog
   CHECK(((mask >> static_cast<int>(MineFamily::flow)) & 1u) == 1u);
+  bool prov_held = false;  // some provenance candidate holds somewhere: user text is searched
+  for (const MinedRule& r : rules) prov_held = prov_held || (r.family == MineFamily::provenance && r.counts.held > 0);
+  CHECK(prov_held);
   bool symbol_rule = false;  // steps of other types are symbols of the order families
   for (const MinedRule& r : rules) symbol_rule = symbol_rule || r.statement.rfind("approval precedes", 0) == 0;
   CHECK(symbol_rule);
@@ -207,4 +212,118 @@ TEST_CASE("mine: thresholds, pruning and ranking") {
   CHECK(mined_tool_name("approval") == "\"approval\"");
   CHECK(mined_tool_name("forbid") == "\"forbid\"");
   CHECK(mined_tool_name("cancel order") == "\"cancel order\"");
+}
+
+namespace {
+Trajectory mine_parse(TraceParser& parser, ToolTable& table, const std::string& text) {
+  Trajectory t(&table);
+  ParseOutcome o = parser.parse_value(text, RecordOrigin{}, t);
+  REQUIRE_MESSAGE(o.ok(), text);
+  t.own();
+  return t;
+}
+// A trace of task `task` calling `tools` in order.
+std::string mine_task_trace(const std::string& task, int run, const std::vector<std::string>& tools) {
+  std::string s = "{\"trace_id\":\"" + task + "-" + std::to_string(run) + "\",\"metadata\":{\"task\":\"" + task +
+                  "\"},\"steps\":[";
+  for (std::size_t i = 0; i < tools.size(); ++i) s += std::string(i ? "," : "") + "{\"type\":\"tool_call\",\"tool\":\"" + tools[i] + "\"}";
+  return s + "]}";
+}
+const MinedRule* mine_find(const std::vector<MinedRule>& rules, const std::string& statement) {
+  for (const MinedRule& r : rules)
+    if (r.statement == statement) return &r;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("mine: grouped runs are one unit for the held-out estimate of only and the test of excludes") {
+  NormalizeOptions no;
+  no.format = InputFormat::native;
+  TraceParser parser(no);
+  ToolTable table;
+  // Four tasks, five runs each: a and b always, c in task 3 only, d in task 4 only.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> tasks = {
+      {"t1", {"a", "b"}}, {"t2", {"a", "b"}}, {"t3", {"a", "c"}}, {"t4", {"b", "d"}}};
+  Miner by_trace, by_task;
+  std::string error;
+  REQUIRE(by_task.set_group_by("metadata.task", &error));
+  CHECK(!by_task.set_group_by("steps.task", &error));
+  CHECK(error.find("metadata.KEY") != std::string::npos);
+  CHECK(!by_task.set_group_by("metadata.", &error));
+  REQUIRE(by_task.set_group_by("metadata.task", &error));
+  for (const auto& [task, tools] : tasks)
+    for (int run = 0; run < 5; ++run) {
+      Trajectory t = mine_parse(parser, table, mine_task_trace(task, run, tools));
+      by_trace.add(t);
+      by_task.add(t);
+    }
+  CHECK(by_task.groups() == 4);
+  CHECK(by_task.ungrouped() == 0);
+  CHECK(by_trace.groups() == 20);
+  MineOptions mo;
+  mo.families = (1u << static_cast<int>(MineFamily::only)) | (1u << static_cast<int>(MineFamily::excludes));
+  mo.min_confidence = 0;
+  mo.max_p = 1;
+  // only: tasks 3 and 4 call a tool no other task calls, so the rule mined without them fails
+  // on them: 2 of 4 groups held out. By trace, every tool has other traces calling it: 20/20.
+  std::vector<MinedRule> g = by_task.rules(mo), t = by_trace.rules(mo);
+  const MinedRule* og = mine_find(g, "only a | b | c | d");
+  const MinedRule* ot = mine_find(t, "only a | b | c | d");
+  REQUIRE(og);
+  REQUIRE(ot);
+  CHECK(og->held_out.held == 2);
+  CHECK(og->held_out.activated == 4);
+  CHECK(og->held_out_groups);
+  CHECK(ot->held_out.held == 20);
+  CHECK(!ot->held_out_groups);
+  mo.min_confidence = 0.6;  // the held-out share decides too
+  CHECK(mine_find(by_task.rules(mo), "only a | b | c | d") == nullptr);
+  CHECK(mine_find(by_trace.rules(mo), "only a | b | c | d") != nullptr);
+  // c excludes d: never together, but each is in one task of four. By task that is what
+  // independence gives half the time (p = 0.75); by trace the 5 + 5 runs look like evidence.
+  mo.min_confidence = 1;
+  const MinedRule* eg = mine_find(g, "c excludes d");
+  const MinedRule* et = mine_find(t, "c excludes d");
+  REQUIRE(eg);
+  REQUIRE(et);
+  CHECK(eg->p_value == doctest::Approx(0.75));
+  CHECK(et->p_value == doctest::Approx(15.0 * 14 * 13 * 12 * 11 / (20.0 * 19 * 18 * 17 * 16)));
+  mo.max_p = 0.05;
+  CHECK(mine_find(by_task.rules(mo), "c excludes d") == nullptr);
+  CHECK(mine_find(by_trace.rules(mo), "c excludes d") == nullptr);  // p = 0.19 by trace too
+  std::string text = format_mined_rules(by_task.rules(MineOptions{}), MineOptions{}, by_task.traces());
+  CHECK(text.find("held out") != std::string::npos);
+  // A trace without the group path is a group of its own, counted.
+  Miner partial;
+  REQUIRE(partial.set_group_by("metadata.task", &error));
+  partial.add(mine_parse(parser, table, R"({"trace_id":"x","steps":[{"type":"tool_call","tool":"a"}]})"));
+  partial.add(mine_parse(parser, table, R"({"trace_id":"y","steps":[{"type":"tool_call","tool":"a"}]})"));
+  CHECK(partial.groups() == 2);
+  CHECK(partial.ungrouped() == 2);
+}
+
+TEST_CASE("mine: provenance holds where each value is in earlier user text, as seen(…, user) says") {
+  NormalizeOptions no;
+  no.format = InputFormat::native;
+  TraceParser parser(no);
+  ToolTable table;
+  Miner miner;
+  const char* texts[] = {
+      R"({"trace_id":"1","steps":[{"type":"user_message","content":"pay alice"},{"type":"tool_call","tool":"pay","arguments":{"to":"alice","n":1}}]})",
+      R"({"trace_id":"2","steps":[{"type":"tool_call","tool":"pay","arguments":{"to":"bob"}},{"type":"user_message","content":"pay bob"}]})",
+      R"({"trace_id":"3","steps":[{"type":"user_message","content":"pay carol"},{"type":"tool_call","tool":"pay","arguments":{"to":"carol"}},{"type":"tool_call","tool":"pay","arguments":{"n":2}}]})",
+  };
+  for (const char* s : texts) miner.add(mine_parse(parser, table, s));
+  MineOptions mo;
+  mo.families = 1u << static_cast<int>(MineFamily::provenance);
+  mo.min_confidence = 0;
+  std::vector<MinedRule> rules = miner.rules(mo);
+  const MinedRule* to = mine_find(rules, "forbid pay where arguments.to exists and not seen(arguments.to, user)");
+  const MinedRule* n = mine_find(rules, "forbid pay where arguments.n exists and not seen(arguments.n, user)");
+  REQUIRE(to);
+  REQUIRE(n);
+  CHECK(to->counts.activated == 3);
+  CHECK(to->counts.held == 2);  // bob was said after the call
+  CHECK(n->counts.activated == 2);
+  CHECK(n->counts.held == 0);   // numbers are never seen in user text
 }
