@@ -700,7 +700,12 @@ std::string ProgramImpl::dump_automaton() const {
     out += "\n";
     if (!s.binders.empty()) {
       out += fmt::format("  parametric ${}: one slice state per value bound by", s.variable);
-      for (std::uint32_t b : s.binders) out += " " + pname(b);
+      for (std::uint32_t b : s.binders)
+        if (!patterns[b].mention) out += " " + pname(b);
+      if (!s.mentions.empty()) {
+        out += ", looked for (contains) by";
+        for (std::uint32_t m : s.mentions) out += " " + pname(m);
+      }
       out += "; steps binding nothing: logged once, slices catch up\n";
     }
     for (const StatementSpec& st : s.statements) {

@@ -93,6 +93,14 @@ TEST_CASE("mention: typed as contains is, arrays by element") {
   CHECK(verdicts(kLeak, text) == "satisfied");
 }
 
+TEST_CASE("mention: the automaton dump tells binders from mentions") {
+  CompileResult r = compile(Source("<rules>", kLeak));
+  REQUIRE(r.ok());
+  const std::string dump = r.program->dump_automaton();
+  CHECK(dump.find("parametric $s: one slice state per value bound by p1, looked for (contains) by p3;") !=
+        std::string::npos);
+}
+
 TEST_CASE("mention: compile errors name the fix") {
   CHECK(errors(kLeak).empty());
   CHECK(errors("forbid send_email where arguments.body contains $s").find(
