@@ -2,6 +2,7 @@
 #include "metrics/ordering.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <string>
 
@@ -212,9 +213,123 @@ std::string pattern_label(const ir::Module& m, ir::Id id) {
   return "?";
 }
 
+namespace {
+
+// Bit-parallel LCS (Allison–Dix, in the form of Crochemore et al. 2001; Hyyrö 2004): the DP
+// column over `a` is kept as bits, one 64-bit word for 64 positions of `a`. Bit i of V is 0
+// where the column steps up (L(i + 1, j) = L(i, j) + 1), so L(i, j) is the number of zeros
+// among the first i bits of V after j columns. A column with symbol c does
+//   V = (V + (V & M[c])) | (V & ~M[c])
+// with M[c] the positions of c in `a` (carry across words).
+class BitLcs {
+ public:
+  // `a` and `b` are views of the two sequences; `keep_columns` keeps V after every column
+  // for a traceback (|b| × words words).
+  std::uint32_t run(const std::uint32_t* a, std::size_t n, const std::uint32_t* b, std::size_t m,
+                    bool keep_columns);
+  // L(i, j) after run(.., keep_columns = true).
+  std::uint32_t at(std::size_t i, std::size_t j) const {
+    const std::uint64_t* v = j == 0 ? nullptr : columns_.data() + (j - 1) * words_;
+    std::uint32_t zeros = 0;
+    std::size_t w = 0;
+    for (; (w + 1) * 64 <= i; ++w) zeros += 64 - static_cast<std::uint32_t>(std::popcount(v ? v[w] : ~0ull));
+    if (const std::size_t rest = i - w * 64; rest > 0) {
+      const std::uint64_t low = (std::uint64_t(1) << rest) - 1;
+      zeros += static_cast<std::uint32_t>(rest) - static_cast<std::uint32_t>(std::popcount((v ? v[w] : ~0ull) & low));
+    }
+    return zeros;
+  }
+
+ private:
+  std::size_t words_ = 0;
+  std::vector<std::uint64_t> v_, scratch_, dense_, columns_;
+  std::vector<std::uint32_t> symbols_, start_, pos_, dense_row_;
+};
+
+std::uint32_t BitLcs::run(const std::uint32_t* a, std::size_t n, const std::uint32_t* b, std::size_t m,
+                          bool keep_columns) {
+  words_ = (n + 63) / 64;
+  // Symbols of `a`, compressed to 0 .. k-1 (sorted), and where each occurs in `a`.
+  symbols_.assign(a, a + n);
+  std::sort(symbols_.begin(), symbols_.end());
+  symbols_.erase(std::unique(symbols_.begin(), symbols_.end()), symbols_.end());
+  const std::size_t k = symbols_.size();
+  auto symbol_of = [&](std::uint32_t x) -> std::size_t {
+    auto it = std::lower_bound(symbols_.begin(), symbols_.end(), x);
+    return it != symbols_.end() && *it == x ? static_cast<std::size_t>(it - symbols_.begin()) : k;
+  };
+  start_.assign(k + 1, 0);
+  std::vector<std::uint32_t>& code = dense_row_;  // reused below once the codes are read
+  code.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    code[i] = static_cast<std::uint32_t>(symbol_of(a[i]));
+    ++start_[code[i] + 1];
+  }
+  for (std::size_t s = 0; s < k; ++s) start_[s + 1] += start_[s];
+  pos_.resize(n);
+  {
+    std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) pos_[fill[code[i]]++] = static_cast<std::uint32_t>(i);
+  }
+  // A symbol with more positions than there are words gets its mask built once (there are at
+  // most 64 such symbols, so these masks take at most 64 · words words: linear in |a|); the
+  // others are set into a scratch mask per column and cleared after it, at the cost of their
+  // positions, which is at most the column's own cost.
+  dense_row_.assign(k, UINT32_MAX);
+  dense_.clear();
+  for (std::size_t s = 0; s < k; ++s) {
+    if (start_[s + 1] - start_[s] <= words_) continue;
+    dense_row_[s] = static_cast<std::uint32_t>(dense_.size() / words_);
+    dense_.resize(dense_.size() + words_, 0);
+    std::uint64_t* row = dense_.data() + dense_.size() - words_;
+    for (std::uint32_t p = start_[s]; p < start_[s + 1]; ++p) row[pos_[p] / 64] |= std::uint64_t(1) << (pos_[p] % 64);
+  }
+  scratch_.assign(words_, 0);
+  v_.assign(words_, ~std::uint64_t(0));
+  if (keep_columns) columns_.resize(m * words_);
+  std::uint64_t* v = v_.data();
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::size_t s = symbol_of(b[j]);
+    // A symbol absent from `a` leaves V as it is.
+    if (s < k) {
+      const std::uint64_t* mask;
+      const bool dense = dense_row_[s] != UINT32_MAX;
+      if (dense) {
+        mask = dense_.data() + std::size_t(dense_row_[s]) * words_;
+      } else {
+        for (std::uint32_t p = start_[s]; p < start_[s + 1]; ++p)
+          scratch_[pos_[p] / 64] |= std::uint64_t(1) << (pos_[p] % 64);
+        mask = scratch_.data();
+      }
+      unsigned char carry = 0;
+      for (std::size_t w = 0; w < words_; ++w) {
+        const std::uint64_t x = v[w], u = x & mask[w];
+        unsigned long long sum;
+        carry = static_cast<unsigned char>(__builtin_add_overflow(x, u, &sum) |
+                                           __builtin_add_overflow(sum, std::uint64_t(carry), &sum));
+        v[w] = sum | (x & ~mask[w]);
+      }
+      if (!dense)
+        for (std::uint32_t p = start_[s]; p < start_[s + 1]; ++p) scratch_[pos_[p] / 64] = 0;
+    }
+    if (keep_columns) std::copy(v, v + words_, columns_.data() + j * words_);
+  }
+  std::uint32_t zeros = 0;
+  for (std::size_t w = 0; w < words_; ++w) {
+    std::uint64_t x = ~v[w];
+    if (w + 1 == words_ && n % 64 != 0) x &= (std::uint64_t(1) << (n % 64)) - 1;
+    zeros += static_cast<std::uint32_t>(std::popcount(x));
+  }
+  return zeros;
+}
+
+}  // namespace
+
 std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b,
                   std::vector<char>* matched_a) {
   const std::size_t n = a.size(), m = b.size();
+  // Scratch kept per thread: the explanation's swap search calls this once per position.
+  thread_local BitLcs bits;
   if (!matched_a) {
     // A common prefix and suffix are in some LCS (matching equal first elements is always
     // optimal), so the DP runs on what lies between: sequences compared here mostly agree.
@@ -226,39 +341,25 @@ std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::ui
     }
     const auto trimmed = static_cast<std::uint32_t>(lo + (n - hi_a));
     if (hi_a == lo || hi_b == lo) return trimmed;
-    // Scratch kept per thread: the explanation's swap search calls this once per position.
-    thread_local std::vector<std::uint32_t> prev, cur;
-    const std::size_t mb = hi_b - lo;
-    prev.assign(mb + 1, 0);
-    cur.assign(mb + 1, 0);
-    const std::uint32_t* bb = b.data() + lo;
-    for (std::size_t i = lo; i < hi_a; ++i) {
-      const std::uint32_t x = a[i];
-      for (std::size_t j = 1; j <= mb; ++j)
-        cur[j] = x == bb[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
-      std::swap(prev, cur);
-    }
-    return trimmed + prev[mb];
+    return trimmed + bits.run(a.data() + lo, hi_a - lo, b.data() + lo, hi_b - lo, false);
   }
-  thread_local std::vector<std::uint32_t> t;
-  t.assign((n + 1) * (m + 1), 0);
-  auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return t[i * (m + 1) + j]; };
-  for (std::size_t i = 1; i <= n; ++i)
-    for (std::size_t j = 1; j <= m; ++j)
-      at(i, j) = a[i - 1] == b[j - 1] ? at(i - 1, j - 1) + 1 : std::max(at(i - 1, j), at(i, j - 1));
+  // One LCS, traced back from the last cell: equal elements are matched, else the step goes
+  // up when that keeps the length, else left (the columns kept take |b| · ⌈|a|/64⌉ words).
+  const std::uint32_t length = n == 0 || m == 0 ? 0 : bits.run(a.data(), n, b.data(), m, true);
   matched_a->assign(n, 0);
+  if (length == 0) return 0;
   for (std::size_t i = n, j = m; i > 0 && j > 0;) {
     if (a[i - 1] == b[j - 1]) {
       (*matched_a)[i - 1] = 1;
       --i;
       --j;
-    } else if (at(i - 1, j) >= at(i, j - 1)) {
+    } else if (bits.at(i - 1, j) >= bits.at(i, j - 1)) {
       --i;
     } else {
       --j;
     }
   }
-  return at(n, m);
+  return length;
 }
 
 namespace {

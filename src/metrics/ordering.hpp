@@ -46,7 +46,10 @@ bool pattern_matches_name(const ir::Module& m, ir::Id p, std::string_view name);
 // A readable label of an atom pattern (its tool name or glob).
 std::string pattern_label(const ir::Module& m, ir::Id p);
 
-// LCS length of two id sequences; `matched_a` (if non-null) marks a's elements in one LCS.
+// LCS length of two id sequences, bit-parallel (64 elements of `a` a word: ⌈|a|/64⌉ word
+// operations per element of `b`, memory linear in |a| + |b|); `matched_a` (if non-null) marks
+// a's elements in one LCS (the one a traceback of the plain DP finds), which keeps |b| · ⌈|a|/64⌉
+// words.
 std::uint32_t lcs(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b,
                   std::vector<char>* matched_a = nullptr);
 

@@ -14,9 +14,6 @@ ScoreResult score_path_tree(ScorerCore& impl, const std::vector<Call>& actual,
   PathOrdering po;
   po.module = &module;
   std::vector<Form> forms = expand_path(module, root, &po.truncated);
-  std::size_t longest = 0;
-  for (const Form& f : forms) longest = std::max<std::size_t>(longest, f.steps);
-  if (ScoreResult over; too_large(actual.size(), longest, over)) return over;
   std::vector<std::string_view> names;
   for (const Call& c : actual) names.push_back(c.name);
 

@@ -147,12 +147,6 @@ std::vector<std::string> differing_keys(const ArgCanon& c, const CanonArgs& e, c
 namespace metrics {
 std::string fold_tool_name(std::string_view n) { return fold_name(n); }
 
-bool too_large(std::size_t actual_calls, std::size_t expected_steps, ScoreResult& out) {
-  if (static_cast<std::uint64_t>(actual_calls) * expected_steps <= kMaxScoreCells) return false;
-  out.error = fmt::format("{} actual calls × {} expected steps is more than scoring's limit of {} pairs",
-                          actual_calls, expected_steps, kMaxScoreCells);
-  return true;
-}
 }  // namespace metrics
 
 ArgumentMode metrics::ScorerCore::mode_for(std::string_view tool) const {
@@ -193,7 +187,6 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
                                           const metrics::PathOrdering* path) {
   using namespace metrics;
   ScoreResult r;
-  if (too_large(act.size(), exp.size(), r)) return r;
   const std::size_t na = act.size(), ne = exp.size();
   r.actual_calls = static_cast<std::uint32_t>(na);
   r.expected_steps = static_cast<std::uint32_t>(ne);
@@ -357,29 +350,23 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     r.overall = r.selection;
   }
 
-  // Match modes: maximum matching over compatible (expected, actual) pairs.
+  // Match modes: maximum pairing over compatible (expected, actual) pairs.
   // The actual calls of each name, in order (one counting sort): without a PATH only calls
   // of the same name can pair, so each expected call looks at those alone.
   const std::size_t nn = names.size();
   group_by_name(aid, nn, [](std::size_t) { return true; }, group_start_a, group_a, fill);
-  adj.assign(ne * na, 0);
-  for (std::size_t i = 0; i < ne; ++i) {
-    // An expected call that carries no arguments (a list of names, a PATH) constrains names only.
-    ArgumentMode mode = path || !exp[i].has_args ? ArgumentMode::ignore : mode_for(exp[i].name);
-    if (path) {
-      for (std::size_t j = 0; j < na; ++j)
-        adj[i * na + j] = pattern_matches_name(*path->module, exp[i].pattern, act[j].name) &&
-                          args_agree(canon, expected_args[i], actual_args[j], mode);
-    } else {
-      for (std::uint32_t g = group_start_a[eid[i]]; g < group_start_a[eid[i] + 1]; ++g) {
-        const std::uint32_t j = group_a[g];
-        adj[i * na + j] = args_agree(canon, expected_args[i], actual_args[j], mode);
-      }
-    }
+  cur_actual = &act;
+  cur_expected = &exp;
+  cur_path = path;
+  if (path) {
+    path_compat.clear();
+    pattern_row.clear();
   }
-  int m = matcher.solve(static_cast<int>(ne), static_cast<int>(na), adj);
-  r.match.superset = static_cast<std::size_t>(m) == ne;
-  r.match.subset = static_cast<std::size_t>(m) == na;
+  order.resize(std::max(ne, na));
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::uint32_t>(k);
+  const std::size_t m = pairing(std::span(order.data(), ne), std::span(order.data(), na));
+  r.match.superset = m == ne;
+  r.match.subset = m == na;
   r.match.unordered = r.match.superset && r.match.subset;
   if (r.match.unordered) {
     if (path) {
@@ -390,16 +377,9 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       for (std::size_t s = 0; s < na && ok;) {
         std::size_t e = s + 1;
         while (e < na && act[e].turn == act[s].turn) ++e;
-        std::size_t len = e - s;
-        if (len == 1) {  // a call on its own: its own pair decides
-          ok = adj[s * na + s] != 0;
-          s = e;
-          continue;
-        }
-        block_adj.assign(len * len, 0);
-        for (std::size_t i = 0; i < len; ++i)
-          for (std::size_t j = 0; j < len; ++j) block_adj[i * len + j] = adj[(s + i) * na + s + j];
-        ok = static_cast<std::size_t>(block_matcher.solve(int(len), int(len), block_adj)) == len;
+        // A call on its own: its own pair decides.
+        ok = e - s == 1 ? compatible(s, s)
+                        : pairing(std::span(order.data() + s, e - s), std::span(order.data() + s, e - s)) == e - s;
         s = e;
       }
       r.match.strict = ok;
@@ -418,17 +398,21 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       const std::span<const std::uint32_t> as(group_a.data() + group_start_a[k], group_start_a[k + 1] - group_start_a[k]);
       std::size_t p = std::min(es.size(), as.size());
       pairs += std::uint32_t(p);
-      // Equality is an equivalence, so pairing equal texts first is optimal.
+      // Equality is an equivalence, so pairing equal texts first is optimal. Each expected
+      // call takes the first actual call left with its text (positions by text, in order).
       expected_used.assign(es.size(), 0);
       actual_used.assign(as.size(), 0);
       std::uint32_t ex = 0;
-      for (std::size_t x = 0; x < es.size(); ++x)
-        for (std::size_t y = 0; y < as.size(); ++y)
-          if (!actual_used[y] && canon.whole(expected_args[es[x]]) == canon.whole(actual_args[as[y]])) {
-            expected_used[x] = actual_used[y] = 1;
-            ++ex;
-            break;
-          }
+      text_positions.clear();
+      for (std::size_t y = as.size(); y-- > 0;) text_positions[canon.whole(actual_args[as[y]])].push_back(std::uint32_t(y));
+      for (std::size_t x = 0; x < es.size(); ++x) {
+        auto it = text_positions.find(canon.whole(expected_args[es[x]]));
+        if (it == text_positions.end() || it->second.empty()) continue;
+        const std::uint32_t y = it->second.back();  // the lists are filled last position first
+        it->second.pop_back();
+        expected_used[x] = actual_used[y] = 1;
+        ++ex;
+      }
       exact += ex;
       // The rest, in order, for the explanation.
       std::size_t y = 0, left = p - ex;
@@ -470,6 +454,87 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
     ex += fmt::format(" {} duplicate call{}.", r.duplicates, r.duplicates == 1 ? "" : "s");
   r.explanation = std::move(ex);
   return r;
+}
+
+bool metrics::ScorerCore::compatible(std::size_t i, std::size_t j) {
+  const Call& e = (*cur_expected)[i];
+  const Call& a = (*cur_actual)[j];
+  if (cur_path) {
+    // PATH atoms name tools only; a pattern is tried once per distinct name.
+    const std::size_t nn = names.size();
+    if (e.pattern >= pattern_row.size()) pattern_row.resize(e.pattern + 1, UINT32_MAX);
+    std::uint32_t& row = pattern_row[e.pattern];
+    if (row == UINT32_MAX) {
+      row = static_cast<std::uint32_t>(path_compat.size() / std::max<std::size_t>(nn, 1));
+      path_compat.resize(path_compat.size() + std::max<std::size_t>(nn, 1), -1);
+    }
+    signed char& c = path_compat[std::size_t(row) * nn + aid[j]];
+    if (c < 0) c = pattern_matches_name(*cur_path->module, e.pattern, a.name) ? 1 : 0;
+    return c != 0;
+  }
+  if (eid[i] != aid[j]) return false;
+  // An expected call that carries no arguments (a list of names) constrains names only.
+  const ArgumentMode mode = e.has_args ? mode_for(e.name) : ArgumentMode::ignore;
+  return args_agree(canon, expected_args[i], actual_args[j], mode);
+}
+
+std::size_t metrics::ScorerCore::pairing(std::span<const std::uint32_t> es, std::span<const std::uint32_t> as) {
+  if (cur_path) {
+    return static_cast<std::size_t>(matcher.solve(static_cast<int>(es.size()), static_cast<int>(as.size()),
+                                                  [&](int l, int r) { return compatible(es[l], as[r]); }));
+  }
+  // Both sides by name (stable), then name by name.
+  auto by_name = [](const std::vector<std::uint32_t>& id, std::span<const std::uint32_t> in,
+                    std::vector<std::uint32_t>& out) {
+    out.assign(in.begin(), in.end());
+    std::stable_sort(out.begin(), out.end(), [&](std::uint32_t x, std::uint32_t y) { return id[x] < id[y]; });
+  };
+  by_name(eid, es, pair_e);
+  by_name(aid, as, pair_a);
+  std::size_t total = 0;
+  for (std::size_t x = 0, y = 0; x < pair_e.size();) {
+    const std::uint32_t name = eid[pair_e[x]];
+    std::size_t x_end = x;
+    while (x_end < pair_e.size() && eid[pair_e[x_end]] == name) ++x_end;
+    while (y < pair_a.size() && aid[pair_a[y]] < name) ++y;
+    std::size_t y_end = y;
+    while (y_end < pair_a.size() && aid[pair_a[y_end]] == name) ++y_end;
+    const std::span<const std::uint32_t> e_t(pair_e.data() + x, x_end - x), a_t(pair_a.data() + y, y_end - y);
+    x = x_end;
+    y = y_end;
+    if (a_t.empty()) continue;
+    // Calls without arguments (or under `ignore`) pair with any call of the name; the others
+    // (pair_s) are paired first, and as many as possible, which is optimal: the free ones then
+    // take min(their number, the calls left).
+    const ArgumentMode mode = mode_for((*cur_expected)[e_t[0]].name);
+    pair_s.clear();
+    std::size_t free_calls = 0;
+    for (std::uint32_t i : e_t) {
+      if ((*cur_expected)[i].has_args && mode != ArgumentMode::ignore) pair_s.push_back(i);
+      else ++free_calls;
+    }
+    std::size_t paired = 0;
+    if (pair_s.empty()) {
+    } else if (mode == ArgumentMode::exact) {
+      // Equal canonical texts: an equivalence, so counting per text is a maximum pairing.
+      text_count.clear();
+      for (std::uint32_t j : a_t) ++text_count[canon.whole(actual_args[j])];
+      for (std::uint32_t i : pair_s) {
+        auto it = text_count.find(canon.whole(expected_args[i]));
+        if (it != text_count.end() && it->second > 0) {
+          --it->second;
+          ++paired;
+        }
+      }
+    } else {
+      paired = static_cast<std::size_t>(
+          matcher.solve(static_cast<int>(pair_s.size()), static_cast<int>(a_t.size()), [&](int l, int r) {
+            return args_agree(canon, expected_args[pair_s[l]], actual_args[a_t[r]], mode);
+          }));
+    }
+    total += paired + std::min(free_calls, a_t.size() - paired);
+  }
+  return total;
 }
 
 metrics::ScorerCore::ScorerCore(ScoreOptions options) : opt(std::move(options)) {

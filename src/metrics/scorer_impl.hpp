@@ -3,6 +3,7 @@
 // front end) and by the score runner's direct reader (run/score_run.cpp).
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,13 +45,6 @@ struct PathOrdering {
 void collect_calls(const Trajectory& t, std::vector<Call>& out);
 // Trim and ASCII case-fold (the readers' default normalization of tool names).
 std::string fold_tool_name(std::string_view n);
-// Ordering and matching compare every actual call with every expected step; a record whose
-// product of the two is larger is not scored (ScoreResult::error says so), which bounds the
-// memory and time one record can take (docs/limits.md).
-constexpr std::uint64_t kMaxScoreCells = std::uint64_t(1) << 24;
-// Whether a record is too large to score (kMaxScoreCells); then `out` holds the error.
-bool too_large(std::size_t actual_calls, std::size_t expected_steps, ScoreResult& out);
-
 struct ScorerCore {
   explicit ScorerCore(ScoreOptions options = {});
   // Scorer::score, both forms.
@@ -63,7 +57,14 @@ struct ScorerCore {
   FormEvaluator evaluator;
   std::vector<Call> actual, expected;
   std::vector<std::uint32_t> name_slots;  // local name ids by hash (1-based; 0 = free)
-  std::vector<char> adj;
+  // Pairing scratch: the expected and actual calls of one name (pairing()), canonical
+  // argument texts of one name's actual calls with their counts or positions, and the PATH
+  // compatibility cache (per atom pattern and name: -1 unknown, 0, 1).
+  std::vector<std::uint32_t> pair_e, pair_a, pair_s;
+  std::unordered_map<std::string_view, std::uint32_t> text_count;
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> text_positions;
+  std::vector<signed char> path_compat;
+  std::vector<std::uint32_t> pattern_row;
   // Scratch reused between records (no steady-state allocation for these).
   std::vector<std::string_view> names;
   std::vector<std::uint32_t> eid, aid, order, group_e, group_a, block_end;
@@ -71,10 +72,9 @@ struct ScorerCore {
   std::vector<std::uint32_t> unit_end, swap_bound;
   std::vector<std::uint32_t> group_start_e, group_start_a, fill;
   std::vector<CanonArgs> actual_args, expected_args;  // canonical arguments, per call
-  std::vector<char> seen, matched, block_adj;
+  std::vector<char> seen, matched;
   std::vector<char> expected_used, actual_used;  // calls already paired by exact arguments
   std::vector<CallKey> call_keys;
-  BipartiteMatcher block_matcher;
   // The last expected PATH text and its parse.
   struct PathCache {
     bool valid = false;
@@ -97,6 +97,16 @@ struct ScorerCore {
                               const std::vector<Call>& expected,
                               const PathOrdering* path);
   ArgumentMode mode_for(std::string_view tool) const;
+  // Whether expected call i may pair with actual call j (match modes), and the size of a
+  // maximum pairing between the expected calls `es` and the actual calls `as` (indices, in
+  // order). Without a PATH only calls of one name pair, so it is a sum over names: counts
+  // where compatibility is an equivalence (names alone, exact arguments), augmenting paths
+  // over that name's calls for subset and superset arguments. Set up by score_canonical.
+  bool compatible(std::size_t i, std::size_t j);
+  std::size_t pairing(std::span<const std::uint32_t> es, std::span<const std::uint32_t> as);
+  const std::vector<Call>* cur_actual = nullptr;
+  const std::vector<Call>* cur_expected = nullptr;
+  const PathOrdering* cur_path = nullptr;
 };
 
 // Scores `actual` against an already-built PATH tree (score_path.cpp).
