@@ -104,66 +104,46 @@ File open_body(const std::optional<std::string>& path) {
   return f;
 }
 
-NormalizeOptions reading_from(const py::dict& o, std::string* error) {
-  ReadingSpec spec;
-  spec.input_format = o["input_format"].cast<std::string>();
-  spec.aliases = o["aliases"].cast<std::vector<std::string>>();
-  spec.error_patterns = o["error_patterns"].cast<std::vector<std::string>>();
-  spec.context = o["context"].cast<std::vector<std::string>>();
-  NormalizeOptions n;
-  if (!parse_reading_spec(spec, &n, error)) return n;
-  return n;
+ReadingSpec reading_spec(const py::dict& o) {
+  return ReadingSpec{o["input_format"].cast<std::string>(), o["aliases"].cast<std::vector<std::string>>(),
+                     o["error_patterns"].cast<std::vector<std::string>>(), o["context"].cast<std::vector<std::string>>()};
 }
 
-// One compiled rule set with the runner and report of `trajcheck check` over it. Built from
-// the command line's option spellings; `error` says (with the CLI's words) why it cannot run.
+// One compiled rule set with the runner and report of `trajcheck check` over it, set up from
+// the command line's option spellings by the library's set_up_check.
 class CheckTask {
  public:
   explicit CheckTask(const py::dict& o) {
-    std::string fmt_name = o["format"].cast<std::string>(), fail_on = o["fail_on"].cast<std::string>();
-    if (!parse_check_format(fmt_name, &report_options_.format)) {
-      error_ = fmt::format("trajcheck check: unknown --format '{}'\n", fmt_name);
-      return;
-    }
-    if (!parse_fail_on(fail_on, &report_options_.fail_on)) {
-      error_ = fmt::format("trajcheck check: unknown --fail-on '{}'\n", fail_on);
-      return;
-    }
-    bool quiet = o["quiet"].cast<bool>();
-    report_options_.quiet = quiet;
-    report_options_.color = report_options_.format == CheckFormat::text && o["color"].cast<bool>();
-    CheckRunOptions run;
-    std::string error;
-    run.reading = reading_from(o, &error);
-    if (!error.empty()) {
-      error_ = fmt::format("trajcheck check: {}\n", error);
-      return;
-    }
-    format_ = run.reading.format;
-    run.fail_on = report_options_.fail_on;
-    run.quiet = quiet;
-    run.jobs = o["jobs"].cast<unsigned>();
-    CompileOptions copts;
-    copts.catalog_override = o["catalog"].cast<std::string>();
-    RuleSetResult compiled = compile_rule_set(o["rules"].cast<std::vector<std::string>>(), copts);
-    bool err_color = o["stderr_color"].cast<bool>();
-    for (const RuleFile& f : compiled.files) {
-      if (!f.read_error.empty()) diagnostics_ += fmt::format("trajcheck check: {}\n", f.read_error);
-      else if (!f.ok() || (!f.diagnostics.empty() && !quiet))
-        diagnostics_ += format_diagnostics(f.source, f.diagnostics, err_color);
-    }
-    if (!compiled.ok()) {
-      error_ = "trajcheck check: rules did not compile; no trace was checked\n";
-      return;
-    }
-    rules_ = compiled.rules;
-    runner_ = std::make_unique<CheckRunner>(rules_, run);
+    CheckSpellings spell;
+    spell.rules = o["rules"].cast<std::vector<std::string>>();
+    spell.catalog = o["catalog"].cast<std::string>();
+    spell.format = o["format"].cast<std::string>();
+    spell.fail_on = o["fail_on"].cast<std::string>();
+    spell.reading = reading_spec(o);
+    spell.jobs = o["jobs"].cast<unsigned>();
+    spell.quiet = o["quiet"].cast<bool>();
+    spell.color = o["color"].cast<bool>();
+    spell.diagnostics_color = o["stderr_color"].cast<bool>();
+    spell.allow_no_rules = o["allow_no_rules"].cast<bool>();
+    CheckSetup setup = set_up_check(spell);
+    diagnostics_ = std::move(setup.diagnostics);
+    error_ = std::move(setup.error);
+    if (!error_.empty()) return;
+    format_ = setup.run.reading.format;
+    rules_ = setup.compiled.rules;
+    // A piece's run leaves OTLP traces to one joined run over the pieces that held them, so
+    // that a trace exported to several files is joined as the command line joins it.
+    CheckRunOptions records = setup.run, joined = setup.run;
+    records.part = CheckPart::records;
+    joined.part = CheckPart::otlp_joined;
+    runner_ = std::make_unique<CheckRunner>(rules_, records);
     if (!runner_->option_error().empty()) {
       error_ = fmt::format("trajcheck check: {}\n", runner_->option_error());
       runner_.reset();
       return;
     }
-    report_ = std::make_unique<CheckReport>(rules_, report_options_);
+    joined_runner_ = std::make_unique<CheckRunner>(rules_, joined);
+    report_ = std::make_unique<CheckReport>(rules_, setup.report);
   }
 
   // What compiling printed (diagnostics, for stderr) and, when it cannot run, why.
@@ -180,6 +160,22 @@ class CheckTask {
     {
       py::gil_scoped_release nogil;
       st = run_piece(std::move(p), ordinal, format_, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
+    }
+    return py::make_tuple(py::bytes(c.out), py::bytes(c.err), st.to_json());
+  }
+
+  // (out, err, stats JSON) of the OTLP traces of `pieces` (those whose stats counted
+  // otlp_parts, in input order), joined: what the command line writes after every record.
+  py::tuple run_joined(const std::vector<PieceTuple>& pieces) const {
+    if (!joined_runner_) throw std::runtime_error(error_);
+    std::vector<InputPiece> ps;
+    for (const PieceTuple& t : pieces) ps.push_back(piece_of(t));
+    Collected c;
+    CheckStats st;
+    {
+      py::gil_scoped_release nogil;
+      RecordSource source(std::move(ps), format_);
+      st = joined_runner_->run(source, *report_, c.output());
     }
     return py::make_tuple(py::bytes(c.out), py::bytes(c.err), st.to_json());
   }
@@ -204,10 +200,9 @@ class CheckTask {
   }
 
  private:
-  CheckReportOptions report_options_;
   InputFormat format_ = InputFormat::auto_detect;
   std::shared_ptr<const RuleSet> rules_;
-  std::unique_ptr<CheckRunner> runner_;
+  std::unique_ptr<CheckRunner> runner_, joined_runner_;
   std::unique_ptr<CheckReport> report_;
   std::string diagnostics_, error_;
 };
@@ -233,8 +228,7 @@ class ScoreTask {
       error_ = fmt::format("trajcheck score: {}\n", error);
       return;
     }
-    run_.reading = reading_from(o, &error);
-    if (!error.empty()) {
+    if (!parse_reading_spec(reading_spec(o), &run_.reading, &error)) {
       error_ = fmt::format("trajcheck score: {}\n", error);
       return;
     }
@@ -293,6 +287,7 @@ void init_dask(py::module_& m) {
       .def_property_readonly("error", &CheckTask::error)
       .def_property_readonly("buffered", &CheckTask::buffered)
       .def("run", &CheckTask::run)
+      .def("run_joined", &CheckTask::run_joined)
       .def("finish", &CheckTask::finish);
   py::class_<ScoreTask>(m, "_ScoreTask")
       .def(py::init<const py::dict&>())

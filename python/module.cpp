@@ -20,6 +20,7 @@
 #include "trajcheck/diagnostic.hpp"
 #include "trajcheck/eval.hpp"
 #include "trajcheck/metrics.hpp"
+#include "trajcheck/json_string.hpp"
 #include "trajcheck/guard.hpp"
 #include "trajcheck/monitor.hpp"
 #include "trajcheck/reader.hpp"
@@ -117,32 +118,7 @@ void append_json_text(std::string& out, PyObject* s) {
   Py_ssize_t n;
   const char* p = PyUnicode_AsUTF8AndSize(s, &n);
   if (!p) throw py::error_already_set();
-  out += '"';
-  const char* run = p;  // bytes from here on need no escape so far
-  const char* end = p + n;
-  for (const char* c = p; c < end; ++c) {
-    unsigned char ch = static_cast<unsigned char>(*c);
-    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
-    out.append(run, static_cast<std::size_t>(c - run));
-    run = c + 1;
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default: {
-        static const char* hex = "0123456789abcdef";
-        out += "\\u00";
-        out += hex[ch >> 4];
-        out += hex[ch & 15];
-      }
-    }
-  }
-  out.append(run, static_cast<std::size_t>(end - run));
-  out += '"';
+  append_json_string(out, std::string_view(p, static_cast<std::size_t>(n)));
 }
 
 void append_number(std::string& out, PyObject* v) {

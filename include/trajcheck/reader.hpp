@@ -126,9 +126,21 @@ class RecordSource {
   std::unique_ptr<Impl> impl_;
 };
 
+// What kind of problem rejected a record, for callers that treat them apart (the message is
+// for people, and its words may change).
+enum class RecordErrorKind : std::uint8_t {
+  content,         // JSON, but not a trace of its format (a missing or mistyped member, no known shape)
+  json_structure,  // not JSON: a bracket, comma, colon or key missing or extra, a string or value unclosed, none at all
+  json_token,      // not JSON: a malformed literal, number or escape, a control character, content after the value
+  utf8,            // not UTF-8
+  limit,           // past a limit: nesting depth, the JSON parser's size, memory
+  input,           // the input around the record: a file not read, a stream cut short, a container
+};
+
 struct RecordError {
   RecordOrigin where;  // line and byte column of the error itself, not just of the record
   std::string message;
+  RecordErrorKind kind = RecordErrorKind::content;
 };
 
 struct ParseOutcome {

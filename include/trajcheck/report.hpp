@@ -10,6 +10,17 @@
 // A CheckReport is immutable and shared by every worker thread. Per-trace parts are written
 // by the workers; the summary once, from CheckStats merged over the whole corpus (which may
 // have been checked in pieces: the summary depends on the merged stats alone).
+//
+// The whole set-up of a check from the command line's spellings (set_up_check):
+//
+//   trajcheck::CheckSpellings s;
+//   s.rules = {"refunds.rules"};
+//   s.format = "jsonl";
+//   trajcheck::CheckSetup setup = trajcheck::set_up_check(s);
+//   std::cerr << setup.diagnostics << setup.error;
+//   if (!setup.ok()) return 2;
+//   trajcheck::CheckRunner runner(setup.compiled.rules, setup.run);
+//   trajcheck::CheckReport report(setup.compiled.rules, setup.report);
 #pragma once
 
 #include <cstdint>
@@ -17,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trajcheck/run.hpp"
 
@@ -70,6 +82,42 @@ class CheckReport final : public CheckWriter {
   std::shared_ptr<const RuleSet> rules_;
   CheckReportOptions options_;
 };
+
+// ---------------------------------------------------------------------------------------
+// `trajcheck check`'s set-up from its option spellings: the one builder every front door (the
+// command line, the Dask runner) calls, beside score's make_score_run_options.
+
+struct CheckSpellings {
+  std::vector<std::string> rules;  // rules files (-r)
+  std::string catalog;             // --catalog: a tool catalog overriding the files' own ("" none)
+  std::string format = "text";     // text|json|jsonl|junit|markdown
+  std::string fail_on = "error";   // critical|error|warning|info|never
+  ReadingSpec reading;             // --input-format, --alias, --error-pattern, --context
+  unsigned jobs = 1;               // -j (0: one worker per core)
+  bool quiet = false;              // -q: no rule table, no warnings on standard error
+  bool color = false;              // colours in the per-trace text (the caller resolved --color)
+  bool diagnostics_color = false;  // colours in the rules files' diagnostics
+  // --strict: the rules files' warnings are errors (and refuse the run). The check of tool
+  // names no trace called (W008) needs the run's traces and stays the caller's.
+  bool strict = false;
+  bool allow_no_rules = false;     // check even when the files hold no rule (all would pass)
+};
+
+struct CheckSetup {
+  CheckRunOptions run;        // reading, fail_on, quiet, jobs; `join` and `progress` the caller's
+  CheckReportOptions report;  // format, fail_on, quiet, color
+  RuleSetResult compiled;     // every file's diagnostics; compiled.rules is the rule set
+  // For standard error, as `trajcheck check` prints it: the files' read errors
+  // ("trajcheck check: …") and diagnostics (warnings too unless quiet; --strict's as errors).
+  std::string diagnostics;
+  // Why nothing may be checked, as lines for standard error ("trajcheck check: unknown
+  // --format 'x'"); empty when the run may go ahead.
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+// Parses the spellings and compiles the rules files. A bad spelling stops before compiling.
+CheckSetup set_up_check(const CheckSpellings& spellings);
 
 // What a report shows for one step: `refund_order {"order_id":"ord_1"}`,
 // `user_message "yes, go ahead"`, `(end of trace)` past the last step. Text longer than

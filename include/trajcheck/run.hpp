@@ -178,6 +178,9 @@ struct CheckStats {
   std::uint64_t rejected = 0;  // records
   std::uint64_t flagged = 0;   // traces with any violation, failing or not
   std::uint64_t warnings = 0;
+  // OTLP trace parts a CheckPart::records run read and left to the joined run (not checked,
+  // not counted above); 0 in a run of the whole corpus.
+  std::uint64_t otlp_parts = 0;
   std::vector<RuleStats> rules;  // by global rule id
   CatalogStats catalog;
 
@@ -222,6 +225,14 @@ RunOutput write_to(std::FILE* out_file, std::FILE* err_file);
 // With several workers it is called from their threads, one call at a time.
 using RecordInput = std::function<bool(RawRecord&)>;
 
+// Which traces a run checks. A whole corpus is one run (`all`). A corpus checked in pieces
+// (on a cluster) joins the OTLP traces of *all* its pieces as one run does, in two steps: each
+// piece runs with `records` — everything but OTLP traces, whose parts are only counted
+// (CheckStats::otlp_parts) — and one more run over the pieces that held such parts, in input
+// order, with `otlp_joined` — only the OTLP traces, joined, which is what a whole run writes
+// last. The pieces' outputs and then the joined run's, stats merged, are the whole run's.
+enum class CheckPart : std::uint8_t { all, records, otlp_joined };
+
 struct CheckRunOptions {
   NormalizeOptions reading;  // how to read traces; the rule set's aliases and case rule are added
   FailOn fail_on;
@@ -230,6 +241,7 @@ struct CheckRunOptions {
   // How the parts of OTLP traces exported in several requests are joined (TraceJoiner): a
   // trace read whole is checked when complete, after the other records' traces.
   TraceJoinOptions join;
+  CheckPart part = CheckPart::all;
   // Called with the number of records read so far, about every 256 records, from any
   // worker thread (for a progress display).
   std::function<void(std::uint64_t records)> progress;

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "util/glob.hpp"
 
 namespace trajcheck::detail {

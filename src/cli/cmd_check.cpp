@@ -126,63 +126,33 @@ class StopOnSignal {
 };
 
 int run_check(const CheckArgs& a) {
-  CheckReportOptions ro;
-  if (!parse_check_format(a.format, &ro.format)) {
-    fmt::print(stderr, "trajcheck check: unknown --format '{}'\n", a.format);
-    return kBadInput;
-  }
-  if (!parse_fail_on(a.fail_on, &ro.fail_on)) {
-    fmt::print(stderr, "trajcheck check: unknown --fail-on '{}'\n", a.fail_on);
-    return kBadInput;
-  }
-  ro.quiet = a.input.quiet;
-  ro.color = ro.format == CheckFormat::text && use_color(a.input.color, stdout);
-
-  CheckRunOptions run;
-  std::string error;
-  if (!make_normalize_options(a.input, &run.reading, &error)) {
-    fmt::print(stderr, "trajcheck check: {}\n", error);
-    return kBadInput;
-  }
-  run.fail_on = ro.fail_on;
-  run.quiet = a.input.quiet;
-  run.jobs = a.input.jobs;
+  CheckSpellings spell;
+  spell.rules = a.rules_files;
+  spell.catalog = a.tool_catalog;
+  spell.format = a.format;
+  spell.fail_on = a.fail_on;
+  spell.reading = ReadingSpec{a.input.input_format, a.input.aliases, a.input.error_patterns, a.input.context};
+  spell.jobs = a.input.jobs;
+  spell.quiet = a.input.quiet;
+  spell.color = use_color(a.input.color, stdout);
+  spell.diagnostics_color = use_color(a.input.color, stderr);
+  spell.strict = a.strict;
+  spell.allow_no_rules = a.allow_no_rules;
   std::uint64_t idle_ms = 0;
   if (!parse_duration_ms(a.otlp_idle, &idle_ms)) {
     fmt::print(stderr, "trajcheck check: --otlp-idle '{}': expected a duration such as 30s, 500ms or 2m\n", a.otlp_idle);
     return kBadInput;
   }
+  CheckSetup setup = set_up_check(spell);
+  fmt::print(stderr, "{}{}", setup.diagnostics, setup.error);
+  if (!setup.ok()) return kBadInput;
+  CheckRunOptions run = setup.run;
+  const CheckReportOptions& ro = setup.report;
+  const RuleSetResult& compiled = setup.compiled;
   // A file is read to its end before its traces are complete; only a stream (standard input)
   // has traces completed by time.
   for (const std::string& in : a.input.inputs)
     if (in == "-") run.join.idle_ms = idle_ms;
-
-  CompileOptions copts;
-  copts.catalog_override = a.tool_catalog;
-  RuleSetResult compiled = compile_rule_set(a.rules_files, copts);
-  std::size_t rule_warnings = 0;
-  for (const RuleFile& f : compiled.files) {
-    if (!f.read_error.empty()) fmt::print(stderr, "trajcheck check: {}\n", f.read_error);
-    else if (!f.ok() || (!f.diagnostics.empty() && (!a.input.quiet || a.strict)))
-      fmt::print(stderr, "{}", format_diagnostics(f.source, strict_diagnostics(f.diagnostics, a.strict, &rule_warnings),
-                                                  use_color(a.input.color, stderr)));
-  }
-  if (!compiled.ok()) {
-    fmt::print(stderr, "trajcheck check: rules did not compile; no trace was checked\n");
-    return kBadInput;
-  }
-  if (a.strict && rule_warnings > 0) {
-    fmt::print(stderr, "trajcheck check: --strict: the rules files have {} warning{}; no trace was checked\n",
-               rule_warnings, rule_warnings == 1 ? "" : "s");
-    return kBadInput;
-  }
-  // No rule at all: every trace would pass. A gate that passes on nothing is refused unless asked for.
-  if (compiled.rules->rules().empty() && !a.allow_no_rules) {
-    fmt::print(stderr, "trajcheck check: error: the rules file{} {} hold{} no rules, so every trace would pass; "
-                       "no trace was checked (--allow-no-rules checks anyway)\n",
-               a.rules_files.size() == 1 ? "" : "s", fmt::join(a.rules_files, ", "), a.rules_files.size() == 1 ? "s" : "");
-    return kBadInput;
-  }
 
   Progress progress;
   if (!a.input.quiet && ::isatty(::fileno(stderr)) != 0)
@@ -230,6 +200,8 @@ int run_check(const CheckArgs& a) {
   // --strict: a rule naming a tool that no checked trace calls (and no catalog has) is an
   // error. The rules compile again, now knowing those names.
   if (a.strict && stats.traces > 0) {
+    CompileOptions copts;
+    copts.catalog_override = a.tool_catalog;
     copts.seen_tools = collector.names();
     RuleSetResult again = compile_rule_set(a.rules_files, copts);
     std::size_t unknown = 0;

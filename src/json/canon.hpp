@@ -9,7 +9,7 @@
 
 #include <simdjson.h>
 
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 
 namespace trajcheck::json {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 
 namespace trajcheck::json {
 

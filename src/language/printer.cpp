@@ -3,7 +3,7 @@
 // `or` -> `|`, args -> arguments, once -> 1), user parentheses kept.
 #include <fmt/format.h>
 
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "language/parser.hpp"
 
 namespace trajcheck::language::detail {

@@ -253,7 +253,7 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
   const char* where = location_of(ev);
   Object o;
   if (auto e = ev.get_object().get(o))
-    return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a tool call must be a JSON object") : json_error_message(e));
+    return c.fail(where, expect(e, "a tool call must be a JSON object"));
   Step st;
   st.type = StepType::tool_call;
   st.status = StepStatus::ok;
@@ -317,8 +317,7 @@ bool read_openai_call(ParseCtx& c, V ev, std::uint32_t turn, bool legacy) {
         const char* fwhere = location_of(v);
         Object fo;
         if (auto e = v.get_object().get(fo))
-          return c.fail(fwhere, e == simdjson::INCORRECT_TYPE ? std::string("\"function\" must be an object or a name")
-                                                              : json_error_message(e));
+          return c.fail(fwhere, expect(e, "\"function\" must be an object or a name"));
         return read_function(fo);
       }
       return c.write_member(extra, key, v);
@@ -783,7 +782,7 @@ bool read_message(ParseCtx& c, V mv, std::uint32_t index) {
   const char* where = location_of(mv);
   typename JsonOf<V>::object m;
   if (auto e = mv.get_object().get(m))
-    return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a message must be a JSON object") : json_error_message(e));
+    return c.fail(where, expect(e, "a message must be a JSON object"));
   std::string_view role_name;
   if (!peek_string(c, m, "role", &role_name, where)) return false;
   if (!role_name.empty()) return read_message_body<V>(c, m, where, role_name, index);
@@ -1067,8 +1066,7 @@ bool read_chat_record(ParseCtx& c, Object& record, const InspectSample* sample =
       const char* where = location_of(v);
       typename JsonOf<decltype(v)>::array a;
       if (auto e = v.get_array().get(a))
-        return c.fail(where, e == simdjson::INCORRECT_TYPE ? fmt::format("\"{}\" must be an array of messages", key)
-                                                           : json_error_message(e));
+        return c.fail(where, expect(e, fmt::format("\"{}\" must be an array of messages", key)));
       has_messages = true;
       return read_messages(c, a);
     }

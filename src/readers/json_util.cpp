@@ -11,30 +11,32 @@
 
 namespace trajcheck::detail {
 
-std::string json_error_message(simdjson::error_code e) {
+ReadError json_error_message(simdjson::error_code e) {
   using namespace simdjson;
+  using K = RecordErrorKind;
   switch (e) {
-    case TAPE_ERROR: return "invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)";
-    case INCOMPLETE_ARRAY_OR_OBJECT: return "invalid JSON: unclosed array or object (truncated?)";
-    case NUMBER_ERROR: return "invalid JSON: malformed number";
-    case STRING_ERROR: return "invalid JSON: invalid escape in string";
-    case UNCLOSED_STRING: return "invalid JSON: unclosed string";
-    case UTF8_ERROR: return "invalid UTF-8";
-    case UNESCAPED_CHARS: return "invalid JSON: control character in string";
+    case TAPE_ERROR:
+      return {"invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)", K::json_structure};
+    case INCOMPLETE_ARRAY_OR_OBJECT: return {"invalid JSON: unclosed array or object (truncated?)", K::json_structure};
+    case EMPTY: return {"no JSON value", K::json_structure};
+    case NUMBER_ERROR: return {"invalid JSON: malformed number", K::json_token};
+    case STRING_ERROR: return {"invalid JSON: invalid escape in string", K::json_token};
+    case UNCLOSED_STRING: return {"invalid JSON: unclosed string", K::json_structure};
+    case UTF8_ERROR: return {"invalid UTF-8", K::utf8};
+    case UNESCAPED_CHARS: return {"invalid JSON: control character in string", K::json_token};
     case T_ATOM_ERROR:
     case F_ATOM_ERROR:
     case N_ATOM_ERROR:
-    case INCORRECT_TYPE: return "invalid JSON: unexpected literal";
-    case EMPTY: return "no JSON value";
-    case DEPTH_ERROR: return fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth);
-    case TRAILING_CONTENT: return "invalid JSON: unexpected content after the value";
-    case CAPACITY: return "record too large for the JSON parser (4 GiB)";
-    default: return fmt::format("invalid JSON: {}", error_message(e));
+    case INCORRECT_TYPE: return {"invalid JSON: unexpected literal", K::json_token};
+    case DEPTH_ERROR: return {fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth), K::limit};
+    case TRAILING_CONTENT: return {"invalid JSON: unexpected content after the value", K::json_token};
+    case CAPACITY: return {"record too large for the JSON parser (4 GiB)", K::limit};
+    default: return {fmt::format("invalid JSON: {}", error_message(e)), K::json_token};
   }
 }
 
-std::string expect(simdjson::error_code e, std::string_view what_was_expected) {
-  return e == simdjson::INCORRECT_TYPE ? std::string(what_was_expected) : json_error_message(e);
+ReadError expect(simdjson::error_code e, std::string_view what_was_expected) {
+  return e == simdjson::INCORRECT_TYPE ? ReadError{std::string(what_was_expected)} : json_error_message(e);
 }
 
 
@@ -46,15 +48,11 @@ const char* location_of(od::value& v) {
 
 namespace {
 bool fail_with(od::value& v, simdjson::error_code e, JsonFailure& fail) {
-  fail.where = location_of(v);
-  fail.message = json_error_message(e);
-  return false;
+  return fail.set(location_of(v), json_error_message(e));
 }
 // Objects cannot say where they are; the caller resolves a null position from its document.
 bool fail_with(od::object&, simdjson::error_code e, JsonFailure& fail) {
-  fail.where = nullptr;
-  fail.message = json_error_message(e);
-  return false;
+  return fail.set(nullptr, json_error_message(e));
 }
 }  // namespace
 
@@ -93,11 +91,7 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       }
       const char* at = v.raw_json_token().data();  // simdjson reports escape errors past the string
       std::string_view s;
-      if (auto e = v.get_string().get(s)) {
-        fail.where = at;
-        fail.message = json_error_message(e);
-        return false;
-      }
+      if (auto e = v.get_string().get(s)) return fail.set(at, json_error_message(e));
       append_json_string(out, s);
       return true;
     }
@@ -105,11 +99,7 @@ bool write_value(od::value v, std::string& out, JsonFailure& fail, int depth) {
       // The source text is kept (1.0 stays 1.0; integers beyond 64 bits stay exact), so
       // only the syntax is checked here.
       std::string_view raw = trim_ws(v.raw_json_token());
-      if (!is_json_number(raw)) {
-        fail.where = raw.data();
-        fail.message = json_error_message(simdjson::NUMBER_ERROR);
-        return false;
-      }
+      if (!is_json_number(raw)) return fail.set(raw.data(), json_error_message(simdjson::NUMBER_ERROR));
       out.append(raw);
       return true;
     }
@@ -165,28 +155,17 @@ bool minify_document(od::parser& parser, std::string_view json, std::string& pad
   padded.append(simdjson::SIMDJSON_PADDING, ' ');
   od::document doc;
   if (auto e = parser.iterate(padded.data(), json.size(), padded.size()).get(doc)) {
-    if (std::size_t at = stage1_error_offset(e, json); at != std::string_view::npos) fail.where = padded.data() + at;
-    fail.message = json_error_message(e);
-    return false;
+    std::size_t at = stage1_error_offset(e, json);
+    return fail.set(at != std::string_view::npos ? padded.data() + at : fail.where, json_error_message(e));
   }
   od::json_type type;
-  if (auto e = doc.type().get(type)) {
-    fail.message = json_error_message(e);
-    return false;
-  }
+  if (auto e = doc.type().get(type)) return fail.set(fail.where, json_error_message(e));
   if (type == od::json_type::object || type == od::json_type::array) {
     od::value v;
-    if (auto e = doc.get_value().get(v)) {
-      fail.message = json_error_message(e);
-      return false;
-    }
+    if (auto e = doc.get_value().get(v)) return fail.set(fail.where, json_error_message(e));
     if (!write_value(v, out, fail)) return false;
     const char* trailing = nullptr;
-    if (!doc.current_location().get(trailing)) {
-      fail.where = trailing;
-      fail.message = json_error_message(simdjson::TRAILING_CONTENT);
-      return false;
-    }
+    if (!doc.current_location().get(trailing)) return fail.set(trailing, json_error_message(simdjson::TRAILING_CONTENT));
     return true;
   }
   simdjson::error_code e = simdjson::SUCCESS;
@@ -213,7 +192,7 @@ bool minify_document(od::parser& parser, std::string_view json, std::string& pad
       if (!e) out += "null";
     }
   }
-  if (e) fail.message = json_error_message(e);
+  if (e) fail.set(fail.where, json_error_message(e));
   return !e;
 }
 

@@ -2,7 +2,7 @@
 // error messages and positions, on top of src/json. Internal to src/readers/.
 #pragma once
 
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "json/ondemand.hpp"
 #include "json/text.hpp"
 
@@ -29,8 +29,15 @@ using json::stage1_error_offset;
 using json::is_json_number;
 using json::trim_ws;
 
-// A message for a simdjson error, phrased for users.
-std::string json_error_message(simdjson::error_code e);
+// A reader's error: the message, for people, and its kind, for code (never told apart by
+// its words).
+struct ReadError {
+  std::string message;
+  RecordErrorKind kind = RecordErrorKind::content;
+};
+
+// The error of a simdjson error code: a message phrased for users, and its kind.
+ReadError json_error_message(simdjson::error_code e);
 
 // Rewinds `doc` for another pass; false when simdjson gave the document up at an error it
 // met (stage 1 checks structure only, so a missing colon is found while reading), since a
@@ -41,15 +48,22 @@ inline bool rewind(od::document& doc) {
   return true;
 }
 
-// `what_was_expected` for a wrong-type error, the JSON error message otherwise.
-std::string expect(simdjson::error_code e, std::string_view what_was_expected);
+// `what_was_expected` for a wrong-type error (content), the JSON error otherwise.
+ReadError expect(simdjson::error_code e, std::string_view what_was_expected);
 
 // A failure inside a walk: where (a pointer into the parsed buffer, or null) and why.
 struct JsonFailure {
   const char* where = nullptr;
   std::string message;
+  RecordErrorKind kind = RecordErrorKind::content;
   bool duplicate_key = false;  // the JSON is well formed but names a member twice
   bool failed() const { return !message.empty(); }
+  bool set(const char* at, ReadError e) {  // always false, for `return fail.set(…)`
+    where = at;
+    message = std::move(e.message);
+    kind = e.kind;
+    return false;
+  }
 };
 
 // Pointer to the token the iterator stopped at; null when simdjson cannot say.
@@ -62,11 +76,7 @@ const char* location_of(od::value& v);
 // written or skipped with a validating call.
 inline bool consume_string(od::value& v, JsonFailure& fail) {
   od::raw_json_string consumed;
-  if (auto e = v.get_raw_json_string().get(consumed)) {
-    fail.where = location_of(v);
-    fail.message = json_error_message(e);
-    return false;
-  }
+  if (auto e = v.get_raw_json_string().get(consumed)) return fail.set(location_of(v), json_error_message(e));
   return true;
 }
 

@@ -16,8 +16,7 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   const char* where = location_of(sv);
   typename JsonOf<V>::object o;
   if (auto e = sv.get_object().get(o)) {
-    return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("a step must be a JSON object")
-                                                       : json_error_message(e));
+    return c.fail(where, expect(e, "a step must be a JSON object"));
   }
   Step st;
   st.turn = index;
@@ -183,7 +182,7 @@ bool read_native_record(ParseCtx& c, Object& record) {
       const char* where = location_of(v);
       typename JsonOf<decltype(v)>::array steps;
       if (auto e = v.get_array().get(steps))
-        return c.fail(where, e == simdjson::INCORRECT_TYPE ? std::string("\"steps\" must be an array") : json_error_message(e));
+        return c.fail(where, expect(e, "\"steps\" must be an array"));
       std::uint32_t i = 0;
       if (steps_are_tool_list(steps)) {
         if constexpr (std::is_same_v<decltype(steps), od::array>) {

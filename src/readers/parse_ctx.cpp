@@ -12,12 +12,14 @@ RecordOrigin ParseCtx::where(const char* p) const {
   return lines.locate(origin, text, off);
 }
 
-bool ParseCtx::fail(const char* p, std::string message) {
-  if (outcome.errors.empty()) outcome.errors.push_back(RecordError{where(p), std::move(message)});
+bool ParseCtx::fail(const char* p, std::string message) { return fail(p, ReadError{std::move(message)}); }
+
+bool ParseCtx::fail(const char* p, ReadError e) {
+  if (outcome.errors.empty()) outcome.errors.push_back(RecordError{where(p), std::move(e.message), e.kind});
   return false;
 }
 
-bool ParseCtx::fail(const JsonFailure& f) { return fail(f.where ? f.where : here(), f.message); }
+bool ParseCtx::fail(const JsonFailure& f) { return fail(f.where ? f.where : here(), ReadError{f.message, f.kind}); }
 
 void ParseCtx::warn(const char* p, const std::string& message) {
   RecordOrigin w = where(p);

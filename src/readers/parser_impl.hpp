@@ -166,7 +166,8 @@ class ParseCtx {
   // Position of a pointer into `text` (the record start when null or outside).
   RecordOrigin where(const char* p) const;
   // Rejects the record; always returns false so readers can `return ctx.fail(…)`.
-  bool fail(const char* p, std::string message);
+  bool fail(const char* p, std::string message);  // RecordErrorKind::content
+  bool fail(const char* p, ReadError e);
   bool fail(const JsonFailure& f);
   void warn(const char* p, const std::string& message);
 

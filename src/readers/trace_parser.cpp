@@ -120,7 +120,8 @@ bool chat_family(InputFormat f) { return forced_shape(f) == Shape::chat && f != 
 // met while skipping without a useful position. This scan (string-aware, error path only)
 // finds where: a closer that does not match, the end of the input (truncated), or the first
 // byte after the value (trailing content). npos when the structure is balanced.
-std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
+std::pair<std::size_t, detail::ReadError> diagnose_root(std::string_view text) {
+  using K = RecordErrorKind;
   std::size_t i = 0;
   auto ws = [&](std::size_t k) { return text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r'; };
   while (i < text.size() && ws(i)) ++i;
@@ -131,7 +132,7 @@ std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
       std::size_t start = i;
       for (++i; i < text.size() && text[i] != '"'; ++i)
         if (text[i] == '\\') ++i;
-      if (i >= text.size()) return {start, "invalid JSON: unclosed string"};
+      if (i >= text.size()) return {start, {"invalid JSON: unclosed string", K::json_structure}};
       if (open.empty()) { ++i; break; }
       continue;
     }
@@ -139,8 +140,9 @@ std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
       open.push_back(ch == '{' ? '}' : ']');
     } else if (ch == '}' || ch == ']') {
       if (open.empty() || open.back() != ch)
-        return {i, open.empty() ? fmt::format("invalid JSON: unexpected '{}'", ch)
-                                : fmt::format("invalid JSON: '{}' where '{}' was expected", ch, open.back())};
+        return {i, {open.empty() ? fmt::format("invalid JSON: unexpected '{}'", ch)
+                                 : fmt::format("invalid JSON: '{}' where '{}' was expected", ch, open.back()),
+                    K::json_structure}};
       open.pop_back();
       if (open.empty()) {
         ++i;
@@ -155,7 +157,7 @@ std::pair<std::size_t, std::string> diagnose_root(std::string_view text) {
   if (!open.empty()) {
     std::size_t end = text.size();
     while (end > 0 && ws(end - 1)) --end;
-    return {end, fmt::format("invalid JSON: unexpected end of input ('{}' expected)", open.back())};
+    return {end, {fmt::format("invalid JSON: unexpected end of input ('{}' expected)", open.back()), K::json_structure}};
   }
   while (i < text.size() && ws(i)) ++i;
   if (i < text.size()) return {i, detail::json_error_message(simdjson::TRAILING_CONTENT)};
@@ -330,7 +332,8 @@ bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const R
     outcome.errors.push_back(RecordError{origin_of_record,
                                          fmt::format("not enough memory to read this record of {} MiB (reading one "
                                                      "takes several times its size; docs/limits.md)",
-                                                     json.size() >> 20)});
+                                                     json.size() >> 20),
+                                         RecordErrorKind::limit});
     const RecordOrigin kept = t.origin;
     t.clear();
     t.origin = kept;
@@ -339,13 +342,11 @@ bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const R
   // A structural error found while skipping is reported where simdjson stopped, which may
   // be far from the cause, and one in a part the reader had not reached yet may surface as a
   // shape error ("a step must be a JSON object" for `[}`): a record that is not JSON is
-  // reported as such, at the position a bracket-matching scan finds.
+  // reported as such, at the position a bracket-matching scan finds. A bad token or bad UTF-8
+  // is reported where it is.
   if (!outcome.errors.empty()) {
     RecordError& err = outcome.errors.front();
-    bool json_error = err.message.rfind("invalid JSON", 0) == 0 || err.message.rfind("invalid UTF-8", 0) == 0;
-    bool structural = err.message.rfind("invalid JSON: unexpected character", 0) == 0 ||
-                      err.message.rfind("invalid JSON: unclosed", 0) == 0 || !json_error;
-    if (structural) {
+    if (err.kind != RecordErrorKind::json_token && err.kind != RecordErrorKind::utf8) {
       std::size_t skip = json.size() >= 3 && json.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
       std::string_view text = json.substr(skip);
       auto [at, message] = diagnose_root(text);
@@ -353,7 +354,8 @@ bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const R
         RecordOrigin start = origin;
         start.column += skip;
         err.where = detail::locate(start, text, at);
-        err.message = std::move(message);
+        err.message = std::move(message.message);
+        err.kind = message.kind;
       }
     }
   }
@@ -617,7 +619,7 @@ ParseOutcome TraceParser::parse_record(const RawRecord& record, Trajectory& scra
   if (!record.container_error.empty()) {
     scratch.clear();
     scratch.origin = record.origin;
-    outcome.errors.push_back(RecordError{record.origin, record.container_error});
+    outcome.errors.push_back(RecordError{record.origin, record.container_error, RecordErrorKind::input});
     return outcome;
   }
   const auto& overrides = impl_->c.options.context_overrides;

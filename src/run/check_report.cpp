@@ -11,7 +11,7 @@
 
 #include "run/pipeline.hpp"
 #include "run/text.hpp"
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "json/swar.hpp"
 #include "util/warnings_note.hpp"
 #include "util/xml_escape.hpp"

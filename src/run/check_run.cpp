@@ -35,6 +35,7 @@ struct CheckWorker {
   std::string* cur_err = nullptr;
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
+    if (options->part == CheckPart::otlp_joined) return join_only(rec, out, err);
     if (rec.skipped()) {
       ++stats.warnings;
       if (!options->quiet) (err += rec.skip_warning) += '\n';
@@ -46,16 +47,22 @@ struct CheckWorker {
       if (n % 256 == 0) options->progress(n);
     }
     if (!rec.container_error.empty()) {
-      reject(RecordError{rec.origin, rec.container_error}, out, err);
+      reject(RecordError{rec.origin, rec.container_error, RecordErrorKind::input}, out, err);
       return;
     }
     // The emit callback captures only `this` (no allocation per record); it is made on first
     // use, once the worker has its final address.
     if (!emit) {
       emit_joined = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
-      emit = [this](Trajectory& t) {
-        if (!joiner->offer(t, *joined, emit_joined)) check_one(t, *cur_out, *cur_err);
-      };
+      if (options->part == CheckPart::records)
+        emit = [this](Trajectory& t) {
+          if (t.spans.empty() || options->join.max_bytes == 0) check_one(t, *cur_out, *cur_err);
+          else ++stats.otlp_parts;  // the joined run's
+        };
+      else
+        emit = [this](Trajectory& t) {
+          if (!joiner->offer(t, *joined, emit_joined)) check_one(t, *cur_out, *cur_err);
+        };
     }
     cur_out = &out;
     cur_err = &err;
@@ -64,6 +71,19 @@ struct CheckWorker {
       for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
       reject(o.errors[0], out, err);
     }
+  }
+
+  // CheckPart::otlp_joined: only OTLP traces, offered to the joiner; what the records runs
+  // reported (rejections, warnings, other traces, the records read) is not reported again.
+  void join_only(const RawRecord& rec, std::string& out, std::string& err) {
+    if (rec.skipped() || !rec.container_error.empty()) return;
+    if (!emit) {
+      emit_joined = [this](Trajectory& t) { check_one(t, *cur_out, *cur_err); };
+      emit = [this](Trajectory& t) { joiner->offer(t, *joined, emit_joined); };
+    }
+    cur_out = &out;
+    cur_err = &err;
+    parser->parse_borrowing(rec, *scratch, emit);
   }
 
   void reject(const RecordError& e, std::string& out, std::string& err) {
@@ -117,7 +137,7 @@ CheckStats CheckRunner::run(const RecordInput& input, const CheckWriter& writer,
       },
       output);
   // The OTLP traces still held are complete now: checked on this thread, their text handed
-  // over about every kBatchBytes.
+  // over about every kBatchBytes. (A records run holds none.)
   CheckWorker& w0 = workers.front();
   std::string out, err;
   joiner.finish(*w0.joined, [&](Trajectory& t) {

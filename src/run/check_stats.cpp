@@ -4,7 +4,7 @@
 #include <simdjson.h>
 
 #include "trajcheck/run.hpp"
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 
 namespace trajcheck {
 
@@ -64,6 +64,7 @@ void CheckStats::merge(const CheckStats& o) {
   rejected += o.rejected;
   flagged += o.flagged;
   warnings += o.warnings;
+  otlp_parts += o.otlp_parts;
   if (rules.size() < o.rules.size()) rules.resize(o.rules.size());
   for (std::size_t i = 0; i < o.rules.size(); ++i) {
     rules[i].violations += o.rules[i].violations;
@@ -83,8 +84,8 @@ std::uint64_t CheckStats::violations_of(const RuleSet& set, RuleSeverity s) cons
 std::string CheckStats::to_json() const {
   std::string out = fmt::format(
       "{{\"records\":{},\"traces\":{},\"passed\":{},\"failed\":{},\"rejected\":{},\"flagged\":{},"
-      "\"warnings\":{},\"rules\":[",
-      records, traces, passed, failed, rejected, flagged, warnings);
+      "\"warnings\":{},\"otlp_parts\":{},\"rules\":[",
+      records, traces, passed, failed, rejected, flagged, warnings, otlp_parts);
   for (std::size_t i = 0; i < rules.size(); ++i)
     out += fmt::format("{}[{},{},{}]", i ? "," : "", rules[i].violations, rules[i].violated_traces, rules[i].activated);
   out += fmt::format("],\"catalog\":{{\"calls\":{},\"known_calls\":{},\"invalid_calls\":{},\"write_calls\":{},"
@@ -116,7 +117,7 @@ bool CheckStats::from_json(std::string_view json, CheckStats* out, std::string* 
   };
   if (!u64(root, "records", &s.records) || !u64(root, "traces", &s.traces) || !u64(root, "passed", &s.passed) ||
       !u64(root, "failed", &s.failed) || !u64(root, "rejected", &s.rejected) || !u64(root, "flagged", &s.flagged) ||
-      !u64(root, "warnings", &s.warnings))
+      !u64(root, "warnings", &s.warnings) || !u64(root, "otlp_parts", &s.otlp_parts))
     return fail("a counter is missing or not a non-negative integer");
   simdjson::dom::array rules;
   if (root["rules"].get_array().get(rules)) return fail("\"rules\" is not an array");

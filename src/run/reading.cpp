@@ -6,7 +6,7 @@
 #include <simdjson.h>
 
 #include "trajcheck/run.hpp"
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 
 namespace trajcheck {
 

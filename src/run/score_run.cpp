@@ -12,7 +12,7 @@
 #include <simdjson.h>
 
 #include "json/canon.hpp"
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "json/member_names.hpp"
 #include "json/ondemand.hpp"
 #include "util/warnings_note.hpp"

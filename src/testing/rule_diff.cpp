@@ -18,7 +18,7 @@
 #include <re2/re2.h>
 
 #include "ir/ir.hpp"
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "language/frontend.hpp"
 #include "trajcheck/catalog.hpp"
 #include "trajcheck/reader.hpp"

@@ -146,6 +146,18 @@ def test_rules_that_do_not_compile(cluster, corpus, tmp_path):
     assert_same(expected, dask(cluster, *args))
 
 
+def test_rules_without_a_rule_are_refused_as_the_cli_refuses_them(cluster, corpus, tmp_path):
+    empty = tmp_path / "empty.rules"
+    empty.write_text("# no rules yet\n")
+    args = ["check", "-r", empty, corpus / "traces"]
+    expected = cli(*args)
+    assert expected[0] == 2 and b"holds no rules" in expected[2] and not expected[1]
+    assert_same(expected, dask(cluster, *args))
+    allowed = cli(*args, "--allow-no-rules")
+    assert allowed[0] == 2 and allowed[1]  # checked: every trace passes, the bad records rejected
+    assert_same(allowed, dask(cluster, *args, extra=["--allow-no-rules"]))
+
+
 def test_worker_killed_mid_run(cluster, corpus):
     """SIGKILL one worker after some tasks are done: Dask runs its tasks again on the other
     worker (and a new one joins); the output is still exactly the CLI's."""

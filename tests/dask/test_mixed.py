@@ -1,6 +1,7 @@
 """One folder of every kind of file the command line reads — plain JSONL (cut into byte
 ranges), gzip and zstd JSONL (never cut), an Inspect `.eval` archive, a coding-agent session
-log, a `.json` document, and one broken file — gives the same verdict bytes, messages and
+log, a `.json` document, OpenTelemetry exports whose traces are split over two files with
+other files between them, and one broken file — gives the same verdict bytes, messages and
 counts of records, rejections and warnings through the command line, the Python module and the
 Dask runner on 1, 2 and 3 workers: every front door lists and reads it through the library's
 input layer."""
@@ -21,6 +22,7 @@ from trajcheck import _native
 
 RULES = [SOURCE / "rules" / "refunds.rules", SOURCE / "rules" / "guardrails.rules"]
 PARTITION = 4096
+OTLP = SOURCE / "tests" / "data" / "producers" / "otel" / "batched.jsonl"
 
 
 def _traces(n, tag):
@@ -56,6 +58,11 @@ def folder(tmp_path_factory):
     # One broken file: a gzip stream cut short (the records before the cut are still read).
     cut = gzip.compress(("\n".join(_traces(30, "cut")) + "\n").encode(), mtime=0)
     (d / "g-truncated.jsonl.gz").write_bytes(cut[: len(cut) * 2 // 3])
+    # OTLP export requests, every other one in each of two files: each trace is in both, and
+    # is joined over the corpus (the command line writes joined traces last).
+    otlp = OTLP.read_text().splitlines(keepends=True)
+    (d / "c0-otlp.jsonl").write_text("".join(otlp[0::2]))
+    (d / "sub" / "otlp-rest.jsonl").write_text("".join(otlp[1::2]))
     (d / "sub" / "notes.txt").write_text("not a trace file name: not read\n")
     assert (d / "b-big.jsonl.gz").stat().st_size > 2 * PARTITION
     assert (d / "a-plain.jsonl").stat().st_size > 4 * PARTITION
@@ -83,6 +90,10 @@ def expected(folder):
     for tag in ("plain-", "gz-", "zst-", "3f9c1e52-"):
         assert f'"trace_id":"{tag}' in text, tag
     assert b"g-truncated.jsonl.gz:8:1: error: truncated gzip stream" in err and b'"trace_id":"1_epoch_2"' in out
+    otlp_ids = {s["traceId"] for line in OTLP.read_text().splitlines() for rs in json.loads(line)["resourceSpans"]
+                for ss in rs["scopeSpans"] for s in ss["spans"]}
+    last = [json.loads(l)["trace_id"] for l in text.splitlines()[-len(otlp_ids):]]
+    assert len(otlp_ids) == 2 and set(last) == otlp_ids  # joined across the two files, written last
     assert counts["rejected"] == 2 and counts["records"] > 1000 and status == 2
     return status, out, err, counts
 
@@ -90,8 +101,8 @@ def expected(folder):
 def test_every_file_is_listed_and_compressed_files_are_never_cut(folder):
     pieces = [p for given in folder for p in _native._pieces(given, PARTITION, "auto")]
     names = [p[0].rsplit("/", 1)[1] for p in pieces]
-    assert sorted(set(names)) == ["a-plain.jsonl", "b-big.jsonl.gz", "c.jsonl.zst", "d-inspect.eval",
-                                  "e-session.jsonl", "f.json", "g-truncated.jsonl.gz"]
+    assert sorted(set(names)) == ["a-plain.jsonl", "b-big.jsonl.gz", "c.jsonl.zst", "c0-otlp.jsonl", "d-inspect.eval",
+                                  "e-session.jsonl", "f.json", "g-truncated.jsonl.gz", "otlp-rest.jsonl"]
     ranged = {n for n, p in zip(names, pieces) if p[3]}
     assert ranged == {"a-plain.jsonl"} and names.count("a-plain.jsonl") > 4
     assert names.count("b-big.jsonl.gz") == 2  # once in the folder, once named

@@ -1,7 +1,7 @@
 """OTLP traces exported in several requests (tests/data/producers/otel, written by the
 OpenTelemetry JS SDK's batch span processor): a JSONL file of them is never cut into byte
-ranges, so the Dask runner joins each trace's spans as the command line does; spans of one
-trace in different files are joined per file on a cluster (docs/distributed.md)."""
+ranges, and the spans of one trace are joined over the whole corpus — within a file and across
+files — as the command line joins them (docs/distributed.md)."""
 import io
 import json
 import shutil
@@ -41,12 +41,11 @@ def test_dask_joins_an_otlp_file_as_the_cli_does(tmp_path):
         assert got.getvalue() == out
         assert result.summary["traces"] == 2 and result.exit_status == status
 
-        # The same requests in two files: the command line joins them; a cluster checks each
-        # file in a task of its own, so a trace with spans in both is checked in each, in part.
+        # The same requests in two files, every other request in each: each trace has spans in
+        # both, and the cluster joins them as the command line does.
         lines = BATCHED.read_text().splitlines(keepends=True)
         folder = tmp_path / "split"
         folder.mkdir()
-        # Every other request: each trace has spans in both files.
         (folder / "a.jsonl").write_text("".join(lines[0::2]))
         (folder / "b.jsonl").write_text("".join(lines[1::2]))
         status2, out2 = _cli(folder)
@@ -56,13 +55,13 @@ def test_dask_joins_an_otlp_file_as_the_cli_does(tmp_path):
             got = io.BytesIO()
             result = trajcheck.dask.check([str(RULES)], [str(folder)], client=client, out=got,
                                           err=io.BytesIO())
-        ids = [json.loads(l)["trace_id"] for l in got.getvalue().splitlines()]
-        per_file = set()
-        for name in ("a.jsonl", "b.jsonl"):
-            for line in (folder / name).read_text().splitlines():
-                for rs in json.loads(line)["resourceSpans"]:
-                    for ss in rs["scopeSpans"]:
-                        per_file.update((name, s["traceId"]) for s in ss["spans"])
-        assert len(ids) == len(per_file) == 4 and len(set(ids)) == 2
+            rows = result.verdicts.compute()
+        assert got.getvalue() == out2
+        assert result.summary["traces"] == 2 and result.exit_status == status2
+        # The pieces left every part (a trace's spans in one request) to the joined task.
+        parts = sum(len({s["traceId"] for rs in json.loads(line)["resourceSpans"] for ss in rs["scopeSpans"]
+                         for s in ss["spans"]}) for line in lines)
+        assert result.summary["otlp_parts"] == parts > 2
+        assert {r["trace_id"] for r in rows} == {json.loads(l)["trace_id"] for l in out2.splitlines()}
     finally:
         cluster.close()

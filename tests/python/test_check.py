@@ -244,6 +244,9 @@ def test_dict_traces_are_encoded_as_json_dumps_encodes_them():
         [(), [], {}, ""],
         "plain",
     ]
+    # Every ASCII character at every offset, so the escaper's eight-byte scan meets each one.
+    every = "".join(map(chr, range(0x80))) + "é😀"
+    values += [every[k:] + every[:k] for k in range(len(every))]
     for v in values:
         assert _native.dumps(v).decode() == json.dumps(v, separators=(",", ":"), ensure_ascii=False)
     with pytest.raises(TypeError, match="keys must be"):

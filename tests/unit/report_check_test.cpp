@@ -8,7 +8,7 @@
 
 #include "run/text.hpp"
 #include "trajcheck/report.hpp"
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "util/xml_escape.hpp"
 
 using namespace trajcheck;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -259,4 +260,84 @@ TEST_CASE("reading options parse as the command line spells them") {
   CHECK(error == "--alias 'a=': expected OBSERVED=CANONICAL");
   CHECK_FALSE(parse_reading_spec(ReadingSpec{"yaml", {}, {}, {}}, &n, &error));
   CHECK(error == "unknown --input-format 'yaml'");
+}
+
+TEST_CASE("set_up_check: the options of every front door from their spellings") {
+  char dir_template[] = "/tmp/trajcheck-setup-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::string path = dir + "/" + name;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return path;
+  };
+  const std::string rules = write("a.rules", "rule no_rm [critical]:\n  forbid rm\n");
+  const std::string empty = write("empty.rules", "# nothing yet\n");
+
+  CheckSpellings s;
+  s.rules = {rules};
+  s.format = "jsonl";
+  s.fail_on = "warning";
+  s.reading = ReadingSpec{"openai", {"a=b"}, {}, {}};
+  s.jobs = 3;
+  s.color = true;  // not text: no colours
+  CheckSetup ok = set_up_check(s);
+  REQUIRE(ok.ok());
+  CHECK(ok.diagnostics.empty());
+  CHECK(ok.report.format == CheckFormat::jsonl);
+  CHECK_FALSE(ok.report.color);
+  CHECK(ok.report.fail_on.severity == RuleSeverity::warning);
+  CHECK(ok.run.fail_on.severity == RuleSeverity::warning);
+  CHECK(ok.run.jobs == 3);
+  CHECK(ok.run.reading.format == InputFormat::openai);
+  REQUIRE(ok.compiled.rules != nullptr);
+  CHECK(ok.compiled.rules->rules().size() == 1);
+
+  // A bad spelling stops before the rules are read.
+  CheckSpellings bad = s;
+  bad.format = "yaml";
+  CHECK(set_up_check(bad).error == "trajcheck check: unknown --format 'yaml'\n");
+  bad = s;
+  bad.fail_on = "sometimes";
+  CHECK(set_up_check(bad).error == "trajcheck check: unknown --fail-on 'sometimes'\n");
+  bad = s;
+  bad.reading.aliases = {"=x"};
+  CheckSetup alias = set_up_check(bad);
+  CHECK(alias.error == "trajcheck check: --alias '=x': expected OBSERVED=CANONICAL\n");
+  CHECK(alias.compiled.files.empty());
+
+  // An unreadable file: its read error, then the refusal.
+  bad = s;
+  bad.rules = {rules, dir + "/absent.rules"};
+  CheckSetup absent = set_up_check(bad);
+  CHECK(absent.diagnostics.find("trajcheck check: ") == 0);
+  CHECK(absent.error == "trajcheck check: rules did not compile; no trace was checked\n");
+
+  // A file without rules beside one with rules is a warning (W007): shown unless quiet, an
+  // error under --strict.
+  CheckSpellings two = s;
+  two.rules = {rules, empty};
+  CheckSetup warned = set_up_check(two);
+  CHECK(warned.ok());
+  CHECK(warned.diagnostics.find("warning[W007]") != std::string::npos);
+  two.quiet = true;
+  CHECK(set_up_check(two).diagnostics.empty());
+  two.strict = true;
+  CheckSetup strict = set_up_check(two);
+  CHECK(strict.diagnostics.find("error[W007]") != std::string::npos);
+  CHECK(strict.error == "trajcheck check: --strict: the rules files have 1 warning; no trace was checked\n");
+
+  // No rule at all: refused unless asked for.
+  CheckSpellings none = s;
+  none.rules = {empty};
+  CHECK(set_up_check(none).error.find("holds no rules, so every trace would pass") != std::string::npos);
+  none.allow_no_rules = true;
+  CHECK(set_up_check(none).ok());
+
+  std::remove(rules.c_str());
+  std::remove(empty.c_str());
+  ::rmdir(dir.c_str());
 }

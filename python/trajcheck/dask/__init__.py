@@ -12,8 +12,11 @@ lists them: one piece per file, and byte ranges for plain JSONL files larger tha
 size (a range owns every line that starts inside it; compressed files are never cut). Each piece is one task, run
 by the library exactly as the command line runs the whole corpus; the driver writes the
 pieces' output in input order and the summary from the statistics merged over all pieces, so
-the output is byte for byte the command line's. Tasks are pure (they read, they return) and
-Dask runs again those of a worker that died. Paths must name the same files on every worker.
+the output is byte for byte the command line's. OpenTelemetry traces are joined over the whole
+corpus as the command line joins them: the pieces leave them aside, and one last task reads
+the pieces that held some and checks the joined traces. Tasks are pure (they read, they
+return) and Dask runs again those of a worker that died. Paths must name the same files on
+every worker.
 """
 import glob
 import hashlib
@@ -136,6 +139,12 @@ def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int) ->
     """The piece numbered `ordinal` checked (or scored): its output, its messages, its
     statistics as JSON."""
     return _task(kind, options).run(piece, ordinal)
+
+
+def run_joined(options: Dict[str, Any], pieces: List[Piece]) -> Tuple[bytes, bytes, str]:
+    """The OTLP traces of `pieces` (the pieces that held parts of some, in input order), joined
+    across them: their output, messages and statistics, which come after every piece's."""
+    return _task("check", options).run_joined(pieces)
 
 
 def _rows(part: Tuple[bytes, bytes, str]) -> List[Dict[str, Any]]:
@@ -305,6 +314,17 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
                         futures[next_out].release()
                     next_out += 1
                 bar.update(done, records)
+            # OTLP traces are joined over the whole corpus, as the command line joins them: one
+            # more task reads the pieces that held parts of some, and its traces come last.
+            otlp = [pieces[i] for i, s in enumerate(stats) if kind == "check" and json.loads(s)["otlp_parts"]]
+            if otlp:
+                joined = client.submit(run_joined, options, otlp, key=f"trajcheck-{kind}-{run_id}-joined", pure=False)
+                o, e, s = joined.result()
+                err.write(e)
+                sink.write(o)
+                stats.append(s)
+                if keep:
+                    futures.append(joined)
         except Exception as e:  # a task failed for good (e.g. its workers kept dying)
             bar.finish()
             body = sink.close()
@@ -339,9 +359,9 @@ def reading_options(input_format: str = "auto", aliases: Iterable[str] = (), err
 
 def check_options(rules: Sequence[str], *, format: str = "text", fail_on: str = "error", catalog: str = "",
                   quiet: bool = False, color: bool = False, stderr_color: bool = False, jobs: int = 1,
-                  **reading) -> Dict[str, Any]:
+                  allow_no_rules: bool = False, **reading) -> Dict[str, Any]:
     o = {"rules": list(rules), "format": format, "fail_on": fail_on, "catalog": catalog or "", "quiet": quiet,
-         "color": color, "stderr_color": stderr_color, "jobs": jobs}
+         "color": color, "stderr_color": stderr_color, "jobs": jobs, "allow_no_rules": allow_no_rules}
     o.update(reading_options(**reading))
     return o
 
@@ -383,15 +403,16 @@ class _Null:
 
 
 def check(rules_paths: Sequence[str], inputs: Sequence[str], client=None, *, fail_on: str = "error",
-          catalog: str = "", partition_size: int = DEFAULT_PARTITION_SIZE, out=None, err=None,
-          **reading) -> CheckResult:
+          catalog: str = "", allow_no_rules: bool = False, partition_size: int = DEFAULT_PARTITION_SIZE, out=None,
+          err=None, **reading) -> CheckResult:
     """Checks `inputs` (files, directories, globs) against the rules files on the cluster of
     `client` (a LocalCluster without one). `out`, when given, receives the jsonl report of
     `trajcheck check --format jsonl`; `err` its messages (rejected records, warnings). The
     verdicts stay on the cluster until the bag is computed."""
     import dask.bag as db
     import io
-    options = check_options(rules_paths, format="jsonl", fail_on=fail_on, catalog=catalog, **reading)
+    options = check_options(rules_paths, format="jsonl", fail_on=fail_on, catalog=catalog,
+                            allow_no_rules=allow_no_rules, **reading)
     messages = io.BytesIO()
     own = None
     if client is None:

@@ -63,6 +63,8 @@ def main(argv=None) -> int:
     c.add_argument("--format", default="text", choices=["text", "json", "jsonl", "junit", "markdown"])
     c.add_argument("--fail-on", default="error", choices=["critical", "error", "warning", "info", "never"])
     c.add_argument("--catalog", default="", help="tool catalog JSON (overrides the files' catalog line)")
+    c.add_argument("--allow-no-rules", action="store_true",
+                   help="check even when the rules files hold no rules (every trace passes)")
     _common(c)
     s = sub.add_parser("score", help="score actual trajectories against expected ones")
     s.add_argument("--format", default="text", choices=["text", "json", "jsonl"])
@@ -82,7 +84,7 @@ def main(argv=None) -> int:
     if a.command == "check":
         options = check_options(a.rules, format=a.format, fail_on=a.fail_on, catalog=a.catalog, quiet=a.quiet,
                                 color=_color(a.color, sys.stdout), stderr_color=_color(a.color, sys.stderr),
-                                jobs=a.jobs, **reading)
+                                jobs=a.jobs, allow_no_rules=a.allow_no_rules, **reading)
     else:
         options = score_options(format=a.format, selection=a.selection, multiset=a.multiset, weights=a.weights,
                                 min_order_length=a.min_order_length, tool_args=a.tool_args,

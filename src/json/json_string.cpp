@@ -1,5 +1,5 @@
-// JSON string escaping, copying runs of plain bytes in bulk.
-#include "json/escape.hpp"
+// JSON string escaping (trajcheck/json_string.hpp), copying runs of plain bytes in bulk.
+#include "trajcheck/json_string.hpp"
 
 #include "json/swar.hpp"
 

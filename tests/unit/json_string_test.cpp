@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "json/escape.hpp"
+#include "trajcheck/json_string.hpp"
 #include "json/text.hpp"
 
 namespace {
