@@ -478,13 +478,7 @@ class GuardMonitor {
 
  private:
   void read() {
-    raw_.text.reserve(record_.size() + kRecordPadding);
-    raw_.text.assign(record_);
-    raw_.origin = RecordOrigin{"<step>", 1, 1, 0};
-    std::uint32_t emitted = 0;
-    ParseOutcome outcome = parser_.parse(raw_, scratch_, [&](Trajectory&) { ++emitted; });
-    if (outcome.ok() && emitted != 1)
-      outcome.errors.push_back(RecordError{raw_.origin, "expected one trajectory, found " + std::to_string(emitted)});
+    ParseOutcome outcome = parser_.parse_value(record_, RecordOrigin{"<step>", 1, 1, 0}, scratch_);
     if (!outcome.ok()) raise_trace_error(outcome.errors);
   }
 
@@ -524,7 +518,6 @@ class GuardMonitor {
   TraceParser parser_;
   ToolTable tools_;
   Trajectory scratch_;
-  RawRecord raw_;
   std::string record_;
   RuleSetMonitor monitor_;
   std::vector<Violation> found_;
