@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -75,13 +76,22 @@ struct GraderResult {
   bool cached = false;  // read from the grader cache, not run
 };
 
+// Whether a case was judged: a run answered it (judged), its catalog or fixture version
+// differs from the suite's (stale), or no run answered it (unmatched).
+enum class CaseStatus : std::uint8_t { judged, stale, unmatched };
+// A gate's verdict; no_data only for `if data` gates (else a gate without data fails).
+enum class GateStatus : std::uint8_t { pass, fail, no_data };
+// The words the reports write: "judged", "stale", "unmatched"; "pass", "fail", "no data".
+std::string_view to_string(CaseStatus status);
+std::string_view to_string(GateStatus status);
+
 // One case and what its run did. Numbers absent where the dimension does not apply.
 struct CaseResult {
   std::string case_id;
   std::string split;                                   // designed | production | synthetic | …
   std::vector<std::pair<std::string, std::string>> segments;  // field -> value (suite order)
   std::map<std::string, std::string> fields;           // every scalar field of the case
-  std::string status;                                  // judged | stale | unmatched
+  CaseStatus status = CaseStatus::unmatched;
   std::string run;                                     // file:line of the run record
   std::string expected_control, control;               // control flow expected / observed
   bool retried = false;                                // a failed call was retried
@@ -176,7 +186,7 @@ struct GateResult {
   bool critical = false;
   bool percent = false;
   bool grader_share = false;  // the bare metric of a grader: the share of cases it passes
-  std::string status;      // pass | fail | no data (only for `if data` gates: else no data fails)
+  GateStatus status = GateStatus::no_data;
   std::string note;        // why there is no value, when there is none
 };
 
@@ -213,13 +223,13 @@ struct EvalReport {
   std::uint64_t records = 0, rejected = 0, warnings = 0;  // warnings: located, written to err
   bool gates_pass() const {
     for (const auto& g : gates)
-      if (g.status == "fail") return false;
+      if (g.status == GateStatus::fail) return false;
     return true;
   }
   // Cases judged: neither stale nor without a run.
   std::size_t judged() const {
     std::size_t n = 0;
-    for (const auto& c : cases) n += c.status == "judged";
+    for (const auto& c : cases) n += c.status == CaseStatus::judged;
     return n;
   }
   // The release decision: some case was judged and no gate failed (a run that judged

@@ -135,7 +135,7 @@ std::string path_error(const std::string& path, std::size_t& offset, std::vector
 }
 
 // Loads one cases file (JSONL); problems are appended to `errors`, its digest to `inputs`.
-void load_cases(const std::string& path, std::vector<CaseSpec>& cases, Problems& errors,
+void load_case_file(const std::string& path, std::vector<CaseSpec>& cases, Problems& errors,
                 std::vector<InputDigest>& inputs) {
   std::string text, err;
   if (!read_file(path, text, err)) {
@@ -331,7 +331,7 @@ void recovery_tables(const EvalContext& ctx, EvalReport& report) {
     for (const CatalogTool& t : ctx.catalog->tools()) report.show_recovery |= !t.errors.empty();
   std::map<std::string, RecoveryRow> by_class, by_tool;
   for (const CaseResult& r : report.cases) {
-    if (r.status != "judged") continue;
+    if (r.status != CaseStatus::judged) continue;
     for (const FailureEvent& f : r.failures) {
       for (RecoveryRow* row : {&by_class[f.error_class], &by_tool[f.tool]}) {
         ++row->failures;
@@ -376,7 +376,7 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
   std::uint32_t tokens_n = 0, cost_n = 0, latency_n = 0;
   Efficiency& e = d.efficiency;
   for (const CaseResult* c : cases) {
-    if (c->status != "judged") continue;
+    if (c->status != CaseStatus::judged) continue;
     ++d.cases;
     if (c->selection) {
       sel += *c->selection;
@@ -438,7 +438,7 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
     }
   }
   for (const CaseResult* c : cases) {
-    if (c->status != "judged") continue;
+    if (c->status != CaseStatus::judged) continue;
     for (const GraderResult& g : c->graders) {
       GraderDimension& gd = d.graders[g.grader];
       ++gd.cases;
@@ -633,166 +633,233 @@ std::string format_problems(const std::vector<EvalProblem>& problems, bool color
   return out;
 }
 
-bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalProblem>& problems) {
-  Problems errors(problems);
+namespace {
+
+// One run of a suite, phase by phase: each phase reads what the earlier ones set and adds
+// its problems; run_eval() calls them in order and stops where one says the input is bad.
+class SuiteRun {
+ public:
+  SuiteRun(const EvalOptions& options, EvalReport& report, std::vector<EvalProblem>& problems)
+      : options_(options), report_(report), errors_(problems) {}
+
+  // The suite file, parsed; its name and segment fields into the report.
+  bool load_suite();
+  // The catalog: its version (staleness), read and write tools, and the argument validator.
+  bool load_catalog();
+  // The baseline report, an earlier `eval --format json`.
+  bool load_baseline();
+  // The cases files, and no case id twice.
+  bool load_cases();
+  // The suite's rules files, then each case's own (compiled once per file).
+  bool compile_rules();
+  // Each case's environment fixture (read once per file).
+  bool load_fixtures();
+  // Every expected invariant names a rule of the suite's or the case's rules files.
+  bool check_invariants();
+  // violations[NAME] gates: NAME resolved to a rule or a tag; the report's violation keys.
+  bool resolve_violation_gates();
+  // Cases whose catalog or fixture version differs from the suite's.
+  void mark_stale();
+  // The rules files' aliases joined to --alias; the cases' tool names renamed alike.
+  void apply_aliases();
+  // The run files (--runs, else the suite's `runs`), read and judged; false on bad input.
+  bool judge_runs();
+  // Each case's run (the first one; later ones are listed as unmatched), stale and unanswered
+  // cases, and the case fields of every result.
+  void assign_runs();
+  // Graders, recovery tables, tables and gates.
+  void finish();
+
+ private:
+  int compile_file(const std::string& path, const suite::Located* at);
+  // Whether `path` lies in the suite's folder, a `case rules from` folder or the fixtures folder.
+  bool inside_roots(const std::string& path) const;
+
+  const EvalOptions& options_;
+  EvalReport& report_;
+  Problems errors_;
+  suite::SuiteResult sr_;
+  EvalContext ctx_;
+  json baseline_;
+  NormalizeOptions reading_;
+  std::vector<std::filesystem::path> roots_;
+  std::vector<RunOutcome> outcomes_;
+  std::vector<std::pair<std::uint64_t, std::string>> unmatched_;
+  std::vector<std::string> run_json_;
+};
+
+bool SuiteRun::load_suite() {
   std::string suite_text, ferr;
-  if (!read_file(options.suite_path, suite_text, ferr)) {
-    errors += ferr;
+  if (!read_file(options_.suite_path, suite_text, ferr)) {
+    errors_ += ferr;
     return false;
   }
-  suite::SuiteResult sr = suite::parse_suite(Source(options.suite_path, std::move(suite_text)));
-  errors.add(sr.source, sr.diagnostics);
-  if (!sr.ok()) return false;
-  const suite::Suite& st = sr.suite;
-  const Source& ssrc = sr.source;
-  report.suite_name = st.name;
-  report.suite_file = options.suite_path;
-  for (const auto& s : st.segments) report.segment_fields.push_back(s.text);
+  sr_ = suite::parse_suite(Source(options_.suite_path, std::move(suite_text)));
+  errors_.add(sr_.source, sr_.diagnostics);
+  if (!sr_.ok()) return false;
+  report_.suite_name = sr_.suite.name;
+  report_.suite_file = options_.suite_path;
+  for (const auto& s : sr_.suite.segments) report_.segment_fields.push_back(s.text);
+  ctx_.suite = &sr_.suite;
+  return true;
+}
 
-  EvalContext ctx;
-  ctx.suite = &st;
-  bool ok = true;
-
-  // Catalog: its version (staleness) and its write tools (efficiency).
-  if (st.catalog) {
-    std::string path = join_path(st.directory, st.catalog->text);
-    // The same loader as `check --catalog`: located errors, and one compiled schema per tool.
-    CatalogLoad cat = load_catalog(path);
-    if (!cat.ok()) {
-      errors.add_at(ssrc, st.catalog->range, "S011", fmt::format("cannot use the catalog {}", path));
-      errors.add(cat.source, cat.diagnostics);
-      return false;
-    }
-    report.catalog_version = cat.catalog->version();
-    report.inputs.push_back({"catalog", path, sha256_hex(cat.source.text())});
-    ctx.catalog = cat.catalog;
-    for (const CatalogTool& t : cat.catalog->tools())
-      (t.effect == ToolEffect::write ? ctx.write_tools : ctx.read_tools).insert(t.name);
-    ctx.validate_arguments = [c = cat.catalog](std::string_view tool, std::string_view args) -> std::optional<bool> {
-      if (!c->find(tool)) return std::nullopt;
-      return c->validate(tool, args, nullptr);
-    };
+bool SuiteRun::load_catalog() {
+  const suite::Suite& st = sr_.suite;
+  if (!st.catalog) return true;
+  std::string path = join_path(st.directory, st.catalog->text);
+  // The same loader as `check --catalog`: located errors, and one compiled schema per tool.
+  CatalogLoad cat = trajcheck::load_catalog(path);
+  if (!cat.ok()) {
+    errors_.add_at(sr_.source, st.catalog->range, "S011", fmt::format("cannot use the catalog {}", path));
+    errors_.add(cat.source, cat.diagnostics);
+    return false;
   }
-
-  // Baseline: an earlier `eval --format json`.
-  std::string baseline_path = options.baseline;
-  if (baseline_path.empty() && st.baseline) baseline_path = join_path(st.directory, st.baseline->text);
-  json baseline;
-  if (!baseline_path.empty()) {
-    std::string text, reason;
-    if (!read_regular_file(baseline_path, kMaxReportBytes, text, reason)) {
-      if (st.baseline && options.baseline.empty())
-        errors.add_at(ssrc, st.baseline->range, "S011", fmt::format("cannot read the baseline {}: {}", baseline_path, reason));
-      else
-        errors += fmt::format("{}: error: {}\n", baseline_path, reason);
-      return false;
-    }
-    std::string why;
-    if (!parse_report(baseline_path, text, baseline, why)) {
-      errors += why;
-      return false;
-    }
-  }
-
-  // Cases.
-  for (const auto& pat : st.cases) {
-    auto files = errors.files_of(ssrc, pat, st.directory);
-    if (files.empty()) {
-      errors.add_at(ssrc, pat.range, "S011", fmt::format("no case file matches {}", pat.text));
-      ok = false;
-    }
-    for (const auto& f : files) load_cases(f, ctx.cases, errors, report.inputs);
-  }
-  if (!errors.empty() && errors.any_error()) ok = false;
-  for (std::size_t i = 0; i < ctx.cases.size(); ++i) {
-    auto [it, fresh] = ctx.case_index.emplace(ctx.cases[i].id, i);
-    if (!fresh) {
-      errors += fmt::format("{}: error: case_id '{}' repeats the case at {}\n", ctx.cases[i].origin,
-                            ctx.cases[i].id, ctx.cases[it->second].origin);
-      ok = false;
-    }
-  }
-  if (!ok) return false;
-
-  // Rules: the suite's, then each case's own (compiled once per file).
-  auto compile_file = [&](const std::string& path, const suite::Located* at) -> int {
-    auto found = ctx.program_index.find(path);
-    if (found != ctx.program_index.end()) return static_cast<int>(found->second);
-    std::string text, reason;
-    if (!read_regular_file(path, kMaxSourceBytes, text, reason)) {
-      if (at) errors.add_at(ssrc, at->range, "S011", fmt::format("cannot read the rules file {}: {}", path, reason));
-      else errors += fmt::format("{}: error: {}\n", path, reason);
-      return -1;
-    }
-    std::string digest = sha256_hex(text);
-    CompileResult cr = compile(Source(path, std::move(text)));
-    errors.add(cr.source, cr.diagnostics);
-    if (!cr.ok()) return -1;
-    ctx.programs.push_back(cr.program);
-    ctx.program_index[path] = ctx.programs.size() - 1;
-    report.rules_files.push_back(path);
-    report.inputs.push_back({"rules", path, std::move(digest)});
-    return static_cast<int>(ctx.programs.size() - 1);
+  report_.catalog_version = cat.catalog->version();
+  report_.inputs.push_back({"catalog", path, sha256_hex(cat.source.text())});
+  ctx_.catalog = cat.catalog;
+  for (const CatalogTool& t : cat.catalog->tools())
+    (t.effect == ToolEffect::write ? ctx_.write_tools : ctx_.read_tools).insert(t.name);
+  ctx_.validate_arguments = [c = cat.catalog](std::string_view tool, std::string_view args) -> std::optional<bool> {
+    if (!c->find(tool)) return std::nullopt;
+    return c->validate(tool, args, nullptr);
   };
+  return true;
+}
+
+bool SuiteRun::load_baseline() {
+  const suite::Suite& st = sr_.suite;
+  std::string baseline_path = options_.baseline;
+  if (baseline_path.empty() && st.baseline) baseline_path = join_path(st.directory, st.baseline->text);
+  if (baseline_path.empty()) return true;
+  std::string text, reason;
+  if (!read_regular_file(baseline_path, kMaxReportBytes, text, reason)) {
+    if (st.baseline && options_.baseline.empty())
+      errors_.add_at(sr_.source, st.baseline->range, "S011",
+                     fmt::format("cannot read the baseline {}: {}", baseline_path, reason));
+    else
+      errors_ += fmt::format("{}: error: {}\n", baseline_path, reason);
+    return false;
+  }
+  std::string why;
+  if (!parse_report(baseline_path, text, baseline_, why)) {
+    errors_ += why;
+    return false;
+  }
+  return true;
+}
+
+bool SuiteRun::load_cases() {
+  const suite::Suite& st = sr_.suite;
+  bool ok = true;
+  for (const auto& pat : st.cases) {
+    auto files = errors_.files_of(sr_.source, pat, st.directory);
+    if (files.empty()) {
+      errors_.add_at(sr_.source, pat.range, "S011", fmt::format("no case file matches {}", pat.text));
+      ok = false;
+    }
+    for (const auto& f : files) load_case_file(f, ctx_.cases, errors_, report_.inputs);
+  }
+  if (!errors_.empty() && errors_.any_error()) ok = false;
+  for (std::size_t i = 0; i < ctx_.cases.size(); ++i) {
+    auto [it, fresh] = ctx_.case_index.emplace(ctx_.cases[i].id, i);
+    if (!fresh) {
+      errors_ += fmt::format("{}: error: case_id '{}' repeats the case at {}\n", ctx_.cases[i].origin,
+                             ctx_.cases[i].id, ctx_.cases[it->second].origin);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+int SuiteRun::compile_file(const std::string& path, const suite::Located* at) {
+  auto found = ctx_.program_index.find(path);
+  if (found != ctx_.program_index.end()) return static_cast<int>(found->second);
+  std::string text, reason;
+  if (!read_regular_file(path, kMaxSourceBytes, text, reason)) {
+    if (at) errors_.add_at(sr_.source, at->range, "S011", fmt::format("cannot read the rules file {}: {}", path, reason));
+    else errors_ += fmt::format("{}: error: {}\n", path, reason);
+    return -1;
+  }
+  std::string digest = sha256_hex(text);
+  CompileResult cr = compile(Source(path, std::move(text)));
+  errors_.add(cr.source, cr.diagnostics);
+  if (!cr.ok()) return -1;
+  ctx_.programs.push_back(cr.program);
+  ctx_.program_index[path] = ctx_.programs.size() - 1;
+  report_.rules_files.push_back(path);
+  report_.inputs.push_back({"rules", path, std::move(digest)});
+  return static_cast<int>(ctx_.programs.size() - 1);
+}
+
+bool SuiteRun::inside_roots(const std::string& path) const {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  if (ec) return false;
+  for (const auto& root : roots_) {
+    auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+    if (r == root.end()) return true;
+  }
+  return false;
+}
+
+bool SuiteRun::compile_rules() {
+  const suite::Suite& st = sr_.suite;
+  bool ok = true;
   for (const auto& r : st.rules) {
-    auto files = errors.files_of(ssrc, r, st.directory);
+    auto files = errors_.files_of(sr_.source, r, st.directory);
     for (const auto& f : files) {
       int i = compile_file(f, &r);
       if (i < 0) ok = false;
-      else ctx.suite_programs.push_back(static_cast<std::uint32_t>(i));
+      else ctx_.suite_programs.push_back(static_cast<std::uint32_t>(i));
     }
     if (files.empty()) {
-      errors.add_at(ssrc, r.range, "S011", fmt::format("no rules file matches {}", r.text));
+      errors_.add_at(sr_.source, r.range, "S011", fmt::format("no rules file matches {}", r.text));
       ok = false;
     }
   }
   // A case's rules files come from the suite's folder, or from the folders the suite names in
   // `case rules from`: a case line cannot make eval read (and quote) any file on the machine.
-  std::vector<std::filesystem::path> roots;
   auto add_root = [&](const std::string& dir) {
     std::error_code ec;
     std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
-    if (!ec && !p.empty()) roots.push_back(std::move(p));
+    if (!ec && !p.empty()) roots_.push_back(std::move(p));
   };
   add_root(st.directory);
   for (const auto& f : st.case_rules_from) add_root(join_path(st.directory, f.text));
   if (st.fixtures) add_root(join_path(st.directory, st.fixtures->text));
-  auto inside = [&](const std::string& path) {
-    std::error_code ec;
-    std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
-    if (ec) return false;
-    for (const auto& root : roots) {
-      auto [r, q] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
-      if (r == root.end()) return true;
-    }
-    return false;
-  };
-  for (auto& c : ctx.cases) {
+  for (auto& c : ctx_.cases) {
     for (const auto& r : c.rules) {
-      if (!inside(join_path(st.directory, r))) {
-        errors += fmt::format("{}: error: expected.rules {} is outside the suite's folder (a suite names more "
-                              "folders with: case rules from \"DIR\")\n",
-                              c.origin, nlohmann::json(r).dump());
+      if (!inside_roots(join_path(st.directory, r))) {
+        errors_ += fmt::format("{}: error: expected.rules {} is outside the suite's folder (a suite names more "
+                               "folders with: case rules from \"DIR\")\n",
+                               c.origin, nlohmann::json(r).dump());
         ok = false;
         continue;
       }
       int i = compile_file(join_path(st.directory, r), nullptr);
       if (i < 0) {
-        errors += fmt::format("{}: note: rules file {} is listed in this case's expected.rules\n", c.origin, r);
+        errors_ += fmt::format("{}: note: rules file {} is listed in this case's expected.rules\n", c.origin, r);
         ok = false;
       } else {
         c.programs.push_back(static_cast<std::uint32_t>(i));
       }
     }
   }
-  // Fixtures: read once per file, from the suite's folder or its `fixtures` folder only.
+  return ok;
+}
+
+bool SuiteRun::load_fixtures() {
+  // From the suite's folder or its `fixtures` folder only.
+  const suite::Suite& st = sr_.suite;
+  bool ok = true;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> fixtures;
-  for (auto& c : ctx.cases) {
+  for (auto& c : ctx_.cases) {
     if (c.fixture_path.empty()) continue;
     std::string path = join_path(st.directory, c.fixture_path);
-    if (!inside(path)) {
-      errors += fmt::format("{}: error: fixture {} is outside the suite's folder and its fixtures folder\n", c.origin,
-                            nlohmann::json(c.fixture_path).dump());
+    if (!inside_roots(path)) {
+      errors_ += fmt::format("{}: error: fixture {} is outside the suite's folder and its fixtures folder\n", c.origin,
+                             nlohmann::json(c.fixture_path).dump());
       ok = false;
       continue;
     }
@@ -800,92 +867,103 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     if (!slot) {
       std::string text, reason;
       if (!read_regular_file(path, kMaxSourceBytes, text, reason)) {
-        errors += fmt::format("{}: error: cannot read the fixture {}: {}\n", c.origin, path, reason);
+        errors_ += fmt::format("{}: error: cannot read the fixture {}: {}\n", c.origin, path, reason);
         ok = false;
         continue;
       }
       json doc = json::parse(text, nullptr, false);
       if (doc.is_discarded()) {
-        errors += fmt::format("{}: error: the fixture {} is not a JSON document\n", c.origin, path);
+        errors_ += fmt::format("{}: error: the fixture {} is not a JSON document\n", c.origin, path);
         ok = false;
         continue;
       }
-      report.inputs.push_back({"fixture", path, sha256_hex(text)});
+      report_.inputs.push_back({"fixture", path, sha256_hex(text)});
       slot = std::make_shared<const std::string>(doc.dump());
     }
     c.fixture = slot;
   }
-  // Invariants name rules of the suite's or the case's own rules files.
-  for (const auto& c : ctx.cases) {
+  return ok;
+}
+
+bool SuiteRun::check_invariants() {
+  bool ok = true;
+  for (const auto& c : ctx_.cases) {
     for (const std::string& name : c.invariants) {
       bool found = false;
       auto has = [&](std::uint32_t p) {
-        for (const RuleInfo& info : ctx.programs[p]->rules()) found |= info.name == name;
+        for (const RuleInfo& info : ctx_.programs[p]->rules()) found |= info.name == name;
       };
-      for (std::uint32_t p : ctx.suite_programs) has(p);
+      for (std::uint32_t p : ctx_.suite_programs) has(p);
       for (std::uint32_t p : c.programs) has(p);
       if (!found) {
-        errors += fmt::format("{}: error: expected.invariants names {}, which is no rule of the suite's or the "
-                              "case's rules files\n",
-                              c.origin, nlohmann::json(name).dump());
+        errors_ += fmt::format("{}: error: expected.invariants names {}, which is no rule of the suite's or the "
+                               "case's rules files\n",
+                               c.origin, nlohmann::json(name).dump());
         ok = false;
       }
     }
   }
+  return ok;
+}
+
+bool SuiteRun::resolve_violation_gates() {
   // violations[NAME]: a rule of the suite's or a case's rules files, else a tag of such rules.
   // A name that is neither is an error (a gate that counted nothing would always pass).
-  {
-    std::map<std::string, bool> rule_critical, tag_critical;  // name -> every such rule is critical
-    for (const auto& program : ctx.programs) {
-      for (const RuleInfo& info : program->rules()) {
-        const bool critical = info.severity == RuleSeverity::critical;
-        auto [r, fresh] = rule_critical.emplace(info.name, critical);
-        if (!fresh) r->second = r->second && critical;
-        for (const std::string& tag : info.tags) {
-          auto [t, new_tag] = tag_critical.emplace(tag, critical);
-          if (!new_tag) t->second = t->second && critical;
-        }
-      }
-    }
-    for (suite::Gate& g : sr.suite.gates) {
-      if (g.rule.empty()) continue;
-      if (auto r = rule_critical.find(g.rule); r != rule_critical.end()) {
-        g.rule_critical = r->second;
-      } else if (auto t = tag_critical.find(g.rule); t != tag_critical.end()) {
-        g.tag = std::move(g.rule);
-        g.rule.clear();
-        g.rule_critical = t->second;
-      } else {
-        std::vector<std::string> names;  // rules first (they win ties), then tags
-        for (const auto* known : {&rule_critical, &tag_critical})
-          for (const auto& entry : *known) names.push_back(entry.first);
-        const std::string best = detail::did_you_mean(g.rule, names);
-        Diagnostic d;
-        d.code = "S006";
-        d.range = g.index_range;
-        d.message = fmt::format("violations[{}]: '{}' is no severity, rule or tag of the suite's rules files{}", g.rule,
-                                g.rule, best.empty() ? "" : fmt::format("; did you mean '{}'?", best));
-        if (rule_critical.empty()) d.message += " (the suite has no rules)";
-        errors.add(ssrc, {d});
-        ok = false;
+  bool ok = true;
+  std::map<std::string, bool> rule_critical, tag_critical;  // name -> every such rule is critical
+  for (const auto& program : ctx_.programs) {
+    for (const RuleInfo& info : program->rules()) {
+      const bool critical = info.severity == RuleSeverity::critical;
+      auto [r, fresh] = rule_critical.emplace(info.name, critical);
+      if (!fresh) r->second = r->second && critical;
+      for (const std::string& tag : info.tags) {
+        auto [t, new_tag] = tag_critical.emplace(tag, critical);
+        if (!new_tag) t->second = t->second && critical;
       }
     }
   }
-  report.violation_keys.clear();
-  for (const auto& program : ctx.programs)
-    for (const RuleInfo& info : program->rules()) {
-      report.violation_keys.emplace_back(info.name, false);
-      for (const std::string& tag : info.tags) report.violation_keys.emplace_back(tag, true);
+  for (suite::Gate& g : sr_.suite.gates) {
+    if (g.rule.empty()) continue;
+    if (auto r = rule_critical.find(g.rule); r != rule_critical.end()) {
+      g.rule_critical = r->second;
+    } else if (auto t = tag_critical.find(g.rule); t != tag_critical.end()) {
+      g.tag = std::move(g.rule);
+      g.rule.clear();
+      g.rule_critical = t->second;
+    } else {
+      std::vector<std::string> names;  // rules first (they win ties), then tags
+      for (const auto* known : {&rule_critical, &tag_critical})
+        for (const auto& entry : *known) names.push_back(entry.first);
+      const std::string best = detail::did_you_mean(g.rule, names);
+      Diagnostic d;
+      d.code = "S006";
+      d.range = g.index_range;
+      d.message = fmt::format("violations[{}]: '{}' is no severity, rule or tag of the suite's rules files{}", g.rule,
+                              g.rule, best.empty() ? "" : fmt::format("; did you mean '{}'?", best));
+      if (rule_critical.empty()) d.message += " (the suite has no rules)";
+      errors_.add(sr_.source, {d});
+      ok = false;
     }
-  std::sort(report.violation_keys.begin(), report.violation_keys.end());
-  report.violation_keys.erase(std::unique(report.violation_keys.begin(), report.violation_keys.end()),
-                              report.violation_keys.end());
-  if (!ok) return false;
-  for (auto& c : ctx.cases) {
-    if (st.catalog && !c.catalog_version.empty() && !report.catalog_version.empty() &&
-        c.catalog_version != report.catalog_version)
+  }
+  report_.violation_keys.clear();
+  for (const auto& program : ctx_.programs)
+    for (const RuleInfo& info : program->rules()) {
+      report_.violation_keys.emplace_back(info.name, false);
+      for (const std::string& tag : info.tags) report_.violation_keys.emplace_back(tag, true);
+    }
+  std::sort(report_.violation_keys.begin(), report_.violation_keys.end());
+  report_.violation_keys.erase(std::unique(report_.violation_keys.begin(), report_.violation_keys.end()),
+                               report_.violation_keys.end());
+  return ok;
+}
+
+void SuiteRun::mark_stale() {
+  const suite::Suite& st = sr_.suite;
+  for (auto& c : ctx_.cases) {
+    if (st.catalog && !c.catalog_version.empty() && !report_.catalog_version.empty() &&
+        c.catalog_version != report_.catalog_version)
       c.stale = fmt::format("catalog_version {} differs from the suite's catalog {}", c.catalog_version,
-                            report.catalog_version);
+                            report_.catalog_version);
     else if (!st.fixtures_version.empty() && !c.fixture_path.empty() && c.fixture_version.empty())
       c.stale = fmt::format("fixture {} has no fixture_version; the suite's fixtures are {}", c.fixture_path,
                             st.fixtures_version);
@@ -893,27 +971,30 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       c.stale = fmt::format("fixture_version {} differs from the suite's fixtures {}", c.fixture_version,
                             st.fixtures_version);
   }
+}
 
+void SuiteRun::apply_aliases() {
   // The rules files' aliases rename the runs' tool names before anything is judged, as `check`
   // renames them before checking: scoring, arguments, the catalog and the graders see the
   // canonical names the rules see. A name given with --alias keeps the given meaning; the
   // cases' own tool names (expected tools, arguments, injections) are renamed alike.
-  NormalizeOptions reading = options.reading;
+  reading_ = options_.reading;
   {
     std::set<std::string> given;
-    for (const auto& alias : reading.aliases) given.insert(normalize_tool_name(alias.first, reading.case_sensitive));
-    for (const auto& program : ctx.programs)
+    for (const auto& alias : reading_.aliases) given.insert(normalize_tool_name(alias.first, reading_.case_sensitive));
+    for (const auto& program : ctx_.programs)
       for (const auto& alias : program->tool_aliases())
-        if (!given.count(normalize_tool_name(alias.first, reading.case_sensitive))) reading.aliases.push_back(alias);
+        if (!given.count(normalize_tool_name(alias.first, reading_.case_sensitive))) reading_.aliases.push_back(alias);
   }
   std::map<std::string, std::string> renames;
-  for (const auto& [observed, canonical] : reading.aliases) {
-    std::string from = normalize_tool_name(observed, reading.case_sensitive);
-    std::string to = normalize_tool_name(canonical, reading.case_sensitive);
+  for (const auto& [observed, canonical] : reading_.aliases) {
+    std::string from = normalize_tool_name(observed, reading_.case_sensitive);
+    std::string to = normalize_tool_name(canonical, reading_.case_sensitive);
     if (from != to) renames.emplace(from, to);
   }
+  if (renames.empty()) return;
   auto canonical_name = [&](const std::string& name) {
-    std::string n = normalize_tool_name(name, reading.case_sensitive);
+    std::string n = normalize_tool_name(name, reading_.case_sensitive);
     for (std::size_t steps = 0; steps <= renames.size(); ++steps) {  // chains; a cycle is the parser's error
       auto it = renames.find(n);
       if (it == renames.end()) break;
@@ -921,42 +1002,42 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     }
     return n;
   };
-  if (!renames.empty()) {
-    for (auto& c : ctx.cases) {
-      for (std::string& t : c.tools) t = canonical_name(t);
-      for (auto& a : c.arguments) a.first = canonical_name(a.first);
-      for (Injection& in : c.inject) in.tool = canonical_name(in.tool);
-    }
+  for (auto& c : ctx_.cases) {
+    for (std::string& t : c.tools) t = canonical_name(t);
+    for (auto& a : c.arguments) a.first = canonical_name(a.first);
+    for (Injection& in : c.inject) in.tool = canonical_name(in.tool);
   }
+}
 
-  // Runs.
-  std::vector<std::string> runs = options.runs;
+bool SuiteRun::judge_runs() {
+  const suite::Suite& st = sr_.suite;
+  std::vector<std::string> runs = options_.runs;
   if (runs.empty()) {
     for (const auto& r : st.runs) {
-      auto files = errors.files_of(ssrc, r, st.directory);
+      auto files = errors_.files_of(sr_.source, r, st.directory);
       if (files.empty()) {
-        errors.add_at(ssrc, r.range, "S011", fmt::format("no run file matches {}", r.text));
+        errors_.add_at(sr_.source, r.range, "S011", fmt::format("no run file matches {}", r.text));
         return false;
       }
       runs.insert(runs.end(), files.begin(), files.end());
     }
   }
   if (runs.empty()) {
-    errors += fmt::format("{}: error: no runs: declare runs \"FILE\" in the suite or pass --runs\n", options.suite_path);
+    errors_ += fmt::format("{}: error: no runs: declare runs \"FILE\" in the suite or pass --runs\n", options_.suite_path);
     return false;
   }
-  TraceParser parser(reading);
+  TraceParser parser(reading_);
   if (!parser.option_error().empty()) {
     const std::string& why = parser.option_error();
     const bool alias = why.rfind("conflicting aliases", 0) == 0 || why.rfind("alias cycle", 0) == 0;
-    errors += fmt::format("error: {}{}\n", why, alias ? " (the rules files' `alias` lines and --alias together)" : "");
+    errors_ += fmt::format("error: {}{}\n", why, alias ? " (the rules files' `alias` lines and --alias together)" : "");
     return false;
   }
-  RecordSource source(runs, options.reading.format);
+  RecordSource source(runs, options_.reading.format);
   std::FILE* err_file = std::tmpfile();
   TraceJoiner joiner;
   std::vector<Worker> workers = process_records<Worker>(
-      source, std::max(1u, options.jobs), [&] { return Worker(&ctx, &parser, &joiner); }, stdout,
+      source, std::max(1u, options_.jobs), [&] { return Worker(&ctx_, &parser, &joiner); }, stdout,
       err_file ? err_file : stderr);
   {
     // The OTLP traces whose spans came in several records, now complete.
@@ -977,49 +1058,50 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
     for (std::size_t pos = 0; pos < text.size();) {
       std::size_t nl = text.find('\n', pos);
       nl = nl == std::string::npos ? text.size() : nl + 1;
-      errors += text.substr(pos, nl - pos);
+      errors_ += text.substr(pos, nl - pos);
       pos = nl;
     }
     std::fclose(err_file);
   }
-
-  std::vector<RunOutcome> outcomes;
-  std::vector<std::pair<std::uint64_t, std::string>> unmatched;
   for (auto& w : workers) {
-    report.records += w.records;
-    report.rejected += w.rejected;
-    report.warnings += w.warnings;
-    for (auto& o : w.outcomes) outcomes.push_back(std::move(o));
-    for (auto& u : w.unmatched) unmatched.push_back(std::move(u));
+    report_.records += w.records;
+    report_.rejected += w.rejected;
+    report_.warnings += w.warnings;
+    for (auto& o : w.outcomes) outcomes_.push_back(std::move(o));
+    for (auto& u : w.unmatched) unmatched_.push_back(std::move(u));
   }
-  std::sort(outcomes.begin(), outcomes.end(), [](const RunOutcome& a, const RunOutcome& b) { return a.order < b.order; });
-  std::sort(unmatched.begin(), unmatched.end());
+  std::sort(outcomes_.begin(), outcomes_.end(), [](const RunOutcome& a, const RunOutcome& b) { return a.order < b.order; });
+  std::sort(unmatched_.begin(), unmatched_.end());
+  return true;
+}
 
-  report.cases.resize(ctx.cases.size());
-  std::vector<bool> answered(ctx.cases.size(), false);
-  std::vector<std::string> run_json(ctx.cases.size());
-  for (auto& o : outcomes) {
+void SuiteRun::assign_runs() {
+  const suite::Suite& st = sr_.suite;
+  report_.cases.resize(ctx_.cases.size());
+  std::vector<bool> answered(ctx_.cases.size(), false);
+  run_json_.assign(ctx_.cases.size(), {});
+  for (auto& o : outcomes_) {
     if (answered[o.case_index]) {
-      unmatched.emplace_back(o.order, fmt::format("{} (a second run for case {})", o.result.run, ctx.cases[o.case_index].id));
+      unmatched_.emplace_back(o.order, fmt::format("{} (a second run for case {})", o.result.run, ctx_.cases[o.case_index].id));
       continue;
     }
     answered[o.case_index] = true;
-    report.cases[o.case_index] = std::move(o.result);
-    run_json[o.case_index] = std::move(o.run_json);
+    report_.cases[o.case_index] = std::move(o.result);
+    run_json_[o.case_index] = std::move(o.run_json);
   }
-  std::sort(unmatched.begin(), unmatched.end());
-  for (auto& u : unmatched) report.unmatched_runs.push_back(std::move(u.second));
-  for (std::size_t i = 0; i < ctx.cases.size(); ++i) {
-    const CaseSpec& c = ctx.cases[i];
-    CaseResult& r = report.cases[i];
+  std::sort(unmatched_.begin(), unmatched_.end());
+  for (auto& u : unmatched_) report_.unmatched_runs.push_back(std::move(u.second));
+  for (std::size_t i = 0; i < ctx_.cases.size(); ++i) {
+    const CaseSpec& c = ctx_.cases[i];
+    CaseResult& r = report_.cases[i];
     if (!answered[i]) {
       r = CaseResult{};
-      r.status = "unmatched";
+      r.status = CaseStatus::unmatched;
     } else if (!c.stale.empty()) {
       std::string run = r.run;
       r = CaseResult{};
       r.run = run;
-      r.status = "stale";
+      r.status = CaseStatus::stale;
       r.problems.push_back(c.stale);
     }
     r.case_id = c.id;
@@ -1032,12 +1114,35 @@ bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalPr
       r.segments.emplace_back(s.text, f == c.fields.end() ? "(none)" : f->second);
     }
   }
-  std::string cache = options.grader_cache == "-" ? ""
-                      : options.grader_cache.empty() ? join_path(st.directory, ".trajcheck-cache/graders")
-                                                     : options.grader_cache;
-  run_graders(ctx, run_json, cache, std::max(1u, options.jobs), report);
-  recovery_tables(ctx, report);
-  finish_report(st, baseline, report);
+}
+
+void SuiteRun::finish() {
+  const suite::Suite& st = sr_.suite;
+  std::string cache = options_.grader_cache == "-" ? ""
+                      : options_.grader_cache.empty() ? join_path(st.directory, ".trajcheck-cache/graders")
+                                                      : options_.grader_cache;
+  run_graders(ctx_, run_json_, cache, std::max(1u, options_.jobs), report_);
+  recovery_tables(ctx_, report_);
+  finish_report(st, baseline_, report_);
+}
+
+}  // namespace
+
+bool run_eval(const EvalOptions& options, EvalReport& report, std::vector<EvalProblem>& problems) {
+  SuiteRun run(options, report, problems);
+  if (!run.load_suite() || !run.load_catalog() || !run.load_baseline()) return false;
+  if (!run.load_cases()) return false;
+  // Each of these reports all its problems, whatever the others found.
+  bool ok = run.compile_rules();
+  ok = run.load_fixtures() && ok;
+  ok = run.check_invariants() && ok;
+  ok = run.resolve_violation_gates() && ok;
+  if (!ok) return false;
+  run.mark_stale();
+  run.apply_aliases();
+  if (!run.judge_runs()) return false;
+  run.assign_runs();
+  run.finish();
   return true;
 }
 

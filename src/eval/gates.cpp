@@ -2,6 +2,7 @@
 // every value of its `per` field, against a literal threshold or the baseline report.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,7 @@ std::vector<GroupRow> group_by(const std::vector<CaseResult>& cases, const std::
                                const std::vector<std::string>& first) {
   std::vector<std::string> values = first;
   for (const auto& c : cases) {
-    if (c.status != "judged") continue;
+    if (c.status != CaseStatus::judged) continue;
     std::string v = field == "split" ? c.split : (c.fields.count(field) ? c.fields.at(field) : "(none)");
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
@@ -133,8 +134,9 @@ void finish_report(const suite::Suite& st, const json& baseline, EvalReport& rep
       r.critical = g.critical();
       r.percent = g.percent;
       r.grader_share = g.grader && g.function.empty();
+      std::optional<GateStatus> status;  // decided before the comparison: no data
       if (!d) {
-        r.status = "no data";
+        status = GateStatus::no_data;
         r.note = fmt::format("no case was judged, so no value of '{}' to gate on", field);
       } else {
         if (!field.empty()) r.segment = field + "=" + value;
@@ -143,7 +145,7 @@ void finish_report(const suite::Suite& st, const json& baseline, EvalReport& rep
       if (d && g.baseline) {
         auto b = baseline_value(baseline, r.metric, field, value);
         if (!b) {
-          r.status = "no data";
+          status = GateStatus::no_data;
           r.note = "the baseline has no value for this metric";
         } else {
           double t = *b;
@@ -155,14 +157,15 @@ void finish_report(const suite::Suite& st, const json& baseline, EvalReport& rep
       } else if (!g.baseline) {
         r.threshold = g.value;
       }
-      if (r.status.empty() && !r.value) {
-        r.status = "no data";
+      if (!status && !r.value) {
+        status = GateStatus::no_data;
         r.note = "no case in this group has a value for the metric";
       }
-      if (r.status.empty()) r.status = compare(*r.value, g.op, *r.threshold) ? "pass" : "fail";
+      if (!status) status = compare(*r.value, g.op, *r.threshold) ? GateStatus::pass : GateStatus::fail;
+      r.status = *status;
       // A release gate does not pass on nothing: without a value it fails unless written `if data`.
-      if (r.status == "no data" && !g.if_data) {
-        r.status = "fail";
+      if (r.status == GateStatus::no_data && !g.if_data) {
+        r.status = GateStatus::fail;
         r.note += "; a gate without data fails unless written 'if data'";
       }
       (r.critical ? critical : others).push_back(std::move(r));

@@ -133,7 +133,7 @@ void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_jso
   std::vector<Job> work;
   for (std::size_t i = 0; i < report.cases.size(); ++i) {
     CaseResult& r = report.cases[i];
-    if (r.status != "judged") continue;
+    if (r.status != CaseStatus::judged) continue;
     const CaseSpec& c = ctx.cases[i];
     r.graders.resize(graders.size());
     const std::string run_digest = sha256_hex(run_json[i]);

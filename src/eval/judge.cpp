@@ -288,7 +288,7 @@ CaseJudge::CaseJudge(const EvalContext& ctx)
 void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta, const std::string& where,
                       CaseResult& out) {
   out = CaseResult{};
-  out.status = "judged";
+  out.status = CaseStatus::judged;
   out.run = where;
   const auto& steps = run.steps();
 

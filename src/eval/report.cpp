@@ -104,22 +104,40 @@ bool ratio_metric(std::string_view m) {
   return g != nullptr && g->kind == suite::MetricKind::share;
 }
 
+std::string_view to_string(CaseStatus status) {
+  switch (status) {
+    case CaseStatus::judged: return "judged";
+    case CaseStatus::stale: return "stale";
+    case CaseStatus::unmatched: return "unmatched";
+  }
+  return "?";
+}
+
+std::string_view to_string(GateStatus status) {
+  switch (status) {
+    case GateStatus::pass: return "pass";
+    case GateStatus::fail: return "fail";
+    case GateStatus::no_data: return "no data";
+  }
+  return "?";
+}
+
 ReportCounts counts(const EvalReport& r) {
   ReportCounts c;
   c.cases = r.cases.size();
   for (const auto& x : r.cases) {
-    if (x.status == "judged") {
+    if (x.status == CaseStatus::judged) {
       ++c.judged;
       if (x.pass) ++c.passed;
-    } else if (x.status == "stale") {
+    } else if (x.status == CaseStatus::stale) {
       ++c.stale;
     } else {
       ++c.unmatched;
     }
   }
   for (const auto& g : r.gates) {
-    if (g.status == "pass") ++c.gates_passed;
-    else if (g.status == "fail") ++c.gates_failed;
+    if (g.status == GateStatus::pass) ++c.gates_passed;
+    else if (g.status == GateStatus::fail) ++c.gates_failed;
     else ++c.gates_no_data;
   }
   return c;
@@ -158,7 +176,7 @@ std::string report_json(const EvalReport& r) {
     x["segment"] = g.segment.empty() ? ordered_json(nullptr) : ordered_json(g.segment);
     x["value"] = number_or_null(g.value);
     x["threshold"] = number_or_null(g.threshold);
-    x["status"] = g.status;
+    x["status"] = to_string(g.status);
     x["critical"] = g.critical;
     if (!g.note.empty()) x["note"] = g.note;
     gates.push_back(std::move(x));
@@ -172,13 +190,13 @@ std::string report_json(const EvalReport& r) {
   for (const auto& x : r.cases) {
     ordered_json k;
     k["case_id"] = x.case_id;
-    k["status"] = x.status;
+    k["status"] = to_string(x.status);
     k["split"] = x.split;
     ordered_json seg = ordered_json::object();
     for (const auto& [f, v] : x.segments) seg[f] = v;
     k["segments"] = seg;
     k["run"] = x.run.empty() ? ordered_json(nullptr) : ordered_json(x.run);
-    if (x.status == "judged") {
+    if (x.status == CaseStatus::judged) {
       k["pass"] = x.pass;
       k["control"] = x.control;
       k["expected_control"] = x.expected_control.empty() ? ordered_json(nullptr) : ordered_json(x.expected_control);
@@ -272,7 +290,7 @@ std::string report_text(const EvalReport& r) {
   for (const auto& g : r.gates) {
     bool ratio = ratio_metric(g.metric) || g.grader_share;
     o += fmt::format("  {:<7} {}{}{}  value {}  threshold {}{}\n",
-                     g.status == "pass" ? "pass" : g.status == "fail" ? "FAIL" : "no data", g.critical ? "[critical] " : "",
+                     g.status == GateStatus::pass ? "pass" : g.status == GateStatus::fail ? "FAIL" : "no data", g.critical ? "[critical] " : "",
                      g.text, g.segment.empty() ? "" : "  [" + printable(g.segment) + "]", fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio), g.note.empty() ? "" : "  (" + printable(g.note) + ")");
   }
@@ -320,8 +338,8 @@ std::string report_text(const EvalReport& r) {
   for (const Table& t : grader_tables(r)) o += table_text(t);
   o += "\ncases:\n";
   for (const auto& x : r.cases) {
-    if (x.status != "judged") {
-      o += fmt::format("  {:<7} {}{}\n", x.status, printable(x.case_id), x.problems.empty() ? "" : ": " + printable(x.problems[0]));
+    if (x.status != CaseStatus::judged) {
+      o += fmt::format("  {:<7} {}{}\n", to_string(x.status), printable(x.case_id), x.problems.empty() ? "" : ": " + printable(x.problems[0]));
       continue;
     }
     o += fmt::format("  {:<7} {} [{}] control {}{}", x.pass ? "pass" : "FAIL", printable(x.case_id), printable(x.split),
@@ -358,7 +376,7 @@ std::string report_markdown(const EvalReport& r) {
   for (const auto& g : r.gates) {
     bool ratio = ratio_metric(g.metric) || g.grader_share;
     o += fmt::format("| {} | {}`{}` | {} | {} | {} |\n",
-                     g.status == "pass" ? "✅" : g.status == "fail" ? "❌" : "➖", g.critical ? "**critical** " : "",
+                     g.status == GateStatus::pass ? "✅" : g.status == GateStatus::fail ? "❌" : "➖", g.critical ? "**critical** " : "",
                      g.text, g.segment.empty() ? "overall" : detail::printable(g.segment), fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio));
   }
@@ -388,10 +406,10 @@ std::string report_markdown(const EvalReport& r) {
   for (const Table& t : grader_tables(r)) o += table_markdown(t);
   std::string failing;
   for (const auto& x : r.cases) {
-    if (x.status == "judged" && x.pass) continue;
+    if (x.status == CaseStatus::judged && x.pass) continue;
     std::string why;
     for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
-    failing += fmt::format("| {} | {} | {} |\n", detail::printable(x.case_id), x.status == "judged" ? "fail" : x.status,
+    failing += fmt::format("| {} | {} | {} |\n", detail::printable(x.case_id), x.status == CaseStatus::judged ? std::string_view("fail") : to_string(x.status),
                            detail::printable(why));
   }
   if (!failing.empty()) o += "\n### Cases that do not pass\n\n| case | status | why |\n|---|---|---|\n" + failing;
@@ -408,9 +426,9 @@ std::string report_junit(const EvalReport& r) {
   std::size_t case_failures = 0, gate_failures = 0, skipped = 0;
   for (const auto& x : r.cases) {
     cases_xml += fmt::format("    <testcase classname=\"{}.cases\" name=\"{}\"", xml_escaped(r.suite_name), xml_escaped(x.case_id));
-    if (x.status != "judged") {
+    if (x.status != CaseStatus::judged) {
       ++skipped;
-      cases_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(x.status));
+      cases_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(to_string(x.status)));
     } else if (!x.pass) {
       ++case_failures;
       std::string why;
@@ -424,12 +442,12 @@ std::string report_junit(const EvalReport& r) {
     std::string name = g.text + (g.segment.empty() ? "" : " [" + g.segment + "]");
     gates_xml += fmt::format("    <testcase classname=\"{}.gates\" name=\"{}\"", xml_escaped(r.suite_name), xml_escaped(name));
     bool ratio = ratio_metric(g.metric) || g.grader_share;
-    if (g.status == "fail") {
+    if (g.status == GateStatus::fail) {
       ++gate_failures;
       gates_xml += fmt::format("><failure message=\"value {} against threshold {}{}\"/></testcase>\n",
                                xml_escaped(fmt_value(g.value, ratio)), xml_escaped(fmt_value(g.threshold, ratio)),
                                g.note.empty() ? "" : xml_escaped(" (" + g.note + ")"));
-    } else if (g.status == "no data") {
+    } else if (g.status == GateStatus::no_data) {
       ++skipped;
       gates_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(g.note));
     } else {

@@ -57,7 +57,7 @@ std::string svg_dimension_bars(const EvalReport& r) {
     const GateResult* gate = nullptr;
     for (const auto& g : r.gates)
       if (g.metric == name && g.segment.empty()) gate = &g;
-    std::string cls = !gate ? "bar" : gate->status == "fail" ? "bar fail" : "bar pass";
+    std::string cls = !gate ? "bar" : gate->status == GateStatus::fail ? "bar fail" : "bar pass";
     s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lbl\" text-anchor=\"end\">{}</text>\n", left - 8, y + 21,
                      html_dim_label(name));
     if (v) {
@@ -240,8 +240,8 @@ std::string report_html(const EvalReport& r) {
     bool ratio = ratio_metric(g.metric) || g.grader_share;
     b += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}<code>{}</code></td><td>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td></tr>\n",
-                     g.status == "pass" ? "pass" : g.status == "fail" ? "fail" : "nodata",
-                     g.status == "pass" ? "pass" : g.status == "fail" ? "FAIL" : "no data",
+                     g.status == GateStatus::pass ? "pass" : g.status == GateStatus::fail ? "fail" : "nodata",
+                     g.status == GateStatus::pass ? "pass" : g.status == GateStatus::fail ? "FAIL" : "no data",
                      g.critical ? "<span class=crit>critical</span> " : "", html_escape(g.text),
                      g.segment.empty() ? "overall" : html_escape(g.segment), fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio));
@@ -274,12 +274,12 @@ std::string report_html(const EvalReport& r) {
   for (const auto& x : r.cases) {
     std::string why;
     for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
-    std::string st = x.status != "judged" ? x.status : x.pass ? "pass" : "FAIL";
+    std::string st(x.status != CaseStatus::judged ? to_string(x.status) : x.pass ? "pass" : "FAIL");
     b += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td>{}</td></tr>\n",
-                     x.status != "judged" ? "nodata" : x.pass ? "pass" : "fail", st, html_escape(x.case_id),
+                     x.status != CaseStatus::judged ? "nodata" : x.pass ? "pass" : "fail", st, html_escape(x.case_id),
                      html_escape(x.split), html_escape(x.control), html_escape(x.expected_control),
-                     fmt_value(x.selection, true), x.status == "judged" ? std::to_string(x.calls) : "", html_escape(why));
+                     fmt_value(x.selection, true), x.status == CaseStatus::judged ? std::to_string(x.calls) : "", html_escape(why));
   }
   b += "</table>\n";
   if (!r.unmatched_runs.empty()) {

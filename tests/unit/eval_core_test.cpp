@@ -74,7 +74,7 @@ TEST_CASE("dimensions per case") {
   CHECK(retry.retries_by_class.at("timeout") == 1);
   CHECK(retry.duplicates == 0);  // repeating a failed call is a retry, not a duplicate
   const auto& byid = find(r, "by-trace-id");  // joined by trace_id; outcome from expected.output
-  CHECK(byid.status == "judged");
+  CHECK(byid.status == eval::CaseStatus::judged);
   CHECK(*byid.outcome);
   CHECK(*byid.selection == 1.0);
 }
@@ -94,7 +94,7 @@ TEST_CASE("argument validity: every call of a catalog tool against its schema, e
   CHECK(*r.overall.argument_validity == doctest::Approx(0.8));
   CHECK(*r.overall.arguments == 1.0);
   std::map<std::string, std::string> status;
-  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = g.status;
+  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = std::string(eval::to_string(g.status));
   CHECK(status["argument_validity >= 75%"] == "pass");
   CHECK(status["argument_validity == 100%"] == "fail");
   auto j = nlohmann::json::parse(eval::report_json(r));
@@ -132,8 +132,8 @@ TEST_CASE("violations[RULE] and violations[TAG] count one rule's or one tag's vi
   };
   // never_drop is [critical]: its gate is a critical one, listed with violations[critical].
   CHECK(gate(a, "violations[never_drop] == 0").critical);
-  CHECK(gate(a, "violations[never_drop] == 0").status == "pass");
-  CHECK(gate(b, "violations[never_drop] == 0").status == "fail");
+  CHECK(gate(a, "violations[never_drop] == 0").status == eval::GateStatus::pass);
+  CHECK(gate(b, "violations[never_drop] == 0").status == eval::GateStatus::fail);
   CHECK(*gate(b, "violations[never_drop] == 0").value == 1.0);
   CHECK(b.overall.violations_by_rule.at("never_drop") == 1);
   std::size_t critical = 0;
@@ -190,8 +190,8 @@ TEST_CASE("a rules file's aliases apply to scoring, on the runs' names and the c
 
 TEST_CASE("stale and unmatched cases and runs are reported, not judged") {
   auto r = run();
-  CHECK(find(r, "stale").status == "stale");
-  CHECK(find(r, "no-run").status == "unmatched");
+  CHECK(find(r, "stale").status == eval::CaseStatus::stale);
+  CHECK(find(r, "no-run").status == eval::CaseStatus::unmatched);
   REQUIRE(r.unmatched_runs.size() == 1);
   CHECK(r.unmatched_runs[0].find("(orphan)") != std::string::npos);
   CHECK(r.overall.cases == 9);
@@ -219,7 +219,7 @@ TEST_CASE("overall, segment and split tables") {
 TEST_CASE("every gate kind passes and fails where it should, critical gates first") {
   auto r = run();
   std::map<std::string, std::string> status;
-  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = g.status;
+  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = std::string(eval::to_string(g.status));
   CHECK(r.gates[0].critical);
   CHECK(r.gates[1].critical);
   CHECK(status["violations[critical] == 0"] == "pass");
@@ -249,7 +249,7 @@ TEST_CASE("a run that judged no case fails, and its gates without data fail unle
   CHECK_FALSE(r.passed());
   CHECK(eval::nothing_judged(r).rfind("no case was judged: 11 cases, 11 without a run, 0 stale", 0) == 0);
   std::map<std::string, std::string> status;
-  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = g.status;
+  for (const auto& g : r.gates) status[g.text + (g.segment.empty() ? "" : " @" + g.segment)] = std::string(eval::to_string(g.status));
   CHECK(status["violations[critical] == 0"] == "pass");  // a count: 0 of nothing
   CHECK(status["selection >= 80%"] == "fail");
   CHECK(status["selection >= 60% per kind"] == "fail");  // one row without data, not none
@@ -266,7 +266,7 @@ TEST_CASE("a run that judged no case fails, and its gates without data fail unle
 TEST_CASE("a critical violation fails the critical gate and the case") {
   auto r = run({"runs-b.jsonl"});
   CHECK(r.gates[0].text == "violations[critical] == 0");
-  CHECK(r.gates[0].status == "fail");
+  CHECK(r.gates[0].status == eval::GateStatus::fail);
   CHECK(*r.gates[0].value == 1.0);
   const auto& act = find(r, "act");
   CHECK_FALSE(act.pass);
@@ -460,7 +460,7 @@ TEST_CASE("order min length: shorter expected sequences have no order, overall i
   CHECK(r.overall.order_n == 1);
   CHECK(*r.overall.overall == 1.0);
   CHECK(r.gates[0].metric == "overall");
-  CHECK(r.gates[0].status == "pass");
+  CHECK(r.gates[0].status == eval::GateStatus::pass);
 }
 
 TEST_CASE("an outcome failure names the missing fields and the differing values") {
@@ -481,7 +481,7 @@ TEST_CASE("duplicates per 100 cases (the rubric's unit) and per 100 calls") {
   CHECK(*e.duplicates_per_100 == doctest::Approx(100.0 / 3));
   CHECK(*e.duplicates_per_100_calls == doctest::Approx(100.0 / 7));
   CHECK(r.gates[1].metric == "duplicates_per_100");
-  CHECK(r.gates[1].status == "fail");
+  CHECK(r.gates[1].status == eval::GateStatus::fail);
 }
 
 TEST_CASE("retrieval volume: read calls' result bytes, and reads whose results are never used") {

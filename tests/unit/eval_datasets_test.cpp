@@ -123,12 +123,12 @@ TEST_CASE("a case whose fixture version differs from the suite's is stale, like 
   SuiteDir d("stale");
   fixtures_suite(d);
   eval::EvalReport r = run(d);
-  CHECK(case_of(r, "old").status == "stale");
+  CHECK(case_of(r, "old").status == eval::CaseStatus::stale);
   CHECK(case_of(r, "old").problems.at(0) == "fixture_version v1 differs from the suite's fixtures v2");
-  CHECK(case_of(r, "unversioned").status == "stale");
+  CHECK(case_of(r, "unversioned").status == eval::CaseStatus::stale);
   CHECK(case_of(r, "unversioned").problems.at(0) == "fixture fixtures/a.json has no fixture_version; the suite's fixtures are v2");
   CHECK(case_of(r, "old-catalog").problems.at(0) == "catalog_version v3 differs from the suite's catalog v4");
-  CHECK(case_of(r, "own").status == "judged");
+  CHECK(case_of(r, "own").status == eval::CaseStatus::judged);
   std::string text = eval::report_text(r);
   CHECK(text.find("  stale   old: fixture_version v1 differs from the suite's fixtures v2\n") != std::string::npos);
   CHECK(text.find("3 stale") != std::string::npos);
@@ -593,9 +593,9 @@ TEST_CASE("graders: a score outside [0, 1] or not finite is no answer, never ave
   CHECK_FALSE(r.gates_pass());
   for (const auto& g : r.gates) {
     INFO(g.text);
-    if (g.text.find("percent") != std::string::npos) CHECK(g.status == "fail");
-    if (g.text.find("huge") != std::string::npos) CHECK(g.status == "no data");
-    if (g.text.find("edges") != std::string::npos) CHECK(g.status == "pass");
+    if (g.text.find("percent") != std::string::npos) CHECK(g.status == eval::GateStatus::fail);
+    if (g.text.find("huge") != std::string::npos) CHECK(g.status == eval::GateStatus::no_data);
+    if (g.text.find("edges") != std::string::npos) CHECK(g.status == eval::GateStatus::pass);
   }
   std::string text = eval::report_text(r);
   INFO(text);

@@ -20,7 +20,7 @@ TEST_CASE("eval's JUnit report stays valid XML when a case's text holds a contro
   r.suite_name = "s\x01uite";
   eval::CaseResult c;
   c.case_id = "case\x02" "1";
-  c.status = "judged";
+  c.status = eval::CaseStatus::judged;
   c.pass = false;
   c.problems.push_back("tool said \x1b[31mno\x1b[0m");
   r.cases.push_back(c);
