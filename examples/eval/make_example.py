@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the example cases and the two candidate runs (A good, B a regression of A).
+"""Writes the example cases and the candidate runs (A good, B a regression of A, and A run
+three times per case with some of B's runs mixed in: runs/k3.jsonl, for nondeterminism.suite).
 
 The committed files under cases/ and runs/ are this script's output; rerun it after editing.
 """
@@ -181,6 +182,26 @@ def candidate_b():
     return [b[k] for k in a]
 
 
+def candidate_k3():
+    """Candidate A run three times per case (k = 3), as teams run a nondeterministic agent: the
+    second run of three cases behaves as B (flaky), and every run of the cross-tenant lookup
+    does (it fails all three)."""
+    a = {r["case_id"]: r for r in candidate_a()}
+    b = {r["case_id"]: r for r in candidate_b()}
+    flaky = {"faq-002", "ambiguous-003", "retry-006"}
+    out = []
+    for case_id, first in a.items():
+        if case_id not in {c["case_id"] for c in cases}:
+            out.append(first)  # the run that matches no case, once
+            continue
+        for n in (1, 2, 3):
+            source = b if case_id == "xtenant-lookup-009" or (n == 2 and case_id in flaky) else a
+            r = json.loads(json.dumps(source[case_id]))
+            r["trace_id"] = f"run-{case_id}-{n}"
+            out.append(r)
+    return out
+
+
 def write_jsonl(path, records):
     with open(os.path.join(HERE, path), "w") as f:
         for r in records:
@@ -190,3 +211,4 @@ def write_jsonl(path, records):
 write_jsonl("cases/refunds.jsonl", cases)
 write_jsonl("runs/candidate-a.jsonl", candidate_a())
 write_jsonl("runs/candidate-b.jsonl", candidate_b())
+write_jsonl("runs/k3.jsonl", candidate_k3())

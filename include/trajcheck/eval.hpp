@@ -122,6 +122,28 @@ struct CaseResult {
   std::vector<FailureEvent> failures;                  // the run's failed calls, in order
   std::vector<std::string> unknown_errors;             // "tool: class" outside the catalog's vocabulary
   std::vector<GraderResult> graders;                   // the suite's graders, in suite order
+  // A case run k times (several runs carry its case id): the runs after the first, each judged
+  // alike, in the order read. This result is the first run's; `pass` is each run's own.
+  // Empty with one run, and for a stale or unmatched case.
+  std::vector<CaseResult> repeats;
+
+  // The case's judged runs (0 unless judged) and those that pass.
+  std::uint32_t runs() const {
+    return status == CaseStatus::judged ? 1 + static_cast<std::uint32_t>(repeats.size()) : 0;
+  }
+  std::uint32_t runs_passed() const {
+    if (status != CaseStatus::judged) return 0;
+    std::uint32_t n = pass;
+    for (const CaseResult& r : repeats) n += r.pass;
+    return n;
+  }
+  // The case's verdict: every run passes (pass^k; with one run, that run's `pass`).
+  bool pass_all() const { return runs() > 0 && runs_passed() == runs(); }
+  // Some runs pass and some fail.
+  bool flaky() const {
+    const std::uint32_t p = runs_passed();
+    return p > 0 && p < runs();
+  }
 };
 
 // A row of a recovery table: the failed calls of one error class (or one tool).
@@ -159,6 +181,13 @@ struct GraderDimension {
 
 struct Dimensions {
   std::uint32_t cases = 0;  // judged cases in the group
+  // Judged runs (k per case). The six dimensions, the violations and the efficiency figures
+  // count every run; pass@k, pass^k and the pass rate are over cases.
+  std::uint32_t runs = 0;
+  // pass_at_k: the share of cases with a passing run; pass_all_k (pass^k): of cases whose every
+  // run passes; pass_rate: the mean over cases of passed runs / runs. Absent without cases.
+  std::optional<double> pass_at_k, pass_all_k, pass_rate;
+  std::uint32_t flaky = 0;  // cases with a passing and a failing run
   std::optional<double> selection, arguments, order, recovery, outcome;
   std::uint32_t selection_n = 0, arguments_n = 0, order_n = 0, recovery_n = 0, outcome_n = 0;
   // Schema-valid calls / calls of catalog tools (argument_validity_n of them).
@@ -220,13 +249,16 @@ struct EvalReport {
   // Injections that no run met: "case: tool attempt N (class): what happened".
   std::vector<std::string> injections_not_observed;
   std::vector<std::string> graders;            // the suite's graders, in suite order
+  // Runs per judged case: the most (k) and the fewest; they differ when some case has fewer
+  // runs (each such case is a located warning). 0 when no case was judged.
+  std::uint32_t k = 0, k_fewest = 0;
   std::uint64_t records = 0, rejected = 0, warnings = 0;  // warnings: located, written to err
   bool gates_pass() const {
     for (const auto& g : gates)
       if (g.status == GateStatus::fail) return false;
     return true;
   }
-  // Cases judged: neither stale nor without a run.
+  // Cases judged: neither stale nor without a run (a case run k times counts once).
   std::size_t judged() const {
     std::size_t n = 0;
     for (const auto& c : cases) n += c.status == CaseStatus::judged;

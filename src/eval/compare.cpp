@@ -30,8 +30,8 @@ struct Part {
   bool present = false;
 };
 
-// A case's contribution to a dimension's aggregate (sum num / sum den).
-Part part(const json& c, std::string_view dim) {
+// One run's contribution to a dimension's aggregate (sum num / sum den); `passed`: the run's own.
+Part run_part(const json& c, std::string_view dim, bool passed) {
   Part p;
   auto num = [&](const char* k) -> std::optional<double> {
     if (!c.contains(k) || c[k].is_null()) return std::nullopt;
@@ -62,11 +62,37 @@ Part part(const json& c, std::string_view dim) {
                                  PerSuccess{"tokens_per_success", "tokens", 1}, PerSuccess{"cost_per_success", "cost", 1},
                                  PerSuccess{"latency_per_success", "latency_ms", 1}})
     if (dim == d) {
-      if (!c.value("pass", false)) return p;
+      if (!passed) return p;
       if (auto v = num(field)) p = {*v * scale, 1, true};
       return p;
     }
   if (auto v = num(std::string(dim).c_str())) p = {*v, 1, true};
+  return p;
+}
+
+// A case's contribution: the sum of its runs'. Its fields are its first run's; a case run k
+// times lists the other runs under "repeats", each run's own pass under "run_passes", and its
+// "pass" is the case's verdict (every run passes). pass_at_k, pass_all_k and pass_rate are per
+// case (one run: its pass).
+Part part(const json& c, std::string_view dim) {
+  const bool pass = c.value("pass", false);
+  const double runs = c.contains("runs") && c["runs"].is_number() ? c["runs"].get<double>() : 1.0;
+  const double passed = c.contains("runs_passed") && c["runs_passed"].is_number() ? c["runs_passed"].get<double>()
+                                                                                 : pass ? 1.0 : 0.0;
+  if (dim == "pass_at_k") return {passed > 0 ? 1.0 : 0.0, 1, true};
+  if (dim == "pass_all_k") return {pass ? 1.0 : 0.0, 1, true};
+  if (dim == "pass_rate") return {runs > 0 ? passed / runs : 0.0, 1, true};
+  const json* passes = c.contains("run_passes") && c["run_passes"].is_array() && !c["run_passes"].empty()
+                           ? &c["run_passes"] : nullptr;
+  Part p = run_part(c, dim, passes && (*passes)[0].is_boolean() ? (*passes)[0].get<bool>() : pass);
+  if (c.contains("repeats") && c["repeats"].is_array())
+    for (const json& r : c["repeats"]) {
+      Part q = run_part(r, dim, r.value("pass", false));
+      if (!q.present) continue;
+      p.num += q.num;
+      p.den += q.den;
+      p.present = true;
+    }
   return p;
 }
 
@@ -79,7 +105,7 @@ struct ComparedFigure {
 std::vector<ComparedFigure> compared_figures() {
   std::vector<ComparedFigure> out;
   for (const char* d : kDimensions) out.push_back({d, true});
-  out.push_back({"overall", true});
+  for (const char* d : {"overall", "pass_at_k", "pass_all_k", "pass_rate"}) out.push_back({d, true});
   for (const char* d : {"calls_per_success", "duplicates_per_100", "tokens_per_success", "cost_per_success", "latency_per_success"})
     out.push_back({d, false});
   return out;
@@ -136,17 +162,8 @@ std::string report_shape_error(const json& j) {
   };
   constexpr double kAnyCount = std::numeric_limits<double>::max();
   const std::size_t cases = j.contains("cases") ? j["cases"].size() : 0;  // a baseline may have none
-  std::map<std::string, std::size_t> ids;
-  for (std::size_t i = 0; i < cases; ++i) {
-    const json& c = j["cases"][i];
-    const std::string where = fmt::format("cases[{}]", i);
-    if (!c.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(c));
-    // Every case has its id (a case without one could be paired with nothing, silently).
-    if (!c.contains("case_id")) return fmt::format("{}: has no case_id", where);
-    for (const char* k : {"case_id", "status", "split"})
-      if (auto e = check(c, where, k, json::value_t::string, false); !e.empty()) return e;
-    if (auto [it, fresh] = ids.emplace(c["case_id"].get<std::string>(), i); !fresh)
-      return fmt::format("{}.case_id: {} is also the id of cases[{}]", where, c["case_id"].dump(), it->second);
+  // The fields of one run: the case's own (its first run), or one of its repeats.
+  auto run_error = [&](const json& c, const std::string& where) -> std::string {
     if (auto e = check(c, where, "pass", json::value_t::boolean, false); !e.empty()) return e;
     for (const char* k : {"selection", "order", "arguments_matched", "arguments_calls", "schema_valid", "schema_calls"})
       if (auto e = check(c, where, k, json::value_t::number_float, true); !e.empty()) return e;
@@ -166,6 +183,33 @@ std::string report_shape_error(const json& j) {
       if (c.contains(part) && c[part].is_number() && c.contains(whole) && c[whole].is_number() &&
           c[part].get<double>() > c[whole].get<double>())
         return fmt::format("{}.{}: {} is more than {} {}", where, part, c[part].dump(), whole, c[whole].dump());
+    return {};
+  };
+  std::map<std::string, std::size_t> ids;
+  for (std::size_t i = 0; i < cases; ++i) {
+    const json& c = j["cases"][i];
+    const std::string where = fmt::format("cases[{}]", i);
+    if (!c.is_object()) return fmt::format("{}: expected an object, got {}", where, kind(c));
+    // Every case has its id (a case without one could be paired with nothing, silently).
+    if (!c.contains("case_id")) return fmt::format("{}: has no case_id", where);
+    for (const char* k : {"case_id", "status", "split"})
+      if (auto e = check(c, where, k, json::value_t::string, false); !e.empty()) return e;
+    if (auto [it, fresh] = ids.emplace(c["case_id"].get<std::string>(), i); !fresh)
+      return fmt::format("{}.case_id: {} is also the id of cases[{}]", where, c["case_id"].dump(), it->second);
+    if (auto e = run_error(c, where); !e.empty()) return e;
+    for (const char* k : {"runs", "runs_passed"}) {
+      if (auto e = check(c, where, k, json::value_t::number_float, false); !e.empty()) return e;
+      if (auto e = range(c, where, k, kAnyCount); !e.empty()) return e;
+    }
+    if (c.contains("repeats")) {
+      if (!c["repeats"].is_array()) return fmt::format("{}.repeats: expected a list, got {}", where, kind(c["repeats"]));
+      for (std::size_t r = 0; r < c["repeats"].size(); ++r) {
+        const json& rep = c["repeats"][r];
+        const std::string at = fmt::format("{}.repeats[{}]", where, r);
+        if (!rep.is_object()) return fmt::format("{}: expected an object, got {}", at, kind(rep));
+        if (auto e = run_error(rep, at); !e.empty()) return e;
+      }
+    }
     if (auto e = check(c, where, "segments", json::value_t::object, false); !e.empty()) return e;
     if (c.contains("segments"))
       for (const auto& [f, v] : c["segments"].items())

@@ -330,23 +330,27 @@ void recovery_tables(const EvalContext& ctx, EvalReport& report) {
   if (ctx.catalog)
     for (const CatalogTool& t : ctx.catalog->tools()) report.show_recovery |= !t.errors.empty();
   std::map<std::string, RecoveryRow> by_class, by_tool;
-  for (const CaseResult& r : report.cases) {
-    if (r.status != CaseStatus::judged) continue;
-    for (const FailureEvent& f : r.failures) {
-      for (RecoveryRow* row : {&by_class[f.error_class], &by_tool[f.tool]}) {
-        ++row->failures;
-        row->injected += f.injected;
-        if (f.recovered) {
-          ++row->judged;
-          row->recovered += *f.recovered;
+  for (const CaseResult& c : report.cases) {
+    const std::vector<const CaseResult*> runs = runs_of(c);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      const CaseResult& r = *runs[k];
+      const std::string id = run_name(c, k);
+      for (const FailureEvent& f : r.failures) {
+        for (RecoveryRow* row : {&by_class[f.error_class], &by_tool[f.tool]}) {
+          ++row->failures;
+          row->injected += f.injected;
+          if (f.recovered) {
+            ++row->judged;
+            row->recovered += *f.recovered;
+          }
         }
       }
+      for (const std::string& u : r.unknown_errors) report.unknown_errors[u].push_back(id);
+      for (const InjectionResult& in : r.injections)
+        if (!in.observed)
+          report.injections_not_observed.push_back(fmt::format("{}: {} attempt {} ({}): {}", id, in.tool, in.attempt,
+                                                               in.error_class, fmt::join(in.problems, "; ")));
     }
-    for (const std::string& u : r.unknown_errors) report.unknown_errors[u].push_back(r.case_id);
-    for (const InjectionResult& in : r.injections)
-      if (!in.observed)
-        report.injections_not_observed.push_back(fmt::format("{}: {} attempt {} ({}): {}", r.case_id, in.tool, in.attempt,
-                                                             in.error_class, fmt::join(in.problems, "; ")));
   }
   for (auto& [key, row] : by_class) {
     row.key = key;
@@ -375,9 +379,26 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
   double tokens = 0, cost = 0, latency = 0;
   std::uint32_t tokens_n = 0, cost_n = 0, latency_n = 0;
   Efficiency& e = d.efficiency;
-  for (const CaseResult* c : cases) {
-    if (c->status != CaseStatus::judged) continue;
+  double pass_any = 0, pass_all = 0, pass_rate = 0;
+  std::vector<const CaseResult*> runs;  // every judged run: each case's first, then its repeats
+  for (const CaseResult* k : cases) {
+    if (k->status != CaseStatus::judged) continue;
     ++d.cases;
+    const std::uint32_t n = k->runs(), passed = k->runs_passed();
+    pass_any += passed > 0;
+    pass_all += passed == n;
+    pass_rate += static_cast<double>(passed) / n;
+    d.flaky += k->flaky();
+    runs.push_back(k);
+    for (const CaseResult& r : k->repeats) runs.push_back(&r);
+  }
+  d.runs = static_cast<std::uint32_t>(runs.size());
+  if (d.cases) {
+    d.pass_at_k = pass_any / d.cases;
+    d.pass_all_k = pass_all / d.cases;
+    d.pass_rate = pass_rate / d.cases;
+  }
+  for (const CaseResult* c : runs) {
     if (c->selection) {
       sel += *c->selection;
       ++d.selection_n;
@@ -437,8 +458,7 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
       e.latency_series.push_back(*c->latency_ms);
     }
   }
-  for (const CaseResult* c : cases) {
-    if (c->status != CaseStatus::judged) continue;
+  for (const CaseResult* c : runs) {
     for (const GraderResult& g : c->graders) {
       GraderDimension& gd = d.graders[g.grader];
       ++gd.cases;
@@ -519,6 +539,9 @@ std::optional<double> metric_value(const Dimensions& d, const suite::Gate& g) {
   if (m == "recovery") return d.recovery;
   if (m == "outcome") return d.outcome;
   if (m == "overall") return d.overall;
+  if (m == "pass_at_k") return d.pass_at_k;
+  if (m == "pass_all_k") return d.pass_all_k;
+  if (m == "pass_rate") return d.pass_rate;
   if (m == "duplicates_per_100") return e.duplicates_per_100;
   if (m == "duplicates_per_100_calls") return e.duplicates_per_100_calls;
   if (m == "unused_read_share") return e.unused_read_share;
@@ -685,7 +708,7 @@ class SuiteRun {
   std::vector<std::filesystem::path> roots_;
   std::vector<RunOutcome> outcomes_;
   std::vector<std::pair<std::uint64_t, std::string>> unmatched_;
-  std::vector<std::string> run_json_;
+  std::vector<std::vector<std::string>> run_json_;  // per case, per run (graders)
 };
 
 bool SuiteRun::load_suite() {
@@ -1080,16 +1103,15 @@ void SuiteRun::assign_runs() {
   report_.cases.resize(ctx_.cases.size());
   std::vector<bool> answered(ctx_.cases.size(), false);
   run_json_.assign(ctx_.cases.size(), {});
+  // Several runs of one case are its k runs, in the order read: the first is the case's
+  // result, the others its repeats.
   for (auto& o : outcomes_) {
-    if (answered[o.case_index]) {
-      unmatched_.emplace_back(o.order, fmt::format("{} (a second run for case {})", o.result.run, ctx_.cases[o.case_index].id));
-      continue;
-    }
+    CaseResult& r = report_.cases[o.case_index];
+    if (answered[o.case_index]) r.repeats.push_back(std::move(o.result));
+    else r = std::move(o.result);
     answered[o.case_index] = true;
-    report_.cases[o.case_index] = std::move(o.result);
-    run_json_[o.case_index] = std::move(o.run_json);
+    run_json_[o.case_index].push_back(std::move(o.run_json));
   }
-  std::sort(unmatched_.begin(), unmatched_.end());
   for (auto& u : unmatched_) report_.unmatched_runs.push_back(std::move(u.second));
   for (std::size_t i = 0; i < ctx_.cases.size(); ++i) {
     const CaseSpec& c = ctx_.cases[i];
@@ -1103,16 +1125,39 @@ void SuiteRun::assign_runs() {
       r.run = run;
       r.status = CaseStatus::stale;
       r.problems.push_back(c.stale);
+      run_json_[i].clear();
     }
-    r.case_id = c.id;
-    r.split = c.split;
-    r.fixture = c.fixture_path;
-    r.expected_control = c.control;
-    r.fields = c.fields;
-    for (const auto& s : st.segments) {
-      auto f = c.fields.find(s.text);
-      r.segments.emplace_back(s.text, f == c.fields.end() ? "(none)" : f->second);
-    }
+    auto fill = [&](CaseResult& x) {
+      x.case_id = c.id;
+      x.split = c.split;
+      x.fixture = c.fixture_path;
+      x.expected_control = c.control;
+      x.fields = c.fields;
+      x.segments.clear();
+      for (const auto& s : st.segments) {
+        auto f = c.fields.find(s.text);
+        x.segments.emplace_back(s.text, f == c.fields.end() ? "(none)" : f->second);
+      }
+    };
+    fill(r);
+    for (CaseResult& x : r.repeats) fill(x);
+  }
+  // k: the most runs of a judged case. A case with fewer is judged on the runs it has (its
+  // pass@k and pass^k over them), and each is a warning at its line.
+  for (const CaseResult& r : report_.cases) {
+    if (r.status != CaseStatus::judged) continue;
+    report_.k = std::max(report_.k, r.runs());
+    report_.k_fewest = report_.k_fewest == 0 ? r.runs() : std::min(report_.k_fewest, r.runs());
+  }
+  if (report_.k_fewest == report_.k) return;
+  for (std::size_t i = 0; i < ctx_.cases.size(); ++i) {
+    const CaseResult& r = report_.cases[i];
+    if (r.status != CaseStatus::judged || r.runs() == report_.k) continue;
+    ++report_.warnings;
+    errors_ += fmt::format("{}: warning: case '{}' has {} run{}, other cases up to {} (k = {}): its pass@k and "
+                           "pass^k are over the runs it has\n",
+                           ctx_.cases[i].origin, r.case_id, r.runs(), r.runs() == 1 ? "" : "s", report_.k,
+                           report_.k);
   }
 }
 

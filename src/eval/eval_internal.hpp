@@ -81,9 +81,23 @@ struct RunOutcome {
   std::string run_json;  // the run in normalized JSON, when the suite has graders
 };
 
-// Runs the suite's graders on every judged case (`jobs` at a time), with the cache of
-// `cache_dir` (empty: none); fills each case's `graders`.
-void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_json, const std::string& cache_dir,
+// Every judged run of a case: the case's own result, then its repeats; none unless judged.
+inline std::vector<const CaseResult*> runs_of(const CaseResult& c) {
+  std::vector<const CaseResult*> out;
+  if (c.status != CaseStatus::judged) return out;
+  out.push_back(&c);
+  for (const CaseResult& r : c.repeats) out.push_back(&r);
+  return out;
+}
+
+// The name of run `k` (from 0) of a case: its id, with "(run 2)" when the case has several runs.
+inline std::string run_name(const CaseResult& c, std::size_t k) {
+  return c.runs() > 1 ? c.case_id + " (run " + std::to_string(k + 1) + ")" : c.case_id;
+}
+
+// Runs the suite's graders on every judged run of every case (`jobs` at a time), with the
+// cache of `cache_dir` (empty: none); fills each run's `graders`. `run_json`: per case, per run.
+void run_graders(const EvalContext& ctx, const std::vector<std::vector<std::string>>& run_json, const std::string& cache_dir,
                  unsigned jobs, EvalReport& report);
 
 // Judges runs against cases; one per thread (holds checkers and a scorer).

@@ -78,7 +78,8 @@ bool parse_answer(const std::string& out, GraderResult& r) {
 }
 
 struct Job {
-  std::size_t case_index, grader;
+  CaseResult* run;  // a judged run of a case (its first or a repeat)
+  std::size_t grader;
   std::string input, key;
 };
 
@@ -125,27 +126,32 @@ CommandAnswer run_command_cached(const std::string& command, double timeout_seco
   return a;
 }
 
-void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_json, const std::string& cache_dir,
+void run_graders(const EvalContext& ctx, const std::vector<std::vector<std::string>>& run_json, const std::string& cache_dir,
                  unsigned jobs, EvalReport& report) {
   const auto& graders = ctx.suite->graders;
   for (const auto& g : graders) report.graders.push_back(g.name);
   if (graders.empty()) return;
   std::vector<Job> work;
   for (std::size_t i = 0; i < report.cases.size(); ++i) {
-    CaseResult& r = report.cases[i];
-    if (r.status != CaseStatus::judged) continue;
+    CaseResult& first = report.cases[i];
+    if (first.status != CaseStatus::judged) continue;
     const CaseSpec& c = ctx.cases[i];
-    r.graders.resize(graders.size());
-    const std::string run_digest = sha256_hex(run_json[i]);
-    for (std::size_t g = 0; g < graders.size(); ++g) {
-      r.graders[g].grader = graders[g].name;
-      std::string input = "{\"grader\":" + json(graders[g].name).dump() + ",\"case\":" + c.record +
-                          ",\"run\":" + (run_json[i].empty() ? "null" : run_json[i]) +
-                          ",\"fixture\":" + (c.fixture ? *c.fixture : std::string("null")) + "}\n";
-      // (grader, case, run digest): the grader's name and command, the case as written, the run.
-      std::string key = sha256_hex(graders[g].name + '\0' + graders[g].command + '\0' + c.id + '\0' +
-                                   sha256_hex(c.record) + '\0' + run_digest);
-      work.push_back({i, g, std::move(input), std::move(key)});
+    // Every run of the case, each with its own answers (the cache keys on the run's digest).
+    for (std::size_t k = 0; k < first.runs(); ++k) {
+      CaseResult& r = k == 0 ? first : first.repeats[k - 1];
+      const std::string& run = run_json[i][k];
+      r.graders.resize(graders.size());
+      const std::string run_digest = sha256_hex(run);
+      for (std::size_t g = 0; g < graders.size(); ++g) {
+        r.graders[g].grader = graders[g].name;
+        std::string input = "{\"grader\":" + json(graders[g].name).dump() + ",\"case\":" + c.record +
+                            ",\"run\":" + (run.empty() ? "null" : run) +
+                            ",\"fixture\":" + (c.fixture ? *c.fixture : std::string("null")) + "}\n";
+        // (grader, case, run digest): the grader's name and command, the case as written, the run.
+        std::string key = sha256_hex(graders[g].name + '\0' + graders[g].command + '\0' + c.id + '\0' +
+                                     sha256_hex(c.record) + '\0' + run_digest);
+        work.push_back({&r, g, std::move(input), std::move(key)});
+      }
     }
   }
   if (!cache_dir.empty()) {
@@ -157,7 +163,7 @@ void run_graders(const EvalContext& ctx, const std::vector<std::string>& run_jso
     for (std::size_t k; (k = next.fetch_add(1)) < work.size();) {
       const Job& job = work[k];
       const suite::Grader& g = graders[job.grader];
-      GraderResult& out = report.cases[job.case_index].graders[job.grader];
+      GraderResult& out = job.run->graders[job.grader];
       const std::string cached = cache_dir.empty() ? "" : (fs::path(cache_dir) / (job.key + ".json")).string();
       out = GraderResult{};
       out.grader = g.name;

@@ -26,6 +26,7 @@ constexpr int kHistoryBusyMs = 10000;  // concurrent writers wait this long for 
 
 // The columns `history` shows, in this order, when some run has them.
 constexpr const char* kHistoryColumns[] = {"selection", "arguments", "argument_validity", "order", "recovery", "outcome", "overall",
+                                           "pass_at_k", "pass_all_k", "pass_rate",
                                            "pass_share", "calls_per_success", "tokens_per_success",
                                            "cost_per_success", "latency_per_success"};
 

@@ -18,6 +18,7 @@ namespace {
 ordered_json dims_json(const Dimensions& d, const std::vector<std::pair<std::string, bool>>& keys) {
   ordered_json j;
   j["cases"] = d.cases;
+  j["runs"] = d.runs;
   j["selection"] = number_or_null(d.selection);
   j["selection_cases"] = d.selection_n;
   j["arguments"] = number_or_null(d.arguments);
@@ -31,6 +32,10 @@ ordered_json dims_json(const Dimensions& d, const std::vector<std::pair<std::str
   j["outcome"] = number_or_null(d.outcome);
   j["outcome_cases"] = d.outcome_n;
   j["overall"] = number_or_null(d.overall);
+  j["pass_at_k"] = number_or_null(d.pass_at_k);
+  j["pass_all_k"] = number_or_null(d.pass_all_k);
+  j["pass_rate"] = number_or_null(d.pass_rate);
+  j["flaky"] = d.flaky;
   const Efficiency& e = d.efficiency;
   ordered_json ej;
   ej["cases"] = e.cases;
@@ -81,9 +86,87 @@ ordered_json rows_json(const std::vector<GroupRow>& rows, const std::vector<std:
   return a;
 }
 
+// The fields of one judged run (a case's first run, or a repeat), after its `pass`.
+void run_json_fields(const CaseResult& x, ordered_json& o) {
+  o["control"] = x.control;
+  o["expected_control"] = x.expected_control.empty() ? ordered_json(nullptr) : ordered_json(x.expected_control);
+  o["selection"] = number_or_null(x.selection);
+  o["arguments_matched"] = x.arguments_matched;
+  o["arguments_calls"] = x.arguments_total;
+  o["schema_valid"] = x.schema_valid;
+  o["schema_calls"] = x.schema_calls;
+  o["order"] = number_or_null(x.order);
+  o["overall"] = number_or_null(x.overall);
+  o["failed_call"] = x.failed_call;
+  o["recovery"] = x.recovery ? ordered_json(*x.recovery) : ordered_json(nullptr);
+  o["outcome"] = x.outcome ? ordered_json(*x.outcome) : ordered_json(nullptr);
+  o["calls"] = x.calls;
+  o["duplicates"] = x.duplicates;
+  o["retries"] = x.retries;
+  o["loop_depth"] = x.loop_depth;
+  if (x.read_volume) {
+    o["read_calls"] = x.read_calls;
+    o["read_volume"] = *x.read_volume;
+    o["unused_reads"] = x.unused_reads;
+  }
+  o["tokens"] = number_or_null(x.tokens);
+  o["cost"] = number_or_null(x.cost);
+  o["latency_ms"] = number_or_null(x.latency_ms);
+  ordered_json vs = ordered_json::array();
+  for (const auto& v : x.violations)
+    vs.push_back({{"rule", v.rule}, {"severity", v.severity}, {"source", v.source}, {"steps", v.steps}});
+  o["violations"] = vs;
+  if (!x.injections.empty()) {
+    ordered_json in = ordered_json::array();
+    for (const InjectionResult& i : x.injections)
+      in.push_back({{"tool", i.tool}, {"attempt", i.attempt}, {"error_class", i.error_class},
+                    {"retryable", i.retryable}, {"uncertain", i.uncertain}, {"observed", i.observed},
+                    {"recovered", i.observed ? ordered_json(i.recovered) : ordered_json(nullptr)},
+                    {"problems", i.problems}});
+    o["injections"] = in;
+  }
+  if (!x.unknown_errors.empty()) o["unknown_errors"] = x.unknown_errors;
+  if (!x.graders.empty()) {
+    ordered_json gs = ordered_json::array();
+    for (const GraderResult& g : x.graders) {
+      ordered_json e;
+      e["grader"] = g.grader;
+      e["score"] = number_or_null(g.score);
+      e["pass"] = g.pass ? ordered_json(*g.pass) : ordered_json(nullptr);
+      e["reason"] = g.reason;
+      if (!g.error.empty()) e["error"] = g.error;
+      e["cached"] = g.cached;
+      gs.push_back(std::move(e));
+    }
+    o["graders"] = gs;
+  }
+}
+
 std::string status_word(const EvalReport& r) { return r.passed() ? "pass" : "fail"; }
 
 }  // namespace
+
+// Why a case does not pass: its run's problems; for a case run k times, those of each failing
+// run, named ("run 2: outcome: …").
+std::string case_problems(const CaseResult& x) {
+  std::string why;
+  const std::vector<const CaseResult*> runs = runs_of(x);
+  if (runs.size() <= 1) {
+    for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
+    return why;
+  }
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    if (runs[k]->pass) continue;
+    why += fmt::format("{}run {}: {}", why.empty() ? "" : "; ", k + 1, fmt::join(runs[k]->problems, "; "));
+  }
+  return why;
+}
+
+// ", 9 runs (7 pass), k = 3" when some case was run more than once; else nothing.
+std::string runs_note(const EvalReport& r, const ReportCounts& c) {
+  if (r.k <= 1) return {};
+  return fmt::format(", {} runs ({} pass), k = {}", c.runs, c.runs_passed, r.k);
+}
 
 std::map<std::uint32_t, std::uint32_t> calls_histogram(const Efficiency& e) {
   std::map<std::uint32_t, std::uint32_t> h;
@@ -128,7 +211,10 @@ ReportCounts counts(const EvalReport& r) {
   for (const auto& x : r.cases) {
     if (x.status == CaseStatus::judged) {
       ++c.judged;
-      if (x.pass) ++c.passed;
+      c.passed += x.pass_all();
+      c.runs += x.runs();
+      c.runs_passed += x.runs_passed();
+      c.flaky += x.flaky();
     } else if (x.status == CaseStatus::stale) {
       ++c.stale;
     } else {
@@ -163,7 +249,9 @@ std::string report_json(const EvalReport& r) {
                   {"unmatched_cases", c.unmatched}, {"unmatched_runs", r.unmatched_runs.size()},
                   {"records", r.records},       {"rejected", r.rejected}, {"warnings", r.warnings},
                   {"gates_passed", c.gates_passed}, {"gates_failed", c.gates_failed},
-                  {"gates_no_data", c.gates_no_data}};
+                  {"gates_no_data", c.gates_no_data}, {"runs", c.runs},
+                  {"runs_passed", c.runs_passed}, {"k", r.k},
+                  {"flaky", c.flaky}};
   j["rules"] = r.rules_files;
   ordered_json inputs = ordered_json::array();
   for (const InputDigest& in : r.inputs) inputs.push_back({{"kind", in.kind}, {"file", in.file}, {"sha256", in.sha256}});
@@ -197,58 +285,26 @@ std::string report_json(const EvalReport& r) {
     k["segments"] = seg;
     k["run"] = x.run.empty() ? ordered_json(nullptr) : ordered_json(x.run);
     if (x.status == CaseStatus::judged) {
-      k["pass"] = x.pass;
-      k["control"] = x.control;
-      k["expected_control"] = x.expected_control.empty() ? ordered_json(nullptr) : ordered_json(x.expected_control);
-      k["selection"] = number_or_null(x.selection);
-      k["arguments_matched"] = x.arguments_matched;
-      k["arguments_calls"] = x.arguments_total;
-      k["schema_valid"] = x.schema_valid;
-      k["schema_calls"] = x.schema_calls;
-      k["order"] = number_or_null(x.order);
-      k["overall"] = number_or_null(x.overall);
-      k["failed_call"] = x.failed_call;
-      k["recovery"] = x.recovery ? ordered_json(*x.recovery) : ordered_json(nullptr);
-      k["outcome"] = x.outcome ? ordered_json(*x.outcome) : ordered_json(nullptr);
-      k["calls"] = x.calls;
-      k["duplicates"] = x.duplicates;
-      k["retries"] = x.retries;
-      k["loop_depth"] = x.loop_depth;
-      if (x.read_volume) {
-        k["read_calls"] = x.read_calls;
-        k["read_volume"] = *x.read_volume;
-        k["unused_reads"] = x.unused_reads;
-      }
-      k["tokens"] = number_or_null(x.tokens);
-      k["cost"] = number_or_null(x.cost);
-      k["latency_ms"] = number_or_null(x.latency_ms);
-      ordered_json vs = ordered_json::array();
-      for (const auto& v : x.violations)
-        vs.push_back({{"rule", v.rule}, {"severity", v.severity}, {"source", v.source}, {"steps", v.steps}});
-      k["violations"] = vs;
-      if (!x.injections.empty()) {
-        ordered_json in = ordered_json::array();
-        for (const InjectionResult& i : x.injections)
-          in.push_back({{"tool", i.tool}, {"attempt", i.attempt}, {"error_class", i.error_class},
-                        {"retryable", i.retryable}, {"uncertain", i.uncertain}, {"observed", i.observed},
-                        {"recovered", i.observed ? ordered_json(i.recovered) : ordered_json(nullptr)},
-                        {"problems", i.problems}});
-        k["injections"] = in;
-      }
-      if (!x.unknown_errors.empty()) k["unknown_errors"] = x.unknown_errors;
-      if (!x.graders.empty()) {
-        ordered_json gs = ordered_json::array();
-        for (const GraderResult& g : x.graders) {
-          ordered_json e;
-          e["grader"] = g.grader;
-          e["score"] = number_or_null(g.score);
-          e["pass"] = g.pass ? ordered_json(*g.pass) : ordered_json(nullptr);
-          e["reason"] = g.reason;
-          if (!g.error.empty()) e["error"] = g.error;
-          e["cached"] = g.cached;
-          gs.push_back(std::move(e));
+      k["pass"] = x.pass_all();  // the case's verdict: every run passes
+      run_json_fields(x, k);
+      if (x.runs() > 1) {
+        k["runs"] = x.runs();
+        k["runs_passed"] = x.runs_passed();
+        k["pass_rate"] = static_cast<double>(x.runs_passed()) / x.runs();
+        k["flaky"] = x.flaky();
+        ordered_json passes = ordered_json::array();
+        for (const CaseResult* run : runs_of(x)) passes.push_back(run->pass);
+        k["run_passes"] = passes;
+        ordered_json repeats = ordered_json::array();
+        for (const CaseResult& rep : x.repeats) {
+          ordered_json o;
+          o["run"] = rep.run;
+          o["pass"] = rep.pass;
+          run_json_fields(rep, o);
+          o["problems"] = rep.problems;
+          repeats.push_back(std::move(o));
         }
-        k["graders"] = gs;
+        k["repeats"] = repeats;
       }
     }
     if (!x.fixture.empty()) k["fixture"] = x.fixture;
@@ -257,6 +313,10 @@ std::string report_json(const EvalReport& r) {
   }
   j["cases"] = cases;
   j["unmatched_runs"] = r.unmatched_runs;
+  ordered_json flaky = ordered_json::array();  // cases with a passing and a failing run
+  for (const auto& x : r.cases)
+    if (x.flaky()) flaky.push_back({{"case_id", x.case_id}, {"runs", x.runs()}, {"runs_passed", x.runs_passed()}});
+  j["flaky_cases"] = flaky;
   if (r.show_recovery) {
     auto rows = [](const std::vector<RecoveryRow>& rs, const char* key) {
       ordered_json a = ordered_json::array();
@@ -336,32 +396,31 @@ std::string report_text(const EvalReport& r) {
   }
   for (const Table& t : recovery_tables(r)) o += table_text(t);
   for (const Table& t : grader_tables(r)) o += table_text(t);
+  for (const Table& t : runs_tables(r)) o += table_text(t);
   o += "\ncases:\n";
   for (const auto& x : r.cases) {
     if (x.status != CaseStatus::judged) {
       o += fmt::format("  {:<7} {}{}\n", to_string(x.status), printable(x.case_id), x.problems.empty() ? "" : ": " + printable(x.problems[0]));
       continue;
     }
-    o += fmt::format("  {:<7} {} [{}] control {}{}", x.pass ? "pass" : "FAIL", printable(x.case_id), printable(x.split),
-                     x.control,
+    o += fmt::format("  {:<7} {} [{}] control {}{}", x.pass_all() ? "pass" : "FAIL", printable(x.case_id),
+                     printable(x.split), x.control,
                      x.expected_control.empty() || x.expected_control == x.control
                          ? ""
                          : " (expected " + printable(x.expected_control) + ")");
-    if (!x.problems.empty()) {
-      o += ": ";
-      for (std::size_t i = 0; i < x.problems.size(); ++i) o += (i ? "; " : "") + printable(x.problems[i]);
-    }
+    if (x.runs() > 1) o += fmt::format(" runs {}/{} pass{}", x.runs_passed(), x.runs(), x.flaky() ? " (flaky)" : "");
+    const std::string why = case_problems(x);
+    if (!why.empty()) o += ": " + printable(why);
     o += "\n";
   }
   if (!r.unmatched_runs.empty()) {
     o += "\nruns that match no case:\n";
     for (const auto& u : r.unmatched_runs) o += "  " + printable(u) + "\n";
   }
-  o += fmt::format("\n{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
+  o += fmt::format("\n{} cases: {} judged ({} pass){}, {} stale, {} without a run; {} runs match no case; "
                    "{} records read, {} rejected{}; gates: {} pass, {} fail, {} no data\n",
-                   c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
-                   warnings_note(r.warnings),
-                   c.gates_passed, c.gates_failed, c.gates_no_data);
+                   c.cases, c.judged, c.passed, runs_note(r, c), c.stale, c.unmatched, r.unmatched_runs.size(), r.records,
+                   r.rejected, warnings_note(r.warnings), c.gates_passed, c.gates_failed, c.gates_no_data);
   return o;
 }
 
@@ -370,8 +429,8 @@ std::string report_markdown(const EvalReport& r) {
   ReportCounts c = counts(r);
   o += fmt::format("## trajcheck eval: {} — {}\n\n", detail::printable(r.suite_name), r.passed() ? "✅ pass" : "❌ fail");
   if (std::string why = nothing_judged(r); !why.empty()) o += "**Failed: " + why + ".**\n\n";
-  o += fmt::format("{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case.\n\n", c.cases,
-                   c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size());
+  o += fmt::format("{} cases: {} judged ({} pass){}, {} stale, {} without a run; {} runs match no case.\n\n", c.cases,
+                   c.judged, c.passed, runs_note(r, c), c.stale, c.unmatched, r.unmatched_runs.size());
   o += "### Gates (critical first)\n\n| | gate | segment | value | threshold |\n|---|---|---|---|---|\n";
   for (const auto& g : r.gates) {
     bool ratio = ratio_metric(g.metric) || g.grader_share;
@@ -404,13 +463,14 @@ std::string report_markdown(const EvalReport& r) {
   }
   for (const Table& t : recovery_tables(r)) o += table_markdown(t);
   for (const Table& t : grader_tables(r)) o += table_markdown(t);
+  for (const Table& t : runs_tables(r)) o += table_markdown(t);
   std::string failing;
   for (const auto& x : r.cases) {
-    if (x.status == CaseStatus::judged && x.pass) continue;
-    std::string why;
-    for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
-    failing += fmt::format("| {} | {} | {} |\n", detail::printable(x.case_id), x.status == CaseStatus::judged ? std::string_view("fail") : to_string(x.status),
-                           detail::printable(why));
+    if (x.status == CaseStatus::judged && x.pass_all()) continue;
+    std::string status(x.status == CaseStatus::judged ? std::string_view("fail") : to_string(x.status));
+    if (x.runs() > 1) status += fmt::format(" ({}/{} runs pass)", x.runs_passed(), x.runs());
+    failing += fmt::format("| {} | {} | {} |\n", detail::printable(x.case_id), status,
+                           detail::printable(case_problems(x)));
   }
   if (!failing.empty()) o += "\n### Cases that do not pass\n\n| case | status | why |\n|---|---|---|\n" + failing;
   if (!r.unmatched_runs.empty()) {
@@ -429,10 +489,11 @@ std::string report_junit(const EvalReport& r) {
     if (x.status != CaseStatus::judged) {
       ++skipped;
       cases_xml += fmt::format("><skipped message=\"{}\"/></testcase>\n", xml_escaped(to_string(x.status)));
-    } else if (!x.pass) {
+    } else if (!x.pass_all()) {
       ++case_failures;
-      std::string why;
-      for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
+      std::string why = case_problems(x);
+      if (x.runs() > 1)
+        why = fmt::format("{}/{} runs pass{}: {}", x.runs_passed(), x.runs(), x.flaky() ? " (flaky)" : "", why);
       cases_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escaped(why));
     } else {
       cases_xml += "/>\n";
@@ -475,19 +536,22 @@ std::string report_junit(const EvalReport& r) {
   }
   std::string graders_xml;
   std::size_t grader_tests = 0, grader_failures = 0, grader_errors = 0;
-  for (const auto& x : r.cases) {
-    for (const GraderResult& g : x.graders) {
-      ++grader_tests;
-      graders_xml += fmt::format("    <testcase classname=\"{}.graders.{}\" name=\"{}\"", xml_escaped(r.suite_name),
-                                 xml_escaped(g.grader), xml_escaped(x.case_id));
-      if (!g.error.empty()) {
-        ++grader_errors;
-        graders_xml += fmt::format("><error message=\"{}\"/></testcase>\n", xml_escaped(g.error));
-      } else if (g.pass && !*g.pass) {
-        ++grader_failures;
-        graders_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escaped(g.reason));
-      } else {
-        graders_xml += "/>\n";
+  for (const auto& c : r.cases) {
+    const std::vector<const CaseResult*> runs = runs_of(c);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      for (const GraderResult& g : runs[k]->graders) {
+        ++grader_tests;
+        graders_xml += fmt::format("    <testcase classname=\"{}.graders.{}\" name=\"{}\"", xml_escaped(r.suite_name),
+                                   xml_escaped(g.grader), xml_escaped(run_name(c, k)));
+        if (!g.error.empty()) {
+          ++grader_errors;
+          graders_xml += fmt::format("><error message=\"{}\"/></testcase>\n", xml_escaped(g.error));
+        } else if (g.pass && !*g.pass) {
+          ++grader_failures;
+          graders_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escaped(g.reason));
+        } else {
+          graders_xml += "/>\n";
+        }
       }
     }
   }
@@ -563,10 +627,41 @@ std::vector<Table> grader_tables(const EvalReport& r) {
   for (const auto& s : r.splits) rows("split=" + s.value, s.dims);
   out.push_back(std::move(t));
   Table problems{"grader-problems", "grader failures (no answer for these cases)", {"case", "grader", "what happened"}, {}};
-  for (const auto& c : r.cases)
-    for (const GraderResult& g : c.graders)
-      if (!g.error.empty()) problems.rows.push_back({c.case_id, g.grader, g.error});
+  for (const auto& c : r.cases) {
+    const std::vector<const CaseResult*> runs = runs_of(c);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      for (const GraderResult& g : runs[k]->graders)
+        if (!g.error.empty()) problems.rows.push_back({run_name(c, k), g.grader, g.error});
+  }
   if (!problems.rows.empty()) out.push_back(std::move(problems));
+  return out;
+}
+
+std::vector<Table> runs_tables(const EvalReport& r) {
+  std::vector<Table> out;
+  if (r.k <= 1) return out;
+  Table t{"runs", fmt::format("runs per case (k = {}{})", r.k, r.k_fewest < r.k ? fmt::format(", fewest {}", r.k_fewest) : ""),
+          {"group", "cases", "runs", "pass@k", "pass^k", "pass rate", "flaky"}, {}};
+  auto row = [&](const std::string& group, const Dimensions& d) {
+    t.rows.push_back({group, std::to_string(d.cases), std::to_string(d.runs), fmt_value(d.pass_at_k, true),
+                      fmt_value(d.pass_all_k, true), fmt_value(d.pass_rate, true), std::to_string(d.flaky)});
+  };
+  row("overall", r.overall);
+  for (const auto& s : r.segments) row(s.field + "=" + s.value, s.dims);
+  for (const auto& s : r.splits) row("split=" + s.value, s.dims);
+  out.push_back(std::move(t));
+  Table flaky{"flaky", "flaky cases (some runs pass, some fail)", {"case", "runs", "pass", "pass rate", "failing runs"}, {}};
+  for (const auto& c : r.cases) {
+    if (!c.flaky()) continue;
+    std::vector<std::string> failing;
+    const std::vector<const CaseResult*> runs = runs_of(c);
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      if (!runs[k]->pass) failing.push_back(fmt::format("{} ({})", k + 1, runs[k]->run));
+    flaky.rows.push_back({c.case_id, std::to_string(c.runs()), std::to_string(c.runs_passed()),
+                          fmt_value(static_cast<double>(c.runs_passed()) / c.runs(), true),
+                          fmt::format("{}", fmt::join(failing, ", "))});
+  }
+  if (!flaky.rows.empty()) out.push_back(std::move(flaky));
   return out;
 }
 

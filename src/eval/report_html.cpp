@@ -229,9 +229,9 @@ std::string report_html(const EvalReport& r) {
   b += fmt::format("<h1>trajcheck eval: {} <span class=\"status {}\">{}</span></h1>\n", html_escape(r.suite_name),
                    r.passed() ? "pass" : "fail", r.passed() ? "PASS" : "FAIL");
   if (std::string why = nothing_judged(r); !why.empty()) b += "<p class=\"status fail\">" + html_escape(why) + "</p>\n";
-  b += fmt::format("<p class=muted>{} cases: {} judged ({} pass), {} stale, {} without a run; {} runs match no case; "
+  b += fmt::format("<p class=muted>{} cases: {} judged ({} pass){}, {} stale, {} without a run; {} runs match no case; "
                    "{} records read, {} rejected{}.{}</p>\n",
-                   c.cases, c.judged, c.passed, c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
+                   c.cases, c.judged, c.passed, html_escape(runs_note(r, c)), c.stale, c.unmatched, r.unmatched_runs.size(), r.records, r.rejected,
                    warnings_note(r.warnings),
                    r.catalog_version.empty() ? "" : " Catalog " + html_escape(r.catalog_version) + ".");
   b += "<h2>Gates <span class=muted>(critical first)</span></h2>\n<table id=\"gates\"><tr><th>status</th><th>gate</th>"
@@ -269,15 +269,16 @@ std::string report_html(const EvalReport& r) {
                    fmt_value(e.unused_read_share, true));
   for (const Table& t : recovery_tables(r)) b += table_html(t);
   for (const Table& t : grader_tables(r)) b += table_html(t);
+  for (const Table& t : runs_tables(r)) b += table_html(t);
   b += "<h2>Cases</h2>\n<table id=\"cases\"><tr><th>status</th><th>case</th><th>split</th><th>control</th><th>expected</th>"
        "<th>selection</th><th>calls</th><th>why</th></tr>\n";
   for (const auto& x : r.cases) {
-    std::string why;
-    for (std::size_t i = 0; i < x.problems.size(); ++i) why += (i ? "; " : "") + x.problems[i];
-    std::string st(x.status != CaseStatus::judged ? to_string(x.status) : x.pass ? "pass" : "FAIL");
+    std::string why = case_problems(x);
+    std::string st(x.status != CaseStatus::judged ? to_string(x.status) : x.pass_all() ? "pass" : "FAIL");
+    if (x.runs() > 1) st += fmt::format(" {}/{}", x.runs_passed(), x.runs());
     b += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=num>{}</td>"
                      "<td class=num>{}</td><td>{}</td></tr>\n",
-                     x.status != CaseStatus::judged ? "nodata" : x.pass ? "pass" : "fail", st, html_escape(x.case_id),
+                     x.status != CaseStatus::judged ? "nodata" : x.pass_all() ? "pass" : "fail", st, html_escape(x.case_id),
                      html_escape(x.split), html_escape(x.control), html_escape(x.expected_control),
                      fmt_value(x.selection, true), x.status == CaseStatus::judged ? std::to_string(x.calls) : "", html_escape(why));
   }

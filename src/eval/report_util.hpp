@@ -14,10 +14,16 @@
 namespace trajcheck::eval {
 
 struct ReportCounts {
+  // passed: judged cases whose every run passes; runs: judged runs, runs_passed of them pass.
   std::size_t cases = 0, judged = 0, passed = 0, stale = 0, unmatched = 0;
+  std::size_t runs = 0, runs_passed = 0, flaky = 0;
   std::size_t gates_passed = 0, gates_failed = 0, gates_no_data = 0;
 };
 ReportCounts counts(const EvalReport& r);
+// Why a case does not pass (its problems; with k runs, each failing run's, named "run 2: …").
+std::string case_problems(const CaseResult& c);
+// ", 9 runs (7 pass), k = 3" when some case has several runs; else empty.
+std::string runs_note(const EvalReport& r, const ReportCounts& c);
 
 // Calls per successful case -> number of cases.
 std::map<std::uint32_t, std::uint32_t> calls_histogram(const Efficiency& e);
@@ -39,6 +45,9 @@ std::vector<Table> recovery_tables(const EvalReport& r);
 // One row per grader overall and per split (each grader its own dimension), and the cases a
 // grader gave no answer for; none without graders.
 std::vector<Table> grader_tables(const EvalReport& r);
+// For cases run k > 1 times: pass@k, pass^k and the pass rate overall, per segment and per
+// split, and the flaky cases (some runs pass, some fail); none when every case has one run.
+std::vector<Table> runs_tables(const EvalReport& r);
 std::string table_text(const Table& t);
 std::string table_markdown(const Table& t);
 std::string table_html(const Table& t);

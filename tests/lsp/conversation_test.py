@@ -549,7 +549,8 @@ class Conversation(unittest.TestCase):
         labels = {i["label"] for i in items}
         self.assertIn("calls_per_success", labels)
         # Every gate metric of the suite parser's table, the newest ones included.
-        for m in ("argument_validity", "unused_read_share", "read_volume_per_success", "duplicates_per_100_calls"):
+        for m in ("argument_validity", "unused_read_share", "read_volume_per_success", "duplicates_per_100_calls",
+                  "pass_at_k", "pass_all_k", "pass_rate"):
             self.assertIn(m, labels)
         h = c.request("textDocument/hover", {"textDocument": {"uri": suite_uri},
                                              "position": pos(suite, "selection", 2)})["result"]
