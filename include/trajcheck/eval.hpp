@@ -117,6 +117,11 @@ struct CaseResult {
   std::optional<double> tokens, cost, latency_ms;
   std::vector<Violation> violations;
   std::string explanation;                             // the scorer's explanation
+  // The run's tools against the expected tools or path (score's): expected tools it did not
+  // call, tools it called that were not expected (for a case that expects no tool: every tool
+  // it called), expected tools called out of order.
+  std::vector<std::string> missing_tools, extra_tools, misordered_tools;
+  bool tools_differ() const { return !missing_tools.empty() || !extra_tools.empty() || !misordered_tools.empty(); }
   std::string fixture;                                 // the case's "fixture", if any
   std::vector<InjectionResult> injections;             // the case's "inject", in order
   std::vector<FailureEvent> failures;                  // the run's failed calls, in order

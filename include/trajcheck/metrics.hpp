@@ -66,6 +66,9 @@ struct ScoreResult {
   std::vector<std::string> missing;   // expected tools not called (first-appearance order)
   std::vector<std::string> extra;     // tools called but not expected
   std::vector<std::string> repeated;  // tools called more often than expected
+  // Expected tools called out of order: the two of an adjacent swap that, undone, matches
+  // more steps; else those called but outside the best in-order match. Empty when in order.
+  std::vector<std::string> misordered;
   std::uint32_t duplicates = 0;       // repeats of an earlier successful call (same tool, equal arguments)
   MatchVerdicts match;
   std::optional<double> arguments;  // null when no expected call carries arguments

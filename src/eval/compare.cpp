@@ -51,8 +51,8 @@ Part run_part(const json& c, std::string_view dim, bool passed) {
     if (m && t) p = {*m, *t, true};
     return p;
   }
-  // The efficiency figures are per success, as the report's efficiency table: a case counts
-  // only when it passed (so a pair, only when both runs passed it).
+  // The efficiency figures are per success, as the report's efficiency table: a run counts
+  // only when it passed with a successful outcome (so a pair, only when both were successes).
   struct PerSuccess {
     const char* dim;
     const char* field;
@@ -62,7 +62,7 @@ Part run_part(const json& c, std::string_view dim, bool passed) {
                                  PerSuccess{"tokens_per_success", "tokens", 1}, PerSuccess{"cost_per_success", "cost", 1},
                                  PerSuccess{"latency_per_success", "latency_ms", 1}})
     if (dim == d) {
-      if (!passed) return p;
+      if (!passed || num("outcome").value_or(0) < 1) return p;  // a success: passed, with a successful outcome
       if (auto v = num(field)) p = {*v * scale, 1, true};
       return p;
     }

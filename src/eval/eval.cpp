@@ -428,7 +428,9 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases) {
       ++d.violations_by_rule[v.rule];
       for (const std::string& tag : v.tags) ++d.violations_by_tag[tag];
     }
-    if (!c->pass) continue;
+    // Efficiency is over successful, gate-passing runs: a run without an outcome (no
+    // success, reward or expected output to judge it by) is not a success.
+    if (!c->pass || !c->outcome.value_or(false)) continue;
     ++e.cases;
     e.calls += c->calls;
     e.duplicates += c->duplicates;

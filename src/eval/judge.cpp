@@ -434,7 +434,16 @@ void CaseJudge::judge(const CaseSpec& c, const Trajectory& run, const json& meta
       out.selection = scored->selection;
       out.order = scored->ordering;
       out.explanation = scored->explanation;
+      out.missing_tools = scored->missing;
+      out.extra_tools = scored->extra;
+      out.misordered_tools = scored->misordered;
     }
+  }
+  if ((abstain || (c.has_tools && c.tools.empty() && c.path.empty())) && !scored) {
+    // No tool expected: every tool called is extra (each name once, in call order).
+    for (const Call& call : calls)
+      if (std::find(out.extra_tools.begin(), out.extra_tools.end(), call.tool) == out.extra_tools.end())
+        out.extra_tools.emplace_back(call.tool);
   }
   if (abstain) {
     out.selection = out.calls == 0 ? 1.0 : 0.0;

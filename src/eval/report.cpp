@@ -116,6 +116,8 @@ void run_json_fields(const CaseResult& x, ordered_json& o) {
   for (const auto& v : x.violations)
     vs.push_back({{"rule", v.rule}, {"severity", v.severity}, {"source", v.source}, {"steps", v.steps}});
   o["violations"] = vs;
+  o["tools"] = {{"missing", x.missing_tools}, {"extra", x.extra_tools}, {"misordered", x.misordered_tools}};
+  o["explanation"] = x.explanation;
   if (!x.injections.empty()) {
     ordered_json in = ordered_json::array();
     for (const InjectionResult& i : x.injections)
@@ -143,6 +145,18 @@ void run_json_fields(const CaseResult& x, ordered_json& o) {
 }
 
 std::string status_word(const EvalReport& r) { return r.passed() ? "pass" : "fail"; }
+
+// A junit test case's <system-out>: each run's tools against the expected ones; empty when
+// they agree.
+std::string tools_out(const CaseResult& c) {
+  std::string text;
+  const std::vector<const CaseResult*> runs = runs_of(c);
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    if (!runs[k]->tools_differ()) continue;
+    text += (runs.size() > 1 ? fmt::format("run {}: ", k + 1) : std::string()) + "tools: " + tools_difference(*runs[k]) + "\n";
+  }
+  return text.empty() ? text : "<system-out>" + xml_escaped(text) + "</system-out>";
+}
 
 }  // namespace
 
@@ -397,6 +411,7 @@ std::string report_text(const EvalReport& r) {
   for (const Table& t : recovery_tables(r)) o += table_text(t);
   for (const Table& t : grader_tables(r)) o += table_text(t);
   for (const Table& t : runs_tables(r)) o += table_text(t);
+  for (const Table& t : tools_tables(r)) o += table_text(t);
   o += "\ncases:\n";
   for (const auto& x : r.cases) {
     if (x.status != CaseStatus::judged) {
@@ -464,6 +479,7 @@ std::string report_markdown(const EvalReport& r) {
   for (const Table& t : recovery_tables(r)) o += table_markdown(t);
   for (const Table& t : grader_tables(r)) o += table_markdown(t);
   for (const Table& t : runs_tables(r)) o += table_markdown(t);
+  for (const Table& t : tools_tables(r)) o += table_markdown(t);
   std::string failing;
   for (const auto& x : r.cases) {
     if (x.status == CaseStatus::judged && x.pass_all()) continue;
@@ -494,9 +510,10 @@ std::string report_junit(const EvalReport& r) {
       std::string why = case_problems(x);
       if (x.runs() > 1)
         why = fmt::format("{}/{} runs pass{}: {}", x.runs_passed(), x.runs(), x.flaky() ? " (flaky)" : "", why);
-      cases_xml += fmt::format("><failure message=\"{}\"/></testcase>\n", xml_escaped(why));
+      cases_xml += fmt::format("><failure message=\"{}\"/>{}</testcase>\n", xml_escaped(why), tools_out(x));
     } else {
-      cases_xml += "/>\n";
+      const std::string out = tools_out(x);
+      cases_xml += out.empty() ? "/>\n" : ">" + out + "</testcase>\n";
     }
   }
   for (const auto& g : r.gates) {
@@ -634,6 +651,31 @@ std::vector<Table> grader_tables(const EvalReport& r) {
         if (!g.error.empty()) problems.rows.push_back({run_name(c, k), g.grader, g.error});
   }
   if (!problems.rows.empty()) out.push_back(std::move(problems));
+  return out;
+}
+
+std::string tools_difference(const CaseResult& x) {
+  std::vector<std::string> parts;
+  if (!x.missing_tools.empty()) parts.push_back(fmt::format("missing {}", fmt::join(x.missing_tools, ", ")));
+  if (!x.extra_tools.empty()) parts.push_back(fmt::format("extra {}", fmt::join(x.extra_tools, ", ")));
+  if (!x.misordered_tools.empty()) parts.push_back(fmt::format("misordered {}", fmt::join(x.misordered_tools, ", ")));
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::vector<Table> tools_tables(const EvalReport& r) {
+  Table t{"tools", "tools against the expected ones", {"case", "missing", "extra", "misordered"}, {}};
+  for (const auto& c : r.cases) {
+    const std::vector<const CaseResult*> runs = runs_of(c);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      const CaseResult& x = *runs[k];
+      if (!x.tools_differ()) continue;
+      t.rows.push_back({run_name(c, k), fmt::format("{}", fmt::join(x.missing_tools, ", ")),
+                        fmt::format("{}", fmt::join(x.extra_tools, ", ")),
+                        fmt::format("{}", fmt::join(x.misordered_tools, ", "))});
+    }
+  }
+  std::vector<Table> out;
+  if (!t.rows.empty()) out.push_back(std::move(t));
   return out;
 }
 

@@ -270,6 +270,7 @@ std::string report_html(const EvalReport& r) {
   for (const Table& t : recovery_tables(r)) b += table_html(t);
   for (const Table& t : grader_tables(r)) b += table_html(t);
   for (const Table& t : runs_tables(r)) b += table_html(t);
+  for (const Table& t : tools_tables(r)) b += table_html(t);
   b += "<h2>Cases</h2>\n<table id=\"cases\"><tr><th>status</th><th>case</th><th>split</th><th>control</th><th>expected</th>"
        "<th>selection</th><th>calls</th><th>why</th></tr>\n";
   for (const auto& x : r.cases) {

@@ -48,6 +48,11 @@ std::vector<Table> grader_tables(const EvalReport& r);
 // For cases run k > 1 times: pass@k, pass^k and the pass rate overall, per segment and per
 // split, and the flaky cases (some runs pass, some fail); none when every case has one run.
 std::vector<Table> runs_tables(const EvalReport& r);
+// Each judged run whose tools differ from the expected ones: the missing, extra and
+// misordered tools; none when every run called what its case expects.
+std::vector<Table> tools_tables(const EvalReport& r);
+// "missing refund_order; extra order_search_by_email; misordered order_get, refund_order".
+std::string tools_difference(const CaseResult& c);
 std::string table_text(const Table& t);
 std::string table_markdown(const Table& t);
 std::string table_html(const Table& t);

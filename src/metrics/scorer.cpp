@@ -296,8 +296,10 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       if (eid[k] == eid[k + 1]) continue;
       if (swap_bound[k] <= l) continue;
       std::swap(sw[k], sw[k + 1]);
-      if (order_len(sw, nullptr) > l)
+      if (order_len(sw, nullptr) > l) {
         order_note = fmt::format("swapped {} and {}", names[eid[k]], names[eid[k + 1]]);
+        r.misordered = {std::string(names[eid[k]]), std::string(names[eid[k + 1]])};
+      }
       std::swap(sw[k], sw[k + 1]);
     }
     if (order_note.empty()) {
@@ -306,6 +308,7 @@ ScoreResult metrics::ScorerCore::score_canonical(const std::vector<Call>& act, c
       for (std::size_t i = 0; i < ne; ++i)
         if (!matched[i] && actual_count[eid[i]] > 0) late.emplace_back(names[eid[i]]);
       if (!late.empty()) order_note = "out of order: " + join(late, ", ");
+      r.misordered = std::move(late);
     }
   };
   if (path) {
