@@ -163,7 +163,7 @@ struct RecoveryRow {
 
 // The six dimensions of a group of cases. Ratios in [0, 1]; absent when no case applies.
 struct Efficiency {
-  std::uint32_t cases = 0;  // successful, gate-passing cases it is computed over
+  std::uint32_t cases = 0;  // successful (outcome true), gate-passing runs it is computed over
   std::uint64_t calls = 0, duplicates = 0, retries = 0, write_calls = 0, read_calls = 0, unused_reads = 0;
   // duplicates_per_100: per 100 cases (the rubric's unit); duplicates_per_100_calls: per 100 calls.
   std::optional<double> calls_per_success, duplicates_per_100, duplicates_per_100_calls, tokens_per_success,
