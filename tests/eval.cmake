@@ -17,6 +17,9 @@ trajcheck_eval_golden(example_json ${EVAL_EXAMPLE} example.json.expected eval su
 trajcheck_eval_golden(example_json_parallel ${EVAL_EXAMPLE} example.json.expected eval support.suite --format json -j 3)
 trajcheck_eval_golden(example_markdown ${EVAL_EXAMPLE} example.md.expected eval support.suite --format markdown -j 1)
 trajcheck_eval_golden(example_text ${EVAL_EXAMPLE} example.text.expected eval support.suite -j 1)
+# k = 3 runs per case (nondeterminism.suite): pass@k, pass^k, pass rate, flaky cases.
+trajcheck_eval_golden(k_runs_text ${EVAL_EXAMPLE} k-runs.text.expected eval nondeterminism.suite -j 1)
+trajcheck_eval_golden(k_runs_json ${EVAL_EXAMPLE} k-runs.json.expected eval nondeterminism.suite --format json -j 2)
 trajcheck_eval_golden(example_b_text ${EVAL_EXAMPLE} example-b.text.expected
                       eval support.suite --runs runs/candidate-b.jsonl -j 1)
 trajcheck_eval_golden(example_b_markdown ${EVAL_EXAMPLE} example-b.md.expected

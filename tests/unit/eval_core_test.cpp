@@ -332,7 +332,7 @@ TEST_CASE("compare: overall and the per-success figures, and what --fail-on-regr
     j["cases"] = nlohmann::json::array();
     for (int i = 0; i < 6; ++i)
       j["cases"].push_back({{"case_id", "c" + std::to_string(i)}, {"status", "judged"}, {"split", "designed"},
-                            {"pass", i < 5 || last_passes}, {"overall", overall - 0.01 * i}, {"calls", calls + i % 2},
+                            {"pass", i < 5 || last_passes}, {"outcome", true}, {"overall", overall - 0.01 * i}, {"calls", calls + i % 2},
                             {"duplicates", 0}, {"tokens", nullptr}, {"cost", cost}, {"latency_ms", 100}});
     return j.dump();
   };
