@@ -12,7 +12,7 @@
 
 #include <google/protobuf/unknown_field_set.h>
 
-#include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
+#include <opentelemetry/proto/collector/trace/v1/trace_service.pb.h>
 
 using namespace trajcheck;
 namespace otlp = opentelemetry::proto;
