@@ -139,6 +139,7 @@ std::size_t hash_id(std::string_view s) { return hash_text(s); }
 ChatCallReader::ChatCallReader(const NormalizeOptions& options) {
   enabled_ = options.format == InputFormat::auto_detect || options.format == InputFormat::openai;
   case_sensitive_ = options.case_sensitive;
+  reads_errors_ = options.error_patterns.empty();
   for (const auto& [observed, canonical] : options.aliases)
     aliases_[normalize_tool_name(observed, case_sensitive_)] = normalize_tool_name(canonical, case_sensitive_);
 }
@@ -346,6 +347,9 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
   std::string_view role_name, result_name;
   std::string_view result_id;
   bool has_role = false, bad_tool_field = false, has_name = false;
+  // A tool message's verdict on its call: `is_error` is read here; "status" and "error" (words
+  // and values of other formats) are left to the chat reader.
+  bool is_error = false, other_error_field = false;
   const bool members_ok = for_members(m, [&](std::string_view key, bool, od::value v) {
     if (key == "role") {
       if (has_role || !get_string(v, &role_name)) return false;
@@ -416,11 +420,13 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
       if (type == od::json_type::boolean) {
         bool b;
         if (v.get_bool().get(b)) return false;
+        is_error |= b;
       } else {
         if (!validate(v, 1)) return false;
         bad_tool_field = true;
       }
     } else {
+      if (key == "status" || key == "error") other_error_field = true;
       if (!validate(v, 1)) return false;
     }
     return true;
@@ -430,7 +436,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
   if (role == Role::system) return true;
   if (role == Role::other) return false;  // the chat reader warns about it
   if (role == Role::tool) {
-    if (bad_tool_field) return false;
+    if (bad_tool_field || other_error_field) return false;
     // As the chat reader joins results (chat_reader.cpp, CallIndex): the latest open call
     // with this id; without an id, the first open call with this raw name (any open call
     // when no name is given).
@@ -447,6 +453,7 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     }
     if (!found) return false;  // the reader keeps it as a call of its own, with a warning
     open_[found - 1].open = false;
+    calls[first_call_ + found - 1].failed = is_error;
     return true;
   }
   for (const Pending& p : pending_) {

@@ -32,6 +32,10 @@ class ChatCallReader {
   // False when the options need the general reader for every record (a forced input format
   // other than openai).
   bool enabled() const { return enabled_; }
+  // Whether each call's `failed` is exact: a tool message's `is_error` is read (a message
+  // with "status" or "error" goes to the general reader), but the error patterns, RE2s over a
+  // result's decoded text, are not applied here — with patterns, `failed` is always false.
+  bool reads_errors() const { return reads_errors_; }
 
   // Forgets the previous record (call before reading its sides).
   void begin_record(ArgCanon& canon);
@@ -67,6 +71,7 @@ class ChatCallReader {
 
   bool enabled_ = true;
   bool case_sensitive_ = false;
+  bool reads_errors_ = true;
   struct Hash {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }

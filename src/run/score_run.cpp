@@ -521,12 +521,15 @@ struct ScoreRecordReader::Impl {
       return !v.type().get(type) && !read_id(key, v, type, id);
     });
     if (!members_ok || !have_actual || !have_expected) return false;
-    // Duplicates depend on whether a repeated call's first result was an error, which the
-    // direct reader does not read: a side that repeats a call goes the full way.
-    impl.call_keys.resize(impl.actual.size());
-    for (std::size_t j = 0; j < impl.actual.size(); ++j)
-      impl.call_keys[j] = {impl.actual[j].name, impl.canon.whole(impl.actual_args[j]), false};
-    if (metrics::has_repeated_call(impl.call_keys, impl.order)) return false;
+    // Duplicates depend on whether a repeated call's first result was an error. The direct
+    // reader knows unless error patterns are given: then a side that repeats a call goes the
+    // full way.
+    if (!fast.reads_errors()) {
+      impl.call_keys.resize(impl.actual.size());
+      for (std::size_t j = 0; j < impl.actual.size(); ++j)
+        impl.call_keys[j] = {impl.actual[j].name, impl.canon.whole(impl.actual_args[j]), false};
+      if (metrics::has_repeated_call(impl.call_keys, impl.order)) return false;
+    }
     ++summary->records;
     set_id(rec, id);
     impl.names_interned = true;  // the direct reader interns every name

@@ -1,8 +1,8 @@
 // The score command's direct chat reader (metrics/chat_calls.hpp) against the general path
 // (TraceParser + collect_calls + ArgCanon::add): whenever it accepts a side, it must yield
-// the same calls — names, turns, whether arguments were given, canonical arguments and
-// their members — and the general reader must accept that side without a warning. Checked
-// on generated chat sides and on byte-level mutations of them.
+// the same calls — names, turns, whether arguments were given, whether the result was an
+// error, canonical arguments and their members — and the general reader must accept that
+// side without a warning. Checked on generated chat sides and on byte-level mutations of them.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -27,13 +27,14 @@ struct Seen {
   std::uint32_t turn = 0;
   bool has_args = false;
   bool object = true;
+  bool failed = false;  // its result is an error (is_error; "status"/"error" go the general way)
   std::string whole;
   std::vector<std::pair<std::string, std::string>> members;
   bool operator==(const Seen&) const = default;
 };
 
 Seen describe(const metrics::Call& c, const ArgCanon& canon, const CanonArgs& a) {
-  Seen s{std::string(c.name), c.turn, c.has_args, a.object, std::string(canon.whole(a)), {}};
+  Seen s{std::string(c.name), c.turn, c.has_args, a.object, c.failed, std::string(canon.whole(a)), {}};
   for (std::uint32_t i = a.members_begin; i < a.members_end; ++i)
     s.members.emplace_back(canon.key(canon.members()[i]), canon.value(canon.members()[i]));
   return s;
@@ -197,7 +198,8 @@ struct Gen {
     if (role == "tool" || !pick(10)) {
       if (pick(6)) s += "\"tool_call_id\":" + id() + ",";
       if (!pick(4)) s += "\"name\":\"" + std::string(pick(2) ? "search" : "f") + "\",";
-      if (!pick(10)) s += "\"is_error\":" + std::string(pick(2) ? "true" : "1") + ",";
+      if (!pick(6)) s += "\"is_error\":" + std::string(pick(3) ? (pick(2) ? "true" : "false") : "1") + ",";
+      if (!pick(20)) s += "\"status\":\"" + std::string(pick(2) ? "error" : "success") + "\",";
       if (!pick(10)) s += "\"error\":" + value(1) + ",";
     }
     if (role != "tool" || !pick(10)) {
@@ -274,6 +276,34 @@ TEST_CASE("direct chat reader: same calls as the general reader, or none") {
       CHECK(calls > accepted / 2);
     }
   }
+}
+
+TEST_CASE("direct chat reader: a tool message's is_error marks its call failed, as the general reader does") {
+  NormalizeOptions opt;
+  metrics::ChatCallReader reader(opt);
+  REQUIRE(reader.reads_errors());
+  const std::string side =
+      R"([{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"search","arguments":"{}"}}]},)"
+      R"({"role":"tool","tool_call_id":"a","content":"timeout","is_error":true},)"
+      R"({"role":"assistant","tool_calls":[{"id":"b","type":"function","function":{"name":"search","arguments":"{}"}}]},)"
+      R"({"role":"tool","tool_call_id":"b","is_error":false,"content":"ok"}])";
+  std::vector<Seen> f, s;
+  REQUIRE(fast(reader, side, f));
+  REQUIRE(general(opt, side, s));
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].failed);
+  CHECK_FALSE(f[1].failed);
+  CHECK(f == s);
+  // "status" and "error" on a tool message are the general reader's to judge.
+  std::string with_status = side;
+  with_status.replace(with_status.find(R"("is_error":true)"), 15, R"("status":"error")");
+  CHECK_FALSE(fast(reader, with_status, f));
+  REQUIRE(general(opt, with_status, s));
+  CHECK(s[0].failed);
+  // With error patterns the direct reader does not judge results.
+  NormalizeOptions patterns;
+  patterns.error_patterns = {"timeout"};
+  CHECK_FALSE(metrics::ChatCallReader(patterns).reads_errors());
 }
 
 TEST_CASE("direct chat reader: the agentevals shape, and what it leaves to the general reader") {
