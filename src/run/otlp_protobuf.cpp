@@ -19,7 +19,7 @@ namespace trajcheck::detail {
 namespace {
 
 namespace pb = google::protobuf;
-using Json = nlohmann::ordered_json;  // keys in the order protobuf writes them (field order)
+using OrderedJson = nlohmann::ordered_json;  // keys in the order protobuf writes them (field order)
 using opentelemetry::proto::collector::trace::v1::ExportTraceServiceRequest;
 
 // Protobuf reports why a message does not parse (a string field that is not UTF-8, …) only to
@@ -56,13 +56,13 @@ std::string hex_id(const std::string& bytes) {
 }
 
 // OTLP JSON writes ids as hex where protobuf's mapping writes bytes as base64.
-void set_id(Json& object, const char* key, const std::string& bytes) {
+void set_id(OrderedJson& object, const char* key, const std::string& bytes) {
   if (bytes.empty()) object.erase(key);
   else object[key] = hex_id(bytes);
 }
 
 // The JSON of one array field, or a null one when protobuf's mapping left it out (empty).
-Json* array_at(Json& object, const char* key, int index) {
+OrderedJson* array_at(OrderedJson& object, const char* key, int index) {
   auto it = object.find(key);
   if (it == object.end() || !it->is_array() || index >= static_cast<int>(it->size())) return nullptr;
   return &(*it)[static_cast<std::size_t>(index)];
@@ -92,26 +92,26 @@ bool otlp_traces_protobuf_to_json(std::string_view body, std::string* json, std:
     *error = "the OTLP export request (protobuf) cannot be written as JSON: " + std::string(printed.message());
     return false;
   }
-  Json doc = Json::parse(text, nullptr, false);
+  OrderedJson doc = OrderedJson::parse(text, nullptr, false);
   if (doc.is_discarded()) {
     *error = "the OTLP export request (protobuf) was written as JSON that does not parse";
     return false;
   }
   for (int r = 0; r < request.resource_spans_size(); ++r) {
-    Json* rs = array_at(doc, "resourceSpans", r);
+    OrderedJson* rs = array_at(doc, "resourceSpans", r);
     const auto& rs_pb = request.resource_spans(r);
     for (int s = 0; rs && s < rs_pb.scope_spans_size(); ++s) {
-      Json* ss = array_at(*rs, "scopeSpans", s);
+      OrderedJson* ss = array_at(*rs, "scopeSpans", s);
       const auto& ss_pb = rs_pb.scope_spans(s);
       for (int k = 0; ss && k < ss_pb.spans_size(); ++k) {
-        Json* span = array_at(*ss, "spans", k);
+        OrderedJson* span = array_at(*ss, "spans", k);
         if (span == nullptr) break;
         const auto& span_pb = ss_pb.spans(k);
         set_id(*span, "traceId", span_pb.trace_id());
         set_id(*span, "spanId", span_pb.span_id());
         set_id(*span, "parentSpanId", span_pb.parent_span_id());
         for (int l = 0; l < span_pb.links_size(); ++l) {
-          Json* link = array_at(*span, "links", l);
+          OrderedJson* link = array_at(*span, "links", l);
           if (link == nullptr) break;
           set_id(*link, "traceId", span_pb.links(l).trace_id());
           set_id(*link, "spanId", span_pb.links(l).span_id());
@@ -119,7 +119,7 @@ bool otlp_traces_protobuf_to_json(std::string_view body, std::string* json, std:
       }
     }
   }
-  *json = doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+  *json = doc.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
   return true;
 }
 
