@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/guard.hpp"
 
 namespace trajcheck::cli {
@@ -124,11 +125,7 @@ const bool guard_registered = register_command({"guard", 45, [](CLI::App& app) {
   sub->add_option("--otlp-endpoint", args->otlp_endpoint,
                   "send each decision as an OpenTelemetry event (gen_ai.guardrail.result) to this OTLP/HTTP "
                   "endpoint, e.g. http://127.0.0.1:4318");
-  sub->add_option("--log-arguments", args->log_arguments,
-                  "masked (default): every argument value in the decision log is ***; full: as called, but --mask-arg keys")
-      ->check(CLI::IsMember({"masked", "full"}));
-  sub->add_option("--mask-arg", args->mask_args, "with --log-arguments full: mask this key's values (repeatable)")
-      ->allow_extra_args(false);
+  add_log_argument_options(sub, args->log_arguments, args->mask_args);
   sub->add_option("command", args->command, "the MCP server and its arguments, after --")->required();
   sub->positionals_at_end();
   return std::function<int()>([args] { return run_guard_command(*args); });

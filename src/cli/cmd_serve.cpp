@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/serve.hpp"
 
 namespace trajcheck::cli {
@@ -68,11 +69,7 @@ const bool serve_registered = register_command({"serve", 46, [](CLI::App& app) {
   sub->add_option("--decision-log", args->decision_log,
                   "append the verdicts as guard's decision-log lines here, one per violation or an allow per trace "
                   "(- for stderr)");
-  sub->add_option("--log-arguments", args->log_arguments,
-                  "masked (default): every argument value in the decision log is ***; full: as called, but --mask-arg keys")
-      ->check(CLI::IsMember({"masked", "full"}));
-  sub->add_option("--mask-arg", args->mask_args, "with --log-arguments full: mask this key's values (repeatable)")
-      ->allow_extra_args(false);
+  add_log_argument_options(sub, args->log_arguments, args->mask_args);
   sub->add_option("--fail-on", args->fail_on, "lowest severity whose violation fails a trace (default error)");
   sub->add_option("--catalog", args->tool_catalog, "tool catalog file (instead of the rules' `catalog` line)");
   sub->add_option("--max-open-traces", args->max_open_traces, "traces held at once (default 10000)");

@@ -53,4 +53,12 @@ bool parse_duration_ms(const std::string& text, std::uint64_t* ms) {
   return true;
 }
 
+void add_log_argument_options(CLI::App* sub, std::string& log_arguments, std::vector<std::string>& mask_args) {
+  sub->add_option("--log-arguments", log_arguments,
+                  "masked (default): every argument value in the decision log is ***; full: as called, but --mask-arg keys")
+      ->check(CLI::IsMember({"masked", "full"}));
+  sub->add_option("--mask-arg", mask_args, "with --log-arguments full: mask this key's values (repeatable)")
+      ->allow_extra_args(false);
+}
+
 }  // namespace trajcheck::cli

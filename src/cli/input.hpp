@@ -31,6 +31,8 @@ struct TraceInputOptions {
 // Adds TRACES… (positional, required unless `inputs_required` is false), --input-format,
 // --alias, --error-pattern, -j/--jobs, --quiet and --color.
 void add_trace_input_options(CLI::App* sub, TraceInputOptions& o, bool inputs_required = true);
+// --log-arguments masked|full and --mask-arg KEY: how a decision log shows arguments (guard, serve).
+void add_log_argument_options(CLI::App* sub, std::string& log_arguments, std::vector<std::string>& mask_args);
 
 // NormalizeOptions from the command line; false (with *error set) when invalid.
 bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, std::string* error);
