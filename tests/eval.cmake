@@ -47,6 +47,12 @@ trajcheck_eval_golden(compare_fail_on_regression ${EVAL_DATA}/compare compare-re
                       compare ok.json flip.json --resamples 10 --fail-on-regression)
 trajcheck_eval_golden(compare_no_regression ${EVAL_DATA}/compare compare-no-regression.expected
                       compare ok.json ok.json --resamples 10 --fail-on-regression --format markdown)
+# -o to a file that cannot be written: said on standard error, exit 2 (eval, compare and history
+# share the writer).
+trajcheck_eval_golden(compare_output_unwritable ${EVAL_DATA}/compare compare-output-unwritable.expected
+                      compare ok.json ok.json --resamples 10 -o no-such-folder/compare.txt)
+trajcheck_eval_golden(eval_output_unwritable ${EVAL_EXAMPLE} eval-output-unwritable.expected
+                      eval support.suite -j 1 -o no-such-folder/report.txt)
 trajcheck_eval_golden(compare_inputs ${EVAL_DATA}/compare compare-inputs.expected
                       compare inputs-a.json inputs-b.json --resamples 10)
 trajcheck_eval_golden(compare_inputs_required ${EVAL_DATA}/compare compare-inputs-required.expected

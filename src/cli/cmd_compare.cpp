@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/eval.hpp"
 
 namespace trajcheck::cli {
@@ -43,16 +44,7 @@ int run(const CompareSettings& s) {
                      : s.format == "markdown" ? eval::compare_markdown(r)
                      : s.format == "html"     ? eval::compare_html(r)
                                               : eval::compare_text(r);
-  if (s.output.empty() || s.output == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    std::ofstream out(s.output, std::ios::binary);
-    out << text;
-    if (!out) {
-      fmt::print(stderr, "trajcheck compare: error: cannot write {}\n", s.output);
-      return kBadInput;
-    }
-  }
+  if (!write_output(s.output, text, "compare")) return kBadInput;
   if (s.fail_on_regression && eval::compare_regressed(r)) {
     fmt::print(stderr, "trajcheck compare: regression: {} dimension{} worse, {} case{} pass -> fail (--fail-on-regression)\n",
                r.regressions.size(), r.regressions.size() == 1 ? "" : "s", r.pass_to_fail.size(),

@@ -1,7 +1,6 @@
 // `trajcheck eval SUITE`: run an evaluation suite (cases, runs, rules, metrics, segments,
 // gates) and print the report; exit 1 when a gate fails, 2 on bad input.
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -28,20 +27,6 @@ struct EvalSettings {
   std::string record, label, recorded_at;  // --record DB: keep the report in the history database
 };
 
-bool write_output(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return true;
-  }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) {
-    fmt::print(stderr, "trajcheck eval: error: cannot write {}\n", path);
-    return false;
-  }
-  return true;
-}
-
 int run(const EvalSettings& s) {
   eval::EvalOptions o;
   o.suite_path = s.suite;
@@ -64,7 +49,7 @@ int run(const EvalSettings& s) {
                      : s.format == "junit"    ? eval::report_junit(report)
                      : s.format == "html"     ? eval::report_html(report)
                                               : eval::report_text(report);
-  if (!write_output(s.output, text)) return kBadInput;
+  if (!write_output(s.output, text, "eval")) return kBadInput;
   if (report.rejected > 0) {
     fmt::print(stderr, "trajcheck eval: {} run record{} rejected\n", report.rejected, report.rejected == 1 ? "" : "s");
     return kBadInput;

@@ -2,11 +2,11 @@
 // `eval --record DB`, with the paired-bootstrap interval against the run before and the
 // regressions flagged; exit 1 with --fail-on-regression when the latest run regressed.
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "input.hpp"
 #include "trajcheck/history.hpp"
 
 namespace trajcheck::cli {
@@ -39,16 +39,7 @@ int run(const HistorySettings& s) {
   std::string text = s.format == "json"   ? eval::history_json(h)
                      : s.format == "html" ? eval::history_html(h)
                                           : eval::history_text(h);
-  if (s.output.empty() || s.output == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    std::ofstream out(s.output, std::ios::binary);
-    out << text;
-    if (!out) {
-      fmt::print(stderr, "trajcheck history: error: cannot write {}\n", s.output);
-      return kBadInput;
-    }
-  }
+  if (!write_output(s.output, text, "history")) return kBadInput;
   if (h.latest_regressed()) {
     fmt::print(stderr, "trajcheck history: the latest run ({}) regressed\n", h.runs.back().label);
     if (s.fail_on_regression) return kFail;

@@ -1,7 +1,9 @@
-// Shared trace-input options of the command line.
+// Shared trace-input options of the command line, and writing a command's output.
 #include "input.hpp"
 
 #include <unistd.h>
+
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -59,6 +61,20 @@ void add_log_argument_options(CLI::App* sub, std::string& log_arguments, std::ve
       ->check(CLI::IsMember({"masked", "full"}));
   sub->add_option("--mask-arg", mask_args, "with --log-arguments full: mask this key's values (repeatable)")
       ->allow_extra_args(false);
+}
+
+bool write_output(const std::string& path, std::string_view text, std::string_view command) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) {
+    fmt::print(stderr, "trajcheck {}: error: cannot write {}\n", command, path);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace trajcheck::cli

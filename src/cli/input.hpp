@@ -1,9 +1,11 @@
-// Options shared by every command that reads traces, and the summary they all print.
+// Options shared by every command that reads traces, and the summary they all print; writing a
+// command's output to -o/--output.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -39,5 +41,10 @@ bool make_normalize_options(const TraceInputOptions& o, NormalizeOptions* out, s
 
 // Whether to colour output written to `f` under --color MODE (auto: only on a terminal).
 bool use_color(const std::string& mode, std::FILE* f);
+
+// Writes `text` to standard output (`path` empty or "-") or to the file `path`, replacing it.
+// When the file cannot be written, says `trajcheck COMMAND: error: cannot write PATH` on
+// standard error and returns false.
+bool write_output(const std::string& path, std::string_view text, std::string_view command);
 
 }  // namespace trajcheck::cli
