@@ -71,15 +71,6 @@ bool one_of(std::string_view s, const char* const (&list)[N]) {
   return std::any_of(std::begin(list), std::end(list), [&](const char* x) { return s == x; });
 }
 
-Diagnostic error(const char* code, SourceRange r, std::string message) {
-  Diagnostic d;
-  d.severity = Severity::error;
-  d.code = code;
-  d.range = r;
-  d.message = std::move(message);
-  return d;
-}
-
 // must<> messages of the suite grammar (the rule grammar's, plus its own), for the shared
 // control (language/control.hpp).
 struct Messages {
@@ -101,6 +92,7 @@ using Selector = pegtl::parse_tree::selector<
 using Node = pegtl::parse_tree::node;
 
 using language::detail::decode_string;
+using language::detail::make_error;
 
 class LineParser {
  public:
@@ -120,13 +112,13 @@ class LineParser {
     switch (failure->kind) {
       case language::LineFailure::Kind::no_match:
       case language::LineFailure::Kind::raised:
-        diags_.push_back(error("S001", failure->range, std::move(failure->message)));
+        diags_.push_back(make_error("S001", failure->range, std::move(failure->message)));
         break;
       case language::LineFailure::Kind::internal:
-        diags_.push_back(error("S001", failure->range, fmt::format("cannot parse this line ({})", failure->message)));
+        diags_.push_back(make_error("S001", failure->range, fmt::format("cannot parse this line ({})", failure->message)));
         break;
       case language::LineFailure::Kind::nesting:
-        diags_.push_back(error("S001", failure->range, fmt::format("nesting is deeper than {} levels", kMaxNesting)));
+        diags_.push_back(make_error("S001", failure->range, fmt::format("nesting is deeper than {} levels", kMaxNesting)));
         break;
     }
   }
@@ -140,7 +132,7 @@ class LineParser {
  private:
   void once(std::optional<Located>& slot, const Node& n, const char* what) {
     if (slot) {
-      auto d = error("S002", range(n), fmt::format("'{}' is declared twice", what));
+      auto d = make_error("S002", range(n), fmt::format("'{}' is declared twice", what));
       d.notes.push_back({slot->range, "first declared here"});
       diags_.push_back(std::move(d));
       return;
@@ -155,7 +147,7 @@ class LineParser {
     double v = 0;
     auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec != std::errc{} || end != t.data() + t.size() || !std::isfinite(v)) {
-      diags_.push_back(error("S013", range(n), fmt::format("the number {} is out of range", shorten(t))));
+      diags_.push_back(make_error("S013", range(n), fmt::format("the number {} is out of range", shorten(t))));
       return std::nullopt;
     }
     return v;
@@ -176,7 +168,7 @@ class LineParser {
         suite_name_range_ = range(n);
         suite_name_seen_ = true;
       } else {
-        auto d = error("S002", range(n), "'suite' is declared twice");
+        auto d = make_error("S002", range(n), "'suite' is declared twice");
         d.notes.push_back({suite_name_range_, "first declared here"});
         diags_.push_back(std::move(d));
       }
@@ -204,18 +196,18 @@ class LineParser {
         if (!v) return;
         gr.timeout_seconds = n.children[3]->string_view() == "ms" ? *v / 1000.0 : *v;
         if (gr.timeout_seconds <= 0 || gr.timeout_seconds > 3600) {
-          diags_.push_back(error("S014", range(*n.children[2]), fmt::format("a {}'s timeout is above 0 and at most 3600s", what)));
+          diags_.push_back(make_error("S014", range(*n.children[2]), fmt::format("a {}'s timeout is above 0 and at most 3600s", what)));
           return;
         }
       }
       if (grader && is_gate_metric(gr.name)) {
-        diags_.push_back(error("S014", gr.range, fmt::format("grader '{}' has the name of a gate metric; name it otherwise", gr.name)));
+        diags_.push_back(make_error("S014", gr.range, fmt::format("grader '{}' has the name of a gate metric; name it otherwise", gr.name)));
         return;
       }
       std::vector<Grader>& list = grader ? suite_.graders : suite_.variations;
       for (const auto& o : list) {
         if (o.name == gr.name) {
-          auto d = error("S002", gr.range, fmt::format("{} '{}' is declared twice", what, gr.name));
+          auto d = make_error("S002", gr.range, fmt::format("{} '{}' is declared twice", what, gr.name));
           d.notes.push_back({o.range, "first declared here"});
           diags_.push_back(std::move(d));
           return;
@@ -229,7 +221,7 @@ class LineParser {
       Located v{decode_string(s.substr(q)), {range(n).begin + static_cast<std::uint32_t>(q), range(n).end}};
       auto& slot = n.is_type<g::decl_catalog>() ? suite_.catalog : suite_.baseline;
       if (slot) {
-        auto d = error("S002", range(n),
+        auto d = make_error("S002", range(n),
                        fmt::format("'{}' is declared twice", n.is_type<g::decl_catalog>() ? "catalog" : "baseline"));
         d.notes.push_back({slot->range, "first declared here"});
         diags_.push_back(std::move(d));
@@ -241,7 +233,7 @@ class LineParser {
         Located f{c->string(), range(*c)};
         bool dup = std::any_of(suite_.segments.begin(), suite_.segments.end(),
                                [&](const Located& x) { return x.text == f.text; });
-        if (dup) diags_.push_back(error("S002", f.range, fmt::format("segment field '{}' is listed twice", f.text)));
+        if (dup) diags_.push_back(make_error("S002", f.range, fmt::format("segment field '{}' is listed twice", f.text)));
         else suite_.segments.push_back(std::move(f));
       }
     } else if (n.is_type<g::decl_control>()) {
@@ -251,7 +243,7 @@ class LineParser {
       const Node& p = *n.children.at(1);
       c.pattern_text = p.string();
       if (!one_of(c.name, kControls)) {
-        diags_.push_back(error("S003", c.range,
+        diags_.push_back(make_error("S003", c.range,
                                fmt::format("unknown control flow '{}': a suite defines handoff, clarify and refuse "
                                            "(act and answer follow from the tool calls)",
                                            c.name)));
@@ -259,7 +251,7 @@ class LineParser {
       }
       for (const auto& o : suite_.controls) {
         if (o.name == c.name) {
-          auto d = error("S004", c.range, fmt::format("control '{}' is defined twice", c.name));
+          auto d = make_error("S004", c.range, fmt::format("control '{}' is defined twice", c.name));
           d.notes.push_back({o.range, "first defined here"});
           diags_.push_back(std::move(d));
           return;
@@ -279,7 +271,7 @@ class LineParser {
     const bool order = n.is_type<g::decl_order>();
     std::optional<SourceRange>& slot = order ? suite_.order_range : suite_.weights_range;
     if (slot) {
-      auto d = error("S002", range(n), fmt::format("'{}' is declared twice", order ? "order min length" : "overall weights"));
+      auto d = make_error("S002", range(n), fmt::format("'{}' is declared twice", order ? "order min length" : "overall weights"));
       d.notes.push_back({*slot, "first declared here"});
       diags_.push_back(std::move(d));
       return;
@@ -289,7 +281,7 @@ class LineParser {
       std::optional<double> v = number(*n.children.at(0));
       if (!v) return;
       if (*v > 1e6) {
-        diags_.push_back(error("S013", range(*n.children[0]), "order min length is at most 1000000"));
+        diags_.push_back(make_error("S013", range(*n.children[0]), "order min length is at most 1000000"));
         return;
       }
       suite_.order_min_length = static_cast<std::uint32_t>(*v);
@@ -299,7 +291,7 @@ class LineParser {
     if (!s || !o) return;
     // (S × selection + O × order) / (S + O): the sum must be a finite number above 0.
     if (*s < 0 || *o < 0 || *s + *o <= 0 || !std::isfinite(*s + *o)) {
-      diags_.push_back(error("S013", range(n), "overall weights are two non-negative numbers, not both 0, with a finite sum"));
+      diags_.push_back(make_error("S013", range(n), "overall weights are two non-negative numbers, not both 0, with a finite sum"));
       return;
     }
     suite_.selection_weight = *s;
@@ -316,7 +308,7 @@ class LineParser {
       gt.function = m.children.at(0)->string();
       ref = m.children.at(1).get();
       if (!one_of(gt.function, kFunctions)) {
-        diags_.push_back(error("S007", range(*m.children[0]),
+        diags_.push_back(make_error("S007", range(*m.children[0]),
                                fmt::format("unknown function '{}': use mean, p50, p90, p95, p99 or max", gt.function)));
         return;
       }
@@ -327,7 +319,7 @@ class LineParser {
     if (ref->children.size() > 1) {
       std::string index = ref->children[1]->string();
       if (gt.metric != "violations") {
-        diags_.push_back(error("S006", range(*ref->children[1]),
+        diags_.push_back(make_error("S006", range(*ref->children[1]),
                                "only 'violations' takes an index: a severity, a rule or a tag, like violations[critical]"));
         return;
       }
@@ -345,7 +337,7 @@ class LineParser {
       return;
     }
     if (!gt.function.empty() && !gt.grader && find_gate_metric(gt.metric)->kind != MetricKind::series) {
-      diags_.push_back(error("S007", metric_range,
+      diags_.push_back(make_error("S007", metric_range,
                              fmt::format("{}(…) needs a per-case series such as calls_per_success; '{}' is one number",
                                          gt.function, gt.metric)));
       return;
@@ -384,7 +376,7 @@ class LineParser {
   std::vector<std::pair<std::size_t, SourceRange>> grader_gates_;  // gates whose metric may be a grader
 
   static Diagnostic unknown_metric(SourceRange r, const std::string& name) {
-    return error("S005", r,
+    return make_error("S005", r,
                  fmt::format("unknown gate metric '{}' (docs/eval.md lists them: selection, arguments, "
                              "order, recovery, outcome, violations, duplicates_per_100, calls_per_success, …)",
                              name));
@@ -433,7 +425,7 @@ SuiteResult parse_suite(Source source) {
     while (skip < lt.size() && (lt[skip] == ' ' || lt[skip] == '\t')) ++skip;
     if (skip == lt.size() || lt[skip] == '#') continue;
     if (skip > 0) {
-      diags.push_back(error("S008", {b, b + static_cast<std::uint32_t>(skip)},
+      diags.push_back(make_error("S008", {b, b + static_cast<std::uint32_t>(skip)},
                             "unexpected indentation: suite statements start at the beginning of the line"));
       continue;
     }
@@ -448,9 +440,9 @@ SuiteResult parse_suite(Source source) {
     suite.gates.erase(suite.gates.begin() + static_cast<std::ptrdiff_t>(it->first));
   }
   for (SourceRange r : parser.baseline_gates_)
-    diags.push_back(error("S009", r, "this gate compares with 'baseline' but the suite declares no baseline \"FILE\""));
+    diags.push_back(make_error("S009", r, "this gate compares with 'baseline' but the suite declares no baseline \"FILE\""));
   if (suite.cases.empty() && !has_errors(diags))
-    diags.push_back(error("S010", {0, 0}, "the suite declares no cases: add a line like cases \"cases/*.jsonl\""));
+    diags.push_back(make_error("S010", {0, 0}, "the suite declares no cases: add a line like cases \"cases/*.jsonl\""));
 
   // Control patterns: the same text at the same offsets, each control line rewritten to
   // `forbid PATTERN`, compiled by the rule compiler; the diagnostics then point into the suite.
