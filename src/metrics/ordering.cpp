@@ -683,6 +683,18 @@ const std::vector<char>& FormEvaluator::match_row(ir::Id pattern) {
   return rows_[pattern];
 }
 
+// The nodes placed one after another in the order given: a sequence, and a group too large for
+// the subset DP (one allowed order, a lower bound).
+void FormEvaluator::eval_in_order(const Form& f, const std::vector<std::uint32_t>& nodes, const std::vector<int>& in,
+                                  std::vector<int>& out) {
+  std::vector<int> cur = in, next;
+  for (auto c : nodes) {
+    eval(f, c, cur, next);
+    std::swap(cur, next);
+  }
+  out = std::move(cur);
+}
+
 // in[i]: best count having used actual calls [0, i) (non-decreasing in i); out[j] likewise
 // after also placing `node` within [i, j).
 void FormEvaluator::eval(const Form& f, std::uint32_t node, const std::vector<int>& in,
@@ -698,15 +710,9 @@ void FormEvaluator::eval(const Form& f, std::uint32_t node, const std::vector<in
         out[j] = std::max({out[j - 1], in[j], row[j - 1] ? in[j - 1] + 1 : kNeg});
       return;
     }
-    case FormNode::Kind::seq: {
-      std::vector<int> cur = in, next;
-      for (auto c : nd.children) {
-        eval(f, c, cur, next);
-        std::swap(cur, next);
-      }
-      out = std::move(cur);
+    case FormNode::Kind::seq:
+      eval_in_order(f, nd.children, in, out);
       return;
-    }
     case FormNode::Kind::group: break;
   }
   const std::size_t k = nd.children.size();
@@ -757,12 +763,7 @@ void FormEvaluator::eval(const Form& f, std::uint32_t node, const std::vector<in
   if (k > kMaxGroupSubsetMembers || (std::size_t(1) << k) * (n + 1) > (std::size_t(1) << 24)) {
     // Too many members for the subset DP: written order (one allowed order, a lower bound).
     exact_ = false;
-    std::vector<int> cur = in, next;
-    for (auto c : nd.children) {
-      eval(f, c, cur, next);
-      std::swap(cur, next);
-    }
-    out = std::move(cur);
+    eval_in_order(f, nd.children, in, out);
     return;
   }
   // G[S]: best count with the members in S placed, as whole units, in some order.

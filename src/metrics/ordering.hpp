@@ -76,6 +76,8 @@ class FormEvaluator {
 
  private:
   void eval(const Form& f, std::uint32_t node, const std::vector<int>& in, std::vector<int>& out);
+  void eval_in_order(const Form& f, const std::vector<std::uint32_t>& nodes, const std::vector<int>& in,
+                     std::vector<int>& out);
   const std::vector<char>& match_row(ir::Id pattern);
   const ir::Module* m_ = nullptr;
   const std::vector<std::string_view>* actual_ = nullptr;

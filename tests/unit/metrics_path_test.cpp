@@ -64,3 +64,39 @@ TEST_CASE("PATH text: a reused scorer re-parses only when the text changes") {
     CHECK(*scorer.score(a, "b -> a").ordering == 0.5);
   }
 }
+
+TEST_CASE("PATH text: a group too large for the subset search is placed in written order, a lower bound") {
+  // 17 glob members (more than the subset search takes, and not all plain tool names).
+  std::string path = "{";
+  for (int i = 1; i <= 17; ++i) path += (i > 1 ? ", t" : "t") + std::to_string(100 + i) + "*x";  // `*` inside: a glob
+  path += "} -> done";
+  ToolTable tools;
+  Trajectory a(&tools);
+  auto calls = [&](bool reversed) {
+    a.clear();
+    for (int k = 0; k < 17; ++k) {
+      Step& s = a.add_step(StepType::tool_call);
+      Slice name = a.store("t" + std::to_string(100 + (reversed ? 17 - k : k + 1)) + "_x");
+      s.tool_name = name;
+      s.raw_tool = name;
+      s.turn = 1000 + static_cast<std::uint32_t>(k);
+    }
+    Step& s = a.add_step(StepType::tool_call);
+    Slice name = a.store("done");
+    s.tool_name = name;
+    s.raw_tool = name;
+    s.turn = 2000;
+  };
+  Scorer scorer;
+  calls(false);
+  ScoreResult r = scorer.score(a, path);
+  REQUIRE(r.error.empty());
+  CHECK(*r.ordering == 1.0);
+  CHECK(r.explanation.find("lower bound") != std::string::npos);
+  calls(true);
+  r = scorer.score(a, path);
+  REQUIRE(r.error.empty());
+  INFO(r.explanation);
+  CHECK(*r.ordering < 1.0);  // any order is allowed, but only the written one is tried
+  CHECK(r.explanation.find("lower bound") != std::string::npos);
+}
