@@ -5,6 +5,7 @@
 
 #include "trajcheck/run.hpp"
 #include "trajcheck/json_string.hpp"
+#include "run/stats_json.hpp"
 
 namespace trajcheck {
 
@@ -89,17 +90,11 @@ std::string CheckStats::to_json() const {
   for (std::size_t i = 0; i < rules.size(); ++i)
     out += fmt::format("{}[{},{},{}]", i ? "," : "", rules[i].violations, rules[i].violated_traces, rules[i].activated);
   out += fmt::format("],\"catalog\":{{\"calls\":{},\"known_calls\":{},\"invalid_calls\":{},\"write_calls\":{},"
-                     "\"unknown_calls\":{},\"unknown_tools\":{{",
+                     "\"unknown_calls\":{},\"unknown_tools\":",
                      catalog.calls, catalog.known_calls, catalog.invalid_calls, catalog.write_calls,
                      catalog.unknown_calls);
-  bool first = true;
-  for (const auto& [name, n] : catalog.unknown_tools) {
-    if (!first) out += ',';
-    first = false;
-    append_json_string(out, name);
-    out += fmt::format(":{}", n);
-  }
-  out += "}}}";
+  detail::append_count_object(out, catalog.unknown_tools);
+  out += "}}";
   return out;
 }
 
@@ -130,19 +125,44 @@ bool CheckStats::from_json(std::string_view json, CheckStats* out, std::string* 
     s.rules.push_back(rs);
   }
   simdjson::dom::element cat;
-  simdjson::dom::object unknown;
   if (root["catalog"].get(cat) || !u64(cat, "calls", &s.catalog.calls) ||
       !u64(cat, "known_calls", &s.catalog.known_calls) || !u64(cat, "invalid_calls", &s.catalog.invalid_calls) ||
-      !u64(cat, "write_calls", &s.catalog.write_calls) || !u64(cat, "unknown_calls", &s.catalog.unknown_calls) ||
-      cat["unknown_tools"].get_object().get(unknown))
+      !u64(cat, "write_calls", &s.catalog.write_calls) || !u64(cat, "unknown_calls", &s.catalog.unknown_calls))
     return fail("\"catalog\" is not the catalog counters");
-  for (auto [name, n] : unknown) {
-    std::uint64_t calls;
-    if (n.get_uint64().get(calls)) return fail("an unknown tool's calls are not a non-negative integer");
-    s.catalog.unknown_tools[std::string(name)] = calls;
+  switch (detail::read_count_object(cat, "unknown_tools", &s.catalog.unknown_tools)) {
+    case detail::CountObjectRead::ok: break;
+    case detail::CountObjectRead::not_object: return fail("\"catalog\" is not the catalog counters");
+    case detail::CountObjectRead::bad_count: return fail("an unknown tool's calls are not a non-negative integer");
   }
   *out = std::move(s);
   return true;
 }
+
+namespace detail {
+
+void append_count_object(std::string& out, const CountMap& counts) {
+  out += '{';
+  bool first = true;
+  for (const auto& [name, n] : counts) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, name);
+    fmt::format_to(std::back_inserter(out), ":{}", n);
+  }
+  out += '}';
+}
+
+CountObjectRead read_count_object(simdjson::dom::element parent, const char* key, CountMap* out) {
+  simdjson::dom::object o;
+  if (parent[key].get_object().get(o)) return CountObjectRead::not_object;
+  for (auto [name, n] : o) {
+    std::uint64_t count;
+    if (n.get_uint64().get(count)) return CountObjectRead::bad_count;
+    (*out)[std::string(name)] = count;
+  }
+  return CountObjectRead::ok;
+}
+
+}  // namespace detail
 
 }  // namespace trajcheck

@@ -19,6 +19,7 @@
 #include "metrics/chat_calls.hpp"
 #include "metrics/scorer_impl.hpp"
 #include "run/pipeline.hpp"
+#include "run/stats_json.hpp"
 
 namespace trajcheck {
 
@@ -818,15 +819,8 @@ std::string ScoreSummary::to_json() const {
       arguments.to_string(), ordering_n, arguments_n, strict,
       unordered, subset, superset, duplicates, buckets[0], buckets[1], buckets[2], buckets[3], buckets[4], buckets[5]);
   for (auto [label, m] : {std::pair{"missed", &missed}, std::pair{"extra", &extra}}) {
-    fmt::format_to(std::back_inserter(out), ",\"{}\":{{", label);
-    bool first = true;
-    for (const auto& [name, n] : *m) {
-      if (!first) out += ',';
-      first = false;
-      append_json_string(out, name);
-      fmt::format_to(std::back_inserter(out), ":{}", n);
-    }
-    out += '}';
+    fmt::format_to(std::back_inserter(out), ",\"{}\":", label);
+    detail::append_count_object(out, *m);
   }
   out += ",\"below\":[";
   for (std::size_t i = 0; i < below.size(); ++i) {
@@ -867,12 +861,10 @@ bool ScoreSummary::from_json(std::string_view json, ScoreSummary* out, std::stri
   for (std::size_t i = 0; i < 6; ++i)
     if (buckets.at(i).get_uint64().get(s.buckets[i])) return fail("\"buckets\" is not 6 counts");
   for (auto [key, m] : {std::pair{"missed", &s.missed}, std::pair{"extra", &s.extra}}) {
-    simdjson::dom::object o;
-    if (root[key].get_object().get(o)) return fail(fmt::format("\"{}\" is not an object", key));
-    for (auto [name, n] : o) {
-      std::uint64_t count;
-      if (n.get_uint64().get(count)) return fail(fmt::format("\"{}\" holds a count that is not an integer", key));
-      (*m)[std::string(name)] = count;
+    switch (detail::read_count_object(root, key, m)) {
+      case detail::CountObjectRead::ok: break;
+      case detail::CountObjectRead::not_object: return fail(fmt::format("\"{}\" is not an object", key));
+      case detail::CountObjectRead::bad_count: return fail(fmt::format("\"{}\" holds a count that is not an integer", key));
     }
   }
   simdjson::dom::array below;
