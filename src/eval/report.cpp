@@ -1,6 +1,7 @@
 // The text, json, markdown and junit forms of an eval report. json is the machine record
 // (and the next run's baseline); the others are views of the same numbers.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -14,6 +15,12 @@ namespace trajcheck::eval {
 using nlohmann::ordered_json;
 
 namespace {
+
+// A table's title as a heading: its first letter upper case ("per split" -> "Per split").
+std::string capitalized(std::string title) {
+  if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  return title;
+}
 
 ordered_json dims_json(const Dimensions& d, const std::vector<std::pair<std::string, bool>>& keys) {
   ordered_json j;
@@ -186,6 +193,30 @@ std::map<std::uint32_t, std::uint32_t> calls_histogram(const Efficiency& e) {
   std::map<std::uint32_t, std::uint32_t> h;
   for (double v : e.calls_series) ++h[static_cast<std::uint32_t>(v)];
   return h;
+}
+
+DimensionCells dimension_cells(const Dimensions& d) {
+  return {std::to_string(d.cases),
+          fmt_value(d.selection, true),
+          fmt_value(d.arguments, true),
+          fmt_value(d.argument_validity, true),
+          fmt_value(d.order, true),
+          fmt_value(d.recovery, true),
+          fmt_value(d.outcome, true),
+          fmt_value(d.efficiency.calls_per_success, false),
+          std::to_string(d.violations.count("critical") ? d.violations.at("critical") : 0)};
+}
+
+std::vector<DimensionTable> dimension_tables(const EvalReport& r) {
+  std::vector<DimensionTable> out;
+  out.push_back({"dimensions", {{"overall", &r.overall}}});
+  if (!r.segments.empty()) {
+    DimensionTable& t = out.emplace_back(DimensionTable{"per segment", {}});
+    for (const auto& s : r.segments) t.rows.emplace_back(s.field + "=" + s.value, &s.dims);
+  }
+  DimensionTable& t = out.emplace_back(DimensionTable{"per split", {}});
+  for (const auto& s : r.splits) t.rows.emplace_back(s.value, &s.dims);
+  return out;
 }
 
 std::string fmt_value(const std::optional<double>& v, bool ratio) {
@@ -368,31 +399,17 @@ std::string report_text(const EvalReport& r) {
                      g.text, g.segment.empty() ? "" : "  [" + printable(g.segment) + "]", fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio), g.note.empty() ? "" : "  (" + printable(g.note) + ")");
   }
-  auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
-    o += fmt::format("\n{}\n", title);
+  for (const DimensionTable& t : dimension_tables(r)) {
+    o += fmt::format("\n{}\n", t.title);
     std::size_t w = 28;
-    for (const auto& row : rows) w = std::max(w, printable(row.first).size());
+    for (const auto& row : t.rows) w = std::max(w, printable(row.first).size());
     o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>12} {:>9} {:>9} {:>9} {:>11} {:>9}\n", "", w, "cases", "selection",
                      "arguments", "arg validity", "order", "recovery", "outcome", "calls/succ", "critical");
-    for (const auto& [name, d] : rows) {
-      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>12} {:>9} {:>9} {:>9} {:>11} {:>9}\n", printable(name), w, d->cases,
-                       fmt_value(d->selection, true), fmt_value(d->arguments, true),
-                       fmt_value(d->argument_validity, true), fmt_value(d->order, true),
-                       fmt_value(d->recovery, true), fmt_value(d->outcome, true),
-                       fmt_value(d->efficiency.calls_per_success, false),
-                       d->violations.count("critical") ? d->violations.at("critical") : 0);
+    for (const auto& [name, d] : t.rows) {
+      const DimensionCells c = dimension_cells(*d);
+      o += fmt::format("  {:<{}} {:>5} {:>9} {:>9} {:>12} {:>9} {:>9} {:>9} {:>11} {:>9}\n", printable(name), w, c[0],
+                       c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
     }
-  };
-  table("dimensions", {{"overall", &r.overall}});
-  if (!r.segments.empty()) {
-    std::vector<std::pair<std::string, const Dimensions*>> rows;
-    for (const auto& s : r.segments) rows.emplace_back(s.field + "=" + s.value, &s.dims);
-    table("per segment", rows);
-  }
-  {
-    std::vector<std::pair<std::string, const Dimensions*>> rows;
-    for (const auto& s : r.splits) rows.emplace_back(s.value, &s.dims);
-    table("per split", rows);
   }
   const Efficiency& e = r.overall.efficiency;
   o += fmt::format("\nefficiency over {} successful, gate-passing case{}: calls/success {}, duplicates/100 cases {}, "
@@ -454,27 +471,14 @@ std::string report_markdown(const EvalReport& r) {
                      g.text, g.segment.empty() ? "overall" : detail::printable(g.segment), fmt_value(g.value, ratio),
                      fmt_value(g.threshold, ratio));
   }
-  auto table = [&](const std::string& title, const std::vector<std::pair<std::string, const Dimensions*>>& rows) {
+  for (const DimensionTable& t : dimension_tables(r)) {
     o += fmt::format("\n### {}\n\n| | cases | selection | arguments | argument validity | order | recovery | outcome | "
-                     "calls/success | critical |\n|---|---|---|---|---|---|---|---|---|---|\n", title);
-    for (const auto& [name, d] : rows)
-      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::printable(name), d->cases,
-                       fmt_value(d->selection, true), fmt_value(d->arguments, true),
-                       fmt_value(d->argument_validity, true), fmt_value(d->order, true),
-                       fmt_value(d->recovery, true), fmt_value(d->outcome, true),
-                       fmt_value(d->efficiency.calls_per_success, false),
-                       d->violations.count("critical") ? d->violations.at("critical") : 0);
-  };
-  table("Dimensions", {{"overall", &r.overall}});
-  if (!r.segments.empty()) {
-    std::vector<std::pair<std::string, const Dimensions*>> rows;
-    for (const auto& s : r.segments) rows.emplace_back(s.field + "=" + s.value, &s.dims);
-    table("Per segment", rows);
-  }
-  {
-    std::vector<std::pair<std::string, const Dimensions*>> rows;
-    for (const auto& s : r.splits) rows.emplace_back(s.value, &s.dims);
-    table("Per split", rows);
+                     "calls/success | critical |\n|---|---|---|---|---|---|---|---|---|---|\n", capitalized(t.title));
+    for (const auto& [name, d] : t.rows) {
+      const DimensionCells c = dimension_cells(*d);
+      o += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::printable(name), c[0], c[1], c[2],
+                       c[3], c[4], c[5], c[6], c[7], c[8]);
+    }
   }
   for (const Table& t : recovery_tables(r)) o += table_markdown(t);
   for (const Table& t : grader_tables(r)) o += table_markdown(t);
@@ -739,8 +743,7 @@ std::string table_markdown(const Table& t) {
     for (std::size_t p = s.find('|'); p != std::string::npos; p = s.find('|', p + 2)) s.replace(p, 1, "\\|");
     return s;
   };
-  std::string title = t.title;
-  if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  const std::string title = capitalized(t.title);
   std::string o = "\n### " + title + "\n\n|";
   for (const auto& h : t.head) o += " " + cell(h) + " |";
   o += "\n|";
@@ -755,8 +758,7 @@ std::string table_markdown(const Table& t) {
 }
 
 std::string table_html(const Table& t) {
-  std::string title = t.title;
-  if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  const std::string title = capitalized(t.title);
   std::string o = fmt::format("<h2>{}</h2>\n<table id=\"{}\"><tr>", html_escape(title), t.id);
   for (const auto& h : t.head) o += "<th>" + html_escape(h) + "</th>";
   o += "</tr>\n";

@@ -159,13 +159,9 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}tr.fail td:first-child
 .muted{color:#6b7280}code{background:#f3f4f6;padding:0 3px;border-radius:3px})";
 
 std::string dims_row(const std::string& label, const Dimensions& d) {
-  return fmt::format("<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
-                     "<td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td>"
-                     "<td class=num>{}</td></tr>\n",
-                     html_escape(label), d.cases, fmt_value(d.selection, true), fmt_value(d.arguments, true),
-                     fmt_value(d.argument_validity, true), fmt_value(d.order, true), fmt_value(d.recovery, true), fmt_value(d.outcome, true),
-                     fmt_value(d.efficiency.calls_per_success, false),
-                     d.violations.count("critical") ? d.violations.at("critical") : 0);
+  std::string row = fmt::format("<tr><td>{}</td>", html_escape(label));
+  for (const std::string& cell : dimension_cells(d)) row += fmt::format("<td class=num>{}</td>", cell);
+  return row + "</tr>\n";
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // Formatting helpers shared by the eval and compare reports.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "eval/eval.hpp"
@@ -30,6 +32,18 @@ std::map<std::uint32_t, std::uint32_t> calls_histogram(const Efficiency& e);
 // "95.0%" for ratios, "3", "2.50", "0.0123" otherwise; "n/a" when absent.
 std::string fmt_value(const std::optional<double>& v, bool ratio);
 bool ratio_metric(std::string_view metric);
+
+// The cells of a group's row in the dimensions tables, after its name: cases, selection,
+// arguments, argument validity, order, recovery, outcome, calls/success, critical violations.
+using DimensionCells = std::array<std::string, 9>;
+DimensionCells dimension_cells(const Dimensions& d);
+// The dimensions tables of the text and markdown reports: "dimensions" (overall), "per segment"
+// (when the suite has segments) and "per split", each row a name and its group's dimensions.
+struct DimensionTable {
+  std::string title;
+  std::vector<std::pair<std::string, const Dimensions*>> rows;
+};
+std::vector<DimensionTable> dimension_tables(const EvalReport& r);
 // HTML text and attribute values (util/xml_escape.hpp in its HTML flavour).
 inline std::string html_escape(std::string_view s) { return xml_escaped(s, /*html=*/true); }
 
