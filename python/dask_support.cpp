@@ -104,6 +104,35 @@ File open_body(const std::optional<std::string>& path) {
   return f;
 }
 
+// The report's destination (a copy of the descriptor `fd`) and, for a buffered format, the
+// file `body` of its parts; an exception when either cannot be opened.
+struct ReportFiles {
+  File out, body;
+};
+ReportFiles open_report_files(int fd, const std::optional<std::string>& body) {
+  ReportFiles f{open_fd(fd), open_body(body)};
+  if (!f.out || (body && !f.body)) throw std::runtime_error(fmt::format("cannot write the report: {}", std::strerror(errno)));
+  return f;
+}
+
+// Statistics a piece's run returned as JSON (CheckStats, ScoreSummary), read back; an exception
+// naming them as `what` when they are not theirs.
+template <class Stats>
+Stats stats_from(const std::string& json, std::string_view what) {
+  Stats s;
+  std::string error;
+  if (!Stats::from_json(json, &s, &error)) throw std::runtime_error(fmt::format("bad {}: {}", what, error));
+  return s;
+}
+
+// The statistics of every piece merged, as JSON.
+template <class Stats>
+std::string merged_json(const std::vector<std::string>& parts, std::string_view what) {
+  Stats all;
+  for (const std::string& p : parts) all.merge(stats_from<Stats>(p, what));
+  return all.to_json();
+}
+
 ReadingSpec reading_spec(const py::dict& o) {
   return ReadingSpec{o["input_format"].cast<std::string>(), o["aliases"].cast<std::vector<std::string>>(),
                      o["error_patterns"].cast<std::vector<std::string>>(), o["context"].cast<std::vector<std::string>>()};
@@ -184,19 +213,10 @@ class CheckTask {
   // parts from the file `body`) to `fd`, and returns the CLI's exit status.
   int finish(const std::string& stats_json, const std::optional<std::string>& body, int fd) const {
     if (!report_) throw std::runtime_error(error_);
-    CheckStats st = stats_from(stats_json);
-    File out = open_fd(fd);
-    File in = open_body(body);
-    if (!out || (body && !in)) throw std::runtime_error(fmt::format("cannot write the report: {}", std::strerror(errno)));
-    report_->finish(st, in.get(), out.get());
+    CheckStats st = stats_from<CheckStats>(stats_json, "statistics");
+    ReportFiles files = open_report_files(fd, body);
+    report_->finish(st, files.body.get(), files.out.get());
     return exit_status(st);
-  }
-
-  static CheckStats stats_from(const std::string& json) {
-    CheckStats st;
-    std::string error;
-    if (!CheckStats::from_json(json, &st, &error)) throw std::runtime_error("bad statistics: " + error);
-    return st;
   }
 
  private:
@@ -257,19 +277,10 @@ class ScoreTask {
   }
 
   int finish(const std::string& summary_json, const std::optional<std::string>& body, int fd) const {
-    ScoreSummary s = summary_from(summary_json);
-    File out = open_fd(fd);
-    File in = open_body(body);
-    if (!out || (body && !in)) throw std::runtime_error(fmt::format("cannot write the report: {}", std::strerror(errno)));
-    finish_score(run_.format, s, in.get(), out.get(), run_.thresholds);
+    ScoreSummary s = stats_from<ScoreSummary>(summary_json, "summary");
+    ReportFiles files = open_report_files(fd, body);
+    finish_score(run_.format, s, files.body.get(), files.out.get(), run_.thresholds);
     return exit_status(s, run_.thresholds);
-  }
-
-  static ScoreSummary summary_from(const std::string& json) {
-    ScoreSummary s;
-    std::string error;
-    if (!ScoreSummary::from_json(json, &s, &error)) throw std::runtime_error("bad summary: " + error);
-    return s;
   }
 
  private:
@@ -295,17 +306,12 @@ void init_dask(py::module_& m) {
       .def_property_readonly("buffered", &ScoreTask::buffered)
       .def("run", &ScoreTask::run)
       .def("finish", &ScoreTask::finish);
-  m.def("_merge_check_stats", [](const std::vector<std::string>& parts) {
-    CheckStats all;
-    for (const std::string& p : parts) all.merge(CheckTask::stats_from(p));
-    return all.to_json();
-  });
-  m.def("_merge_score_summaries", [](const std::vector<std::string>& parts) {
-    ScoreSummary all;
-    for (const std::string& p : parts) all.merge(ScoreTask::summary_from(p));
-    return all.to_json();
-  });
-  m.def("_check_exit_status", [](const std::string& stats) { return exit_status(CheckTask::stats_from(stats)); });
+  m.def("_merge_check_stats",
+        [](const std::vector<std::string>& parts) { return merged_json<CheckStats>(parts, "statistics"); });
+  m.def("_merge_score_summaries",
+        [](const std::vector<std::string>& parts) { return merged_json<ScoreSummary>(parts, "summary"); });
+  m.def("_check_exit_status",
+        [](const std::string& stats) { return exit_status(stats_from<CheckStats>(stats, "statistics")); });
   m.def("_pieces", [](const std::string& input, std::uint64_t piece_bytes, const std::string& input_format) {
     // What one input stands for (list_input), cut into pieces (split_entry), in reading order.
     InputFormat f = InputFormat::auto_detect;

@@ -1,0 +1,38 @@
+"""The native helpers trajcheck.dask merges piece statistics with (python/dask_support.cpp):
+they need no Dask, so they are tested here with the package alone."""
+import json
+
+import pytest
+
+from trajcheck import _native
+
+STATS = {
+    "records": 2, "traces": 2, "passed": 1, "failed": 1, "rejected": 0, "flagged": 0, "warnings": 1,
+    "otlp_parts": 0, "rules": [[1, 1, 2]],
+    "catalog": {"calls": 3, "known_calls": 1, "invalid_calls": 0, "write_calls": 0, "unknown_calls": 2,
+                "unknown_tools": {"x": 2}},
+}
+
+
+def test_check_statistics_of_pieces_merge_and_give_the_exit_status():
+    part = json.dumps(STATS)
+    merged = json.loads(_native._merge_check_stats([part, part]))
+    assert merged["records"] == 4 and merged["failed"] == 2 and merged["rules"] == [[2, 2, 4]]
+    assert merged["catalog"]["unknown_tools"] == {"x": 4}
+    assert _native._check_exit_status(part) == 1
+    assert _native._check_exit_status(json.dumps(dict(STATS, rejected=1))) == 2
+
+
+def test_score_summaries_of_pieces_merge():
+    empty = _native._merge_score_summaries([])
+    assert _native._merge_score_summaries([empty, empty]) == empty
+    assert json.loads(empty)["missed"] == {}
+
+
+def test_statistics_that_are_not_theirs_are_errors_naming_them():
+    with pytest.raises(RuntimeError, match=r"^bad statistics: check stats: not JSON$"):
+        _native._merge_check_stats([json.dumps(STATS), "{"])
+    with pytest.raises(RuntimeError, match=r"^bad statistics: check stats: "):
+        _native._check_exit_status("{}")
+    with pytest.raises(RuntimeError, match=r'^bad summary: score summary: "records" is not a non-negative integer$'):
+        _native._merge_score_summaries(["{}"])
