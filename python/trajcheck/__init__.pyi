@@ -1,75 +1,22 @@
 # Type stubs of the trajcheck package (the names `import trajcheck` gives).
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union
+
+# The value and error types are the runtime's own (fully annotated in _types.py), re-exported.
+from ._types import Blocked as Blocked
+from ._types import Decision as Decision
+from ._types import Diagnostic as Diagnostic
+from ._types import Obligation as Obligation
+from ._types import OptionError as OptionError
+from ._types import Result as Result
+from ._types import RulesError as RulesError
+from ._types import SuiteError as SuiteError
+from ._types import TraceError as TraceError
+from ._types import Violation as Violation
 
 __version__: str
 
 Trace = Union[Mapping[str, Any], Sequence[Any], str, bytes, bytearray, memoryview]
 Aliases = Union[Mapping[str, str], Iterable[str], None]
-
-class Diagnostic(NamedTuple):
-    code: str
-    severity: str
-    file: str
-    line: int
-    column: int
-    message: str
-
-class Result(NamedTuple):
-    rule: str
-    severity: str
-    status: str
-    steps: List[int]
-    binding: Dict[str, Any]
-    message: str
-    source: str
-    bindings_dropped: int
-
-class Violation(NamedTuple):
-    rule: str
-    severity: str
-    message: str
-    steps: List[int]
-    binding: Dict[str, Any]
-    source: str
-
-class Obligation(NamedTuple):
-    rule: str
-    severity: str
-    message: str
-    steps: List[int]
-    binding: Dict[str, Any]
-    source: str
-    statement: int
-
-class Decision(NamedTuple):
-    violations: List[Violation]
-    @property
-    def allowed(self) -> bool: ...
-    @property
-    def message(self) -> str: ...
-    def __bool__(self) -> bool: ...
-
-class Blocked(Exception):
-    tool: str
-    arguments: Dict[str, Any]
-    decision: Decision
-    violations: List[Violation]
-    def __init__(self, tool: str, arguments: Dict[str, Any], decision: Decision) -> None: ...
-
-class RulesError(Exception):
-    diagnostics: List[Diagnostic]
-    def __init__(self, text: str, diagnostics: List[Diagnostic]) -> None: ...
-
-class TraceError(ValueError):
-    file: str
-    line: int
-    column: int
-    reason: str
-    def __init__(self, text: str, file: str, line: int, column: int, reason: str) -> None: ...
-
-class OptionError(ValueError): ...
-
-class SuiteError(Exception): ...
 
 class Report:
     @property
