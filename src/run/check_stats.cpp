@@ -99,13 +99,9 @@ std::string CheckStats::to_json() const {
 }
 
 bool CheckStats::from_json(std::string_view json, CheckStats* out, std::string* error) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  auto fail = [&](std::string_view what) {
-    *error = fmt::format("check stats: {}", what);
-    return false;
-  };
-  if (parser.parse(json.data(), json.size()).get(root)) return fail("not JSON");
+  detail::CountersJson in("check stats", error);
+  if (!in.parse(json)) return false;
+  const simdjson::dom::element root = in.root();
   CheckStats s;
   auto u64 = [](simdjson::dom::element parent, const char* key, std::uint64_t* v) {
     return parent[key].get_uint64().get(*v) == simdjson::SUCCESS;
@@ -113,32 +109,42 @@ bool CheckStats::from_json(std::string_view json, CheckStats* out, std::string* 
   if (!u64(root, "records", &s.records) || !u64(root, "traces", &s.traces) || !u64(root, "passed", &s.passed) ||
       !u64(root, "failed", &s.failed) || !u64(root, "rejected", &s.rejected) || !u64(root, "flagged", &s.flagged) ||
       !u64(root, "warnings", &s.warnings) || !u64(root, "otlp_parts", &s.otlp_parts))
-    return fail("a counter is missing or not a non-negative integer");
+    return in.fail("a counter is missing or not a non-negative integer");
   simdjson::dom::array rules;
-  if (root["rules"].get_array().get(rules)) return fail("\"rules\" is not an array");
+  if (root["rules"].get_array().get(rules)) return in.fail("\"rules\" is not an array");
   for (simdjson::dom::element r : rules) {
     simdjson::dom::array a;
     RuleStats rs;
     if (r.get_array().get(a) || a.size() != 3 || a.at(0).get_uint64().get(rs.violations) ||
         a.at(1).get_uint64().get(rs.violated_traces) || a.at(2).get_uint64().get(rs.activated))
-      return fail("a rule's stats are not [violations, violated_traces, activated]");
+      return in.fail("a rule's stats are not [violations, violated_traces, activated]");
     s.rules.push_back(rs);
   }
   simdjson::dom::element cat;
   if (root["catalog"].get(cat) || !u64(cat, "calls", &s.catalog.calls) ||
       !u64(cat, "known_calls", &s.catalog.known_calls) || !u64(cat, "invalid_calls", &s.catalog.invalid_calls) ||
       !u64(cat, "write_calls", &s.catalog.write_calls) || !u64(cat, "unknown_calls", &s.catalog.unknown_calls))
-    return fail("\"catalog\" is not the catalog counters");
+    return in.fail("\"catalog\" is not the catalog counters");
   switch (detail::read_count_object(cat, "unknown_tools", &s.catalog.unknown_tools)) {
     case detail::CountObjectRead::ok: break;
-    case detail::CountObjectRead::not_object: return fail("\"catalog\" is not the catalog counters");
-    case detail::CountObjectRead::bad_count: return fail("an unknown tool's calls are not a non-negative integer");
+    case detail::CountObjectRead::not_object: return in.fail("\"catalog\" is not the catalog counters");
+    case detail::CountObjectRead::bad_count: return in.fail("an unknown tool's calls are not a non-negative integer");
   }
   *out = std::move(s);
   return true;
 }
 
 namespace detail {
+
+bool CountersJson::parse(std::string_view json) {
+  if (parser_.parse(json.data(), json.size()).get(root_)) return fail("not JSON");
+  return true;
+}
+
+bool CountersJson::fail(std::string_view why) const {
+  *error_ = fmt::format("{}: {}", what_, why);
+  return false;
+}
 
 void append_count_object(std::string& out, const CountMap& counts) {
   out += '{';

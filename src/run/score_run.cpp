@@ -834,13 +834,9 @@ std::string ScoreSummary::to_json() const {
 }
 
 bool ScoreSummary::from_json(std::string_view json, ScoreSummary* out, std::string* error) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  auto fail = [&](std::string_view what) {
-    *error = fmt::format("score summary: {}", what);
-    return false;
-  };
-  if (parser.parse(json.data(), json.size()).get(root)) return fail("not JSON");
+  detail::CountersJson in("score summary", error);
+  if (!in.parse(json)) return false;
+  const simdjson::dom::element root = in.root();
   ScoreSummary s;
   std::pair<const char*, std::uint64_t*> counts[] = {
       {"records", &s.records},       {"rejected", &s.rejected}, {"warnings", &s.warnings},
@@ -848,34 +844,34 @@ bool ScoreSummary::from_json(std::string_view json, ScoreSummary* out, std::stri
       {"strict", &s.strict},         {"unordered", &s.unordered}, {"subset", &s.subset},
       {"superset", &s.superset},     {"duplicates", &s.duplicates}};
   for (auto [key, v] : counts)
-    if (root[key].get_uint64().get(*v)) return fail(fmt::format("\"{}\" is not a non-negative integer", key));
+    if (root[key].get_uint64().get(*v)) return in.fail(fmt::format("\"{}\" is not a non-negative integer", key));
   std::pair<const char*, ScoreSum*> sums[] = {
       {"selection", &s.selection}, {"ordering", &s.ordering}, {"overall", &s.overall}, {"arguments", &s.arguments}};
   for (auto [key, v] : sums) {
     std::string_view digits;
     if (root[key].get_string().get(digits) || !ScoreSum::from_string(digits, v))
-      return fail(fmt::format("\"{}\" is not an exact sum (a string of digits)", key));
+      return in.fail(fmt::format("\"{}\" is not an exact sum (a string of digits)", key));
   }
   simdjson::dom::array buckets;
-  if (root["buckets"].get_array().get(buckets) || buckets.size() != 6) return fail("\"buckets\" is not 6 counts");
+  if (root["buckets"].get_array().get(buckets) || buckets.size() != 6) return in.fail("\"buckets\" is not 6 counts");
   for (std::size_t i = 0; i < 6; ++i)
-    if (buckets.at(i).get_uint64().get(s.buckets[i])) return fail("\"buckets\" is not 6 counts");
+    if (buckets.at(i).get_uint64().get(s.buckets[i])) return in.fail("\"buckets\" is not 6 counts");
   for (auto [key, m] : {std::pair{"missed", &s.missed}, std::pair{"extra", &s.extra}}) {
     switch (detail::read_count_object(root, key, m)) {
       case detail::CountObjectRead::ok: break;
-      case detail::CountObjectRead::not_object: return fail(fmt::format("\"{}\" is not an object", key));
-      case detail::CountObjectRead::bad_count: return fail(fmt::format("\"{}\" holds a count that is not an integer", key));
+      case detail::CountObjectRead::not_object: return in.fail(fmt::format("\"{}\" is not an object", key));
+      case detail::CountObjectRead::bad_count: return in.fail(fmt::format("\"{}\" holds a count that is not an integer", key));
     }
   }
   simdjson::dom::array below;
-  if (root["below"].get_array().get(below)) return fail("\"below\" is not an array");
+  if (root["below"].get_array().get(below)) return in.fail("\"below\" is not an array");
   for (simdjson::dom::element e : below) {
     ScoreSummary::Below b;
     std::string_view id;
     std::uint64_t metric = 0;
     if (e["record"].get_uint64().get(b.record) || e["id"].get_string().get(id) ||
         e["metric"].get_uint64().get(metric) || metric > 3 || e["value"].get_double().get(b.value))
-      return fail("\"below\" holds an entry that is not {record, id, metric, value}");
+      return in.fail("\"below\" holds an entry that is not {record, id, metric, value}");
     b.id = std::string(id);
     b.metric = static_cast<ScoreMetric>(metric);
     s.below.push_back(std::move(b));

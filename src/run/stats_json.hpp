@@ -1,14 +1,33 @@
 // JSON pieces shared by the run counters that travel between processes (CheckStats,
-// ScoreSummary): objects of name -> count, written and read back exactly.
+// ScoreSummary): their text parsed with errors that name them, and objects of name -> count,
+// written and read back exactly.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <simdjson.h>
 
 namespace trajcheck::detail {
+
+// The JSON text of one kind of counters being read: `what` ("check stats") starts every error.
+class CountersJson {
+ public:
+  CountersJson(std::string_view what, std::string* error) : what_(what), error_(error) {}
+  // False, with the error "WHAT: not JSON", when `json` is not JSON text.
+  bool parse(std::string_view json);
+  simdjson::dom::element root() const { return root_; }
+  // Sets the error to "WHAT: why" and returns false (`return in.fail("…")`).
+  bool fail(std::string_view why) const;
+
+ private:
+  simdjson::dom::parser parser_;
+  simdjson::dom::element root_;
+  std::string_view what_;
+  std::string* error_;
+};
 
 using CountMap = std::map<std::string, std::uint64_t>;
 

@@ -1,7 +1,8 @@
-// The JSON pieces the run counters share (run/stats_json.hpp): count objects written and read
-// back, and what the readers of CheckStats and ScoreSummary say about a broken one.
+// The JSON pieces the run counters share (run/stats_json.hpp): their text parsed, count objects
+// written and read back, and what the readers of CheckStats and ScoreSummary say about a broken one.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 
 #include <simdjson.h>
@@ -11,6 +12,25 @@
 #include "trajcheck/score_run.hpp"
 
 using namespace trajcheck;
+
+TEST_CASE("counters' JSON: parsed, and every error names the counters") {
+  std::string error;
+  detail::CountersJson in("some stats", &error);
+  CHECK_FALSE(in.parse("{\"a\":"));
+  CHECK(error == "some stats: not JSON");
+  REQUIRE(in.parse("{\"a\":7}"));
+  std::uint64_t a = 0;
+  CHECK_FALSE(in.root()["a"].get_uint64().get(a));
+  CHECK(a == 7);
+  CHECK_FALSE(in.fail("\"b\" is missing"));
+  CHECK(error == "some stats: \"b\" is missing");
+  CheckStats c;
+  CHECK_FALSE(CheckStats::from_json("nope", &c, &error));
+  CHECK(error == "check stats: not JSON");
+  ScoreSummary s;
+  CHECK_FALSE(ScoreSummary::from_json("", &s, &error));
+  CHECK(error == "score summary: not JSON");
+}
 
 TEST_CASE("count objects: written in name order, escaped, and read back exactly") {
   using detail::CountObjectRead;
