@@ -86,6 +86,20 @@ struct Collected {
   }
 };
 
+// (out, err, statistics JSON) of `run(records, output)` over the piece numbered `ordinal` (as
+// run_piece numbers its records), run without the GIL.
+template <class Run>
+py::tuple run_collected(const PieceTuple& piece, std::uint64_t ordinal, InputFormat format, Run&& run) {
+  InputPiece p = piece_of(piece);
+  Collected c;
+  const RunOutput output = c.output();
+  auto stats = [&] {
+    py::gil_scoped_release nogil;
+    return run_piece(std::move(p), ordinal, format, [&](const RecordInput& in) { return run(in, output); });
+  }();
+  return py::make_tuple(py::bytes(c.out), py::bytes(c.err), stats.to_json());
+}
+
 // Writes `text` to the file descriptor `fd` (the caller's stdout or stderr), after anything
 // Python buffered there was flushed by the caller.
 File open_fd(int fd) {
@@ -183,14 +197,8 @@ class CheckTask {
   // (out, err, stats JSON) of the piece numbered `ordinal` in the corpus.
   py::tuple run(const PieceTuple& piece, std::uint64_t ordinal) const {
     if (!runner_) throw std::runtime_error(error_);
-    InputPiece p = piece_of(piece);
-    Collected c;
-    CheckStats st;
-    {
-      py::gil_scoped_release nogil;
-      st = run_piece(std::move(p), ordinal, format_, [&](const RecordInput& in) { return runner_->run(in, *report_, c.output()); });
-    }
-    return py::make_tuple(py::bytes(c.out), py::bytes(c.err), st.to_json());
+    return run_collected(piece, ordinal, format_,
+                         [&](const RecordInput& in, const RunOutput& out) { return runner_->run(in, *report_, out); });
   }
 
   // (out, err, stats JSON) of the OTLP traces of `pieces` (those whose stats counted
@@ -266,14 +274,8 @@ class ScoreTask {
 
   py::tuple run(const PieceTuple& piece, std::uint64_t ordinal) const {
     if (!runner_) throw std::runtime_error(error_);
-    InputPiece p = piece_of(piece);
-    Collected c;
-    ScoreSummary s;
-    {
-      py::gil_scoped_release nogil;
-      s = run_piece(std::move(p), ordinal, run_.reading.format, [&](const RecordInput& in) { return runner_->run(in, c.output()); });
-    }
-    return py::make_tuple(py::bytes(c.out), py::bytes(c.err), s.to_json());
+    return run_collected(piece, ordinal, run_.reading.format,
+                         [&](const RecordInput& in, const RunOutput& out) { return runner_->run(in, out); });
   }
 
   int finish(const std::string& summary_json, const std::optional<std::string>& body, int fd) const {
