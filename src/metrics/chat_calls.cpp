@@ -8,6 +8,7 @@
 
 #include "readers/chat_roles.hpp"
 #include "json/ondemand.hpp"
+#include "trajcheck/record_shape.hpp"
 
 namespace trajcheck::metrics {
 
@@ -308,14 +309,17 @@ bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call
     return read_messages(a, canon, calls, args);
   }
   if (type != od::json_type::object || enabled_ == false) return false;
-  // {"messages": [...], …}: TraceParser's shape detection picks chat when there is a
-  // "messages" or "traj" key and no "steps"; every other member must be valid JSON.
+  // {"messages": [...], …}: TraceParser's shape detection (trajcheck/record_shape.hpp) picks
+  // chat when there is a "messages" or "traj" name and no "steps" or "epoch" (an Inspect
+  // sample); every other member must be valid JSON.
+  namespace shape = shape_key_bits;
   od::object o;
   if (side.get_object().get(o)) return false;
   bool has_messages = false;
   return for_members(o, [&](std::string_view key, bool, od::value v) {
-           if (key == "steps" || key == "resourceSpans") return false;
-           if (key == "messages" || key == "traj") {
+           ShapeKeys bit = shape_key(key);
+           if (bit & (shape::steps | shape::resource_spans | shape::epoch | shape::contents)) return false;
+           if (bit & shape::messages) {
              if (has_messages) return false;
              has_messages = true;
              od::array a;
@@ -354,8 +358,8 @@ bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first,
     if (key == "role") {
       if (has_role || !get_string(v, &role_name)) return false;
       has_role = true;
-      // TraceParser takes a first element with "messages" or "traj" for something else.
-    } else if (first && (key == "messages" || key == "traj")) {
+      // TraceParser takes a first element with a message list for something else.
+    } else if (first && (shape_key(key) & shape_key_bits::message_list)) {
       return false;
     } else if (key == "content") {
       od::json_type type;

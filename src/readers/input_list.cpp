@@ -16,6 +16,7 @@
 
 #include "readers/input_stream.hpp"
 #include "trajcheck/input.hpp"
+#include "trajcheck/record_shape.hpp"
 
 namespace trajcheck {
 
@@ -158,8 +159,8 @@ bool otlp_lines(const std::string& path, InputFormat format) {
   std::size_t start = head.find_first_not_of(" \t\r\n");
   if (start == std::string::npos || head[start] != '{') return false;
   std::size_t nl = head.find('\n', start);
-  return head.substr(start, nl == std::string::npos ? std::string::npos : nl - start).find("\"resourceSpans\"") !=
-         std::string::npos;
+  return mentions_shape_key(std::string_view(head).substr(start, nl == std::string::npos ? std::string::npos : nl - start),
+                            shape_key_bits::resource_spans);
 }
 
 }  // namespace

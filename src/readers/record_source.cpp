@@ -17,6 +17,7 @@
 #include "readers/json_util.hpp"
 #include "trajcheck/input.hpp"
 #include "trajcheck/reader.hpp"
+#include "trajcheck/record_shape.hpp"
 
 namespace trajcheck {
 
@@ -69,20 +70,11 @@ std::size_t read_head(detail::InputStream& stream, std::vector<char>& buf, std::
   return end;
 }
 
-// Whether the keys of an object are those of a line of a coding-agent session log: the
-// session fields (sessionId with uuid or parentUuid), or a summary line's leafUuid; or of a
-// Codex CLI rollout file ({"timestamp", "type", "payload"}), read whole the same way.
-bool session_line_keys(const std::vector<std::string_view>& keys) {
-  bool session = false, uuid = false, leaf = false, timestamp = false, type = false, payload = false;
-  for (std::string_view k : keys) {
-    session = session || k == "sessionId";
-    uuid = uuid || k == "uuid" || k == "parentUuid";
-    leaf = leaf || k == "leafUuid";
-    timestamp = timestamp || k == "timestamp";
-    type = type || k == "type";
-    payload = payload || k == "payload";
-  }
-  return (session && uuid) || leaf || (timestamp && type && payload);
+// The shape-telling names among an object's keys (trajcheck/record_shape.hpp).
+ShapeKeys shape_keys(const std::vector<std::string_view>& keys) {
+  ShapeKeys bits = 0;
+  for (std::string_view k : keys) bits |= shape_key(k);
+  return bits;
 }
 
 // Whether the first bytes of a JSONL file are those of a coding-agent session log: a line in
@@ -98,9 +90,9 @@ bool session_log_head(std::string_view head) {
     while (b < ln.size() && is_ws(ln[b])) ++b;
     if (b == ln.size()) continue;
     if (ln[b] != '{') return false;
-    std::vector<std::string_view> keys = object_keys(ln.substr(b));
-    if (session_line_keys(keys)) return true;
-    if (std::find(keys.begin(), keys.end(), "type") == keys.end()) return false;
+    ShapeKeys keys = shape_keys(object_keys(ln.substr(b)));
+    if (is_session_line(keys)) return true;
+    if (!(keys & shape_key_bits::type)) return false;
   }
   return false;
 }
@@ -151,18 +143,19 @@ bool array_is_one_record(std::string_view first) {
   if (first.empty()) return false;
   if (first.front() == '"') return true;
   if (first.front() != '{') return false;
-  bool named = false, data = false;
+  namespace key = shape_key_bits;
   std::vector<std::string_view> keys = object_keys(first);
-  if (session_line_keys(keys)) return true;
+  if (is_session_line(shape_keys(keys))) return true;
+  // The first of a message's "role" and a record's names decides; else a tool entry or a
+  // LangChain message ({"type": "human", "data": {…}}: messages_to_dict) is one.
+  ShapeKeys seen = 0;
   for (std::string_view k : keys) {
-    if (k == "role") return true;
-    if (k == "steps" || k == "messages" || k == "traj" || k == "resourceSpans" || k == "trace_id" ||
-        k == "actual" || k == "expected" || k == "outputs" || k == "reference_outputs" || k == "tool_calls")
-      return false;
-    if (k == "name" || k == "function" || k == "tool") named = true;
-    if (k == "data" || k == "kwargs") data = true;
+    ShapeKeys bit = shape_key(k);
+    if (bit & key::role) return true;
+    if (bit & key::record) return false;
+    seen |= bit;
   }
-  return named || data;  // {"type": "human", "data": {…}}: LangChain's messages_to_dict
+  return (seen & (key::tool_name | key::message_data)) != 0;
 }
 
 }  // namespace

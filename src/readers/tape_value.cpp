@@ -127,12 +127,42 @@ bool TapeDoc::parse(TapeScratch& s, std::string_view text) {
       s.stage1->set_capacity(std::max(text.size(), kUsualRecord)))
     return false;
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(text.data());
+  count_parse(ParseCount::stage1);
   if (s.stage1->stage1(bytes, text.size(), simdjson::stage1_mode::regular)) return false;
-  n_ = s.stage1->n_structural_indexes;
+  return walk(s, *s.stage1, text);
+}
+
+namespace {
+
+// simdjson's On-Demand parser keeps its stage 1 (the structural indexes of the document it
+// iterates) in a private member, `implementation`; its pointer-to-member is named here through
+// an explicit instantiation, where access is not checked ([temp.spec.general]). Its layout is
+// simdjson 3's, as the rest of this file's.
+using OndemandParser = simdjson::ondemand::parser;
+using StageOne = std::unique_ptr<simdjson::internal::dom_parser_implementation>;
+StageOne OndemandParser::*stage_one_member();
+template <StageOne OndemandParser::*Member>
+struct StageOneMember {
+  friend StageOne OndemandParser::*stage_one_member() { return Member; }
+};
+template struct StageOneMember<&OndemandParser::implementation>;
+
+}  // namespace
+
+bool TapeDoc::parse_indexed(TapeScratch& s, const simdjson::ondemand::parser& parser, std::string_view text) {
+  if (simdjson::SIMDJSON_VERSION_MAJOR != 3) return false;
+  if (text.empty() || text.size() >= (std::size_t{1} << 28)) return false;  // offsets keep two flag bits
+  const StageOne& stage1 = parser.*stage_one_member();
+  if (!stage1) return false;
+  return walk(s, *stage1, text);
+}
+
+bool TapeDoc::walk(TapeScratch& s, const simdjson::internal::dom_parser_implementation& stage1, std::string_view text) {
+  n_ = stage1.n_structural_indexes;
   if (n_ == 0) return false;
   text_ = text.data();
-  idx_ = s.stage1->structural_indexes.get();
-  stage1_ = s.stage1.get();
+  idx_ = stage1.structural_indexes.get();
+  stage1_ = &stage1;
   // Every string with an escape is decoded into one buffer: its decoded bytes are no more
   // than its source bytes, and each takes a 4-byte length besides (it spans at least four
   // source bytes), so twice the record and the decoder's padding always suffice.
@@ -188,7 +218,7 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
       return true;
     }
     char* dst = decoded + decoded_size + sizeof(std::uint32_t);
-    auto* stop = s.stage1->parse_string(reinterpret_cast<const std::uint8_t*>(start), reinterpret_cast<std::uint8_t*>(dst));
+    auto* stop = stage1_->parse_string(reinterpret_cast<const std::uint8_t*>(start), reinterpret_cast<std::uint8_t*>(dst));
     if (!stop) return false;
     auto len = static_cast<std::uint32_t>(reinterpret_cast<char*>(stop) - dst);
     if (len > static_cast<std::size_t>(q - start)) return false;  // the decoder saw another close

@@ -54,6 +54,21 @@ struct TapeScratch {
   std::vector<std::uint32_t> name_slots;  // and the table that compares many
 };
 
+// What TraceParser did with the records read on this thread, counted: how often simdjson's
+// stage 1 indexed one (TraceParser indexes a record once, for its fast path and its ondemand
+// reader alike; TapeDoc::parse indexes on its own), how often the fast path validated one,
+// and how often the general (ondemand) reader read one. Tests read them; three increments a
+// record cost nothing measurable.
+enum class ParseCount : std::uint8_t { stage1, validated, general };
+struct ParseCounts {
+  std::uint64_t stage1 = 0, validated = 0, general = 0;
+};
+inline thread_local ParseCounts t_parse_counts;
+inline void count_parse(ParseCount c) {
+  ++(c == ParseCount::stage1 ? t_parse_counts.stage1 : c == ParseCount::validated ? t_parse_counts.validated
+                                                                                 : t_parse_counts.general);
+}
+
 class TapeDoc {
  public:
   // The usual record size the buffers are kept at (records of any size are read).
@@ -64,6 +79,11 @@ class TapeDoc {
   // member twice, or it holds what the walk leaves to the ondemand reader (see above). The
   // root value is TapeValue(doc, 0); root_is_array() tells which.
   bool parse(TapeScratch& s, std::string_view text);
+  // parse() over the stage 1 that `parser` ran for its last iterate() of `text`: the record's
+  // On-Demand document and this walk share one stage 1, so a record declined here is read from
+  // that document without being indexed again. `parser` must not iterate again while this
+  // TapeDoc is in use.
+  bool parse_indexed(TapeScratch& s, const simdjson::ondemand::parser& parser, std::string_view text);
 
   bool root_is_array() const { return at(0) == '['; }
   char at(std::uint32_t k) const { return text_[idx_[k]]; }
@@ -129,6 +149,8 @@ class TapeDoc {
     while (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r') --q;
     return q;
   }
+  // Validates the record indexed by `stage1` (see parse()).
+  bool walk(TapeScratch& s, const simdjson::internal::dom_parser_implementation& stage1, std::string_view text);
   bool validate(TapeScratch& s, std::size_t size);
   bool distinct_names(std::uint32_t k, TapeScratch& s) const;
   // Decodes the kUndecoded string at token k after the strings decoded so far; returns its

@@ -11,6 +11,7 @@
 #include "readers/chat_formats.hpp"
 #include "readers/chat_shared.hpp"
 #include "readers/parser_impl.hpp"
+#include "trajcheck/record_shape.hpp"
 
 namespace trajcheck {
 
@@ -19,7 +20,8 @@ namespace od = detail::od;
 
 namespace {
 
-enum class Shape { unknown, native, chat, otel, list, response, inspect_log, inspect_sample, session, rollout };
+using Shape = RecordShape;
+namespace key = shape_key_bits;
 
 // Whether a "type" tags a message of a list without roles (LangChain, the Responses API).
 bool message_type(std::string_view type) {
@@ -29,70 +31,24 @@ bool message_type(std::string_view type) {
          (type != "function" && !detail::langchain_role(type).empty());
 }
 
-// Detects an object record's shape from its top-level keys. `other_type`: it has a "type" that
-// tags no message (a session log's summary or snapshot line, say).
-Shape object_shape(od::object& o, bool* lone_message, bool* tool_entry, simdjson::error_code* error,
-                   bool* other_type = nullptr) {
-  bool steps = false, messages = false, otel = false, tool_calls = false, role = false, name = false;
-  bool response = false, typed = false, samples = false, eval = false, epoch = false;
-  bool session = false, uuid = false, leaf = false, type_key = false, payload = false, timestamp = false;
+// The shape-telling names of an object (the table of trajcheck/record_shape.hpp), up to its
+// "steps" (which decides the shape: skipping the rest, the steps themselves, saves a pass), with
+// key::typed_message when its "type" tags a message.
+ShapeKeys object_keys(od::object& o, simdjson::error_code* error) {
+  ShapeKeys keys = 0;
   *error = simdjson::SUCCESS;
   for (auto field : o) {
-    std::string_view key;
-    if ((*error = field.unescaped_key().get(key))) break;
-    if (key == "steps") {
-      steps = true;  // decides the shape: skipping the rest (the steps themselves) saves a pass
-      break;
-    } else if (key == "messages" || key == "traj" || key == "contents") messages = true;
-    else if (key == "output" || key == "candidates") response = true;
-    else if (key == "samples") samples = true;
-    else if (key == "eval") eval = true;
-    else if (key == "epoch") epoch = true;
-    else if (key == "sessionId") session = true;
-    else if (key == "uuid" || key == "parentUuid") uuid = true;
-    else if (key == "leafUuid") leaf = true;
-    else if (key == "payload") payload = true;
-    else if (key == "timestamp") timestamp = true;
-    else if (key == "type") {
+    std::string_view name;
+    if ((*error = field.unescaped_key().get(name))) break;
+    ShapeKeys k = shape_key(name);
+    keys |= k;
+    if (k == key::steps) break;
+    if (k == key::type) {
       std::string_view type;
-      type_key = true;
-      typed = typed || (!field.value().get_string().get(type) && message_type(type));
+      if (!field.value().get_string().get(type) && message_type(type)) keys |= key::typed_message;
     }
-    else if (key == "resourceSpans") otel = true;
-    else if (key == "tool_calls") tool_calls = true;
-    else if (key == "role") role = true;
-    else if (key == "name" || key == "function" || key == "tool") name = true;
   }
-  *lone_message = (role || typed) && !messages;
-  if (other_type) *other_type = type_key && !typed;
-  if (steps) return Shape::native;
-  if (messages) return epoch ? Shape::inspect_sample : Shape::chat;
-  if (samples && eval) return Shape::inspect_log;
-  // A line of a coding-agent session log (its "type" is "user", "assistant", "summary"…).
-  if (!role && ((session && uuid) || leaf)) return Shape::session;
-  // A line of a Codex CLI rollout file ({"timestamp", "type", "payload"}).
-  if (!role && type_key && payload && timestamp) return Shape::rollout;
-  if (otel) return Shape::otel;
-  if (role || typed) return Shape::unknown;
-  if (tool_entry) *tool_entry = name;
-  if (tool_calls) return Shape::list;
-  if (response) return Shape::response;
-  return Shape::unknown;
-}
-
-std::string_view shape_name(Shape s) {
-  switch (s) {
-    case Shape::native: return "native";
-    case Shape::chat: return "chat";
-    case Shape::otel: return "otel";
-    case Shape::list: return "list";
-    case Shape::response: return "response";
-    case Shape::inspect_log: return "inspect_log";
-    case Shape::inspect_sample: return "inspect_sample";
-    case Shape::session: return "session";
-    case Shape::rollout: return "rollout";
-    default: return "unknown";
-  }
+  return keys;
 }
 
 Shape forced_shape(InputFormat f) {
@@ -216,40 +172,37 @@ struct TraceParser::Impl {
 
 namespace {
 
-// The shape read() would give a validated record (object_shape and the array rule), for
-// the shapes the fast path reads: native, chat, or unknown (declined).
+// The shape read() would give a validated record (the table's object_shape and
+// first_element_shape), for the shapes the fast path reads: native, chat under "messages" or
+// "traj", an array whose first element has a "role", or unknown (declined).
 Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
   if (format == InputFormat::native) return doc.root_is_array() ? Shape::unknown : Shape::native;
   if (format == InputFormat::openai || format == InputFormat::anthropic) return Shape::chat;
   if (format != InputFormat::auto_detect) return Shape::unknown;
+  // The names up to "steps", as object_keys() collects them (a "type" is not read: the shapes
+  // taken here do not depend on it).
+  auto keys_of = [&](std::uint32_t k) {
+    ShapeKeys keys = 0;
+    doc.for_keys(k, [&](std::string_view name) {
+      ShapeKeys bit = shape_key(name);
+      keys |= bit;
+      return bit != key::steps;
+    });
+    return keys;
+  };
   // The root opens at token 0.
   if (!doc.root_is_array()) {
-    bool steps = false, messages = false, epoch = false;
-    doc.for_keys(0, [&](std::string_view key) {
-      steps = key == "steps";
-      messages = messages || key == "messages" || key == "traj";
-      epoch = epoch || key == "epoch";  // an Inspect sample: read the ondemand way
-      return !steps;
-    });
-    return steps ? Shape::native : messages && !epoch ? Shape::chat : Shape::unknown;
+    ShapeKeys keys = keys_of(0);
+    Shape shape = object_shape(keys);
+    if (shape == Shape::native) return shape;
+    return shape == Shape::chat && (keys & key::messages) ? Shape::chat : Shape::unknown;  // not "contents"
   }
-  // An array: its first element decides, as in read(): an object with "role" and no
-  // "messages"/"traj" (both seen only before a "steps" key) is a message; empty is chat.
+  // An array: its first element decides, as in read(); empty is chat.
   char first = doc.at(1);
   if (first == ']') return Shape::chat;
   if (first != '{') return Shape::unknown;
-  bool role = false, messages = false;
-  doc.for_keys(1, [&](std::string_view key) {
-    if (key == "steps") return false;
-    role = role || key == "role";
-    messages = messages || key == "messages" || key == "traj";
-    return true;
-  });
-  return role && !messages ? Shape::chat : Shape::unknown;
-}
-
-bool contains(std::string_view text, std::string_view needle) {
-  return memmem(text.data(), text.size(), needle.data(), needle.size()) != nullptr;
+  ShapeKeys keys = keys_of(1);
+  return first_element_shape(keys) == Shape::chat && (keys & key::role) ? Shape::chat : Shape::unknown;
 }
 
 // Whether a record may take the fast path, judged from a bounded look at its text (a search
@@ -281,12 +234,17 @@ bool may_take_fast_path(std::string_view text, InputFormat format) {
   // names or (small) of entries without a "role" is a tool list; the lines of a session log,
   // which name their session, are read the ondemand way.
   if (top == '[')
-    return first.front() == ']' || (first.front() == '{' && (first.size() > kLook || contains(head, "\"role\"")) &&
-                                    !contains(head, "\"sessionId\"") && !contains(head, "\"leafUuid\""));
-  auto starts = [&](std::string_view key) { return first.substr(0, key.size()) == key; };
-  if (starts("\"resourceSpans\"") || starts("\"tool_calls\"")) return false;
-  return first.size() > kLook || contains(head, "\"steps\"") || contains(head, "\"messages\"") ||
-         contains(head, "\"traj\"");
+    return first.front() == ']' ||
+           (first.front() == '{' && (first.size() > kLook || mentions_shape_key(head, key::role)) &&
+            !mentions_shape_key(head, key::session_id | key::leaf_uuid));
+  // An OTLP request or a tool list, told by its first name.
+  if (first.front() == '"') {
+    std::size_t close = first.find('"', 1);
+    if (close != std::string_view::npos &&
+        (shape_key(first.substr(1, close - 1)) & (key::resource_spans | key::tool_calls)) != 0)
+      return false;
+  }
+  return first.size() > kLook || mentions_shape_key(head, key::fast_path);
 }
 
 }  // namespace
@@ -296,7 +254,8 @@ bool TraceParser::Impl::read_validated(std::string_view text, const RecordOrigin
                                        bool borrow) const {
   if (!c.options.dom_fast_path || !may_take_fast_path(text, c.options.format)) return false;
   detail::TapeDoc doc;
-  if (!doc.parse(s.tape, text)) return false;
+  detail::count_parse(detail::ParseCount::validated);
+  if (!doc.parse_indexed(s.tape, s.parser, text)) return false;
   Shape shape = tape_shape(doc, c.options.format);
   if (shape == Shape::unknown) return false;
   detail::TapeValue root(&doc, 0);
@@ -378,13 +337,27 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
   start.column += skip;
   t.clear();
   t.origin = origin;
-  if (read_validated(text, start, t, s, outcome, emit, borrow)) return true;
-  detail::ParseCtx ctx(c, text, start, t, s, outcome);
-
+  // The record is indexed once (simdjson's stage 1): the fast path validates and reads those
+  // indexes, and a record it declines is read from the same document. The parser's buffers
+  // are kept at the usual record size (grown for a longer record, and back at the next record
+  // of usual size, so one long trace does not hold its memory for the rest of the run).
+  constexpr std::size_t kUsual = detail::TapeDoc::kUsualRecord;
+  const std::size_t capacity_now = s.parser.capacity();
+  if (capacity_now < text.size() || (capacity_now > kUsual && text.size() <= kUsual)) {
+    // Should this fail, the parser is left empty: iterate() allocates again, and says so.
+    simdjson::error_code sized = s.parser.allocate(std::max(text.size(), kUsual), s.parser.max_depth());
+    (void)sized;
+  }
   od::document doc;
+  detail::count_parse(detail::ParseCount::stage1);
+  const simdjson::error_code indexed =
+      s.parser.iterate(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING).get(doc);
+  if (!indexed && read_validated(text, start, t, s, outcome, emit, borrow)) return true;
+  detail::count_parse(detail::ParseCount::general);
+  detail::ParseCtx ctx(c, text, start, t, s, outcome);
   ctx.doc = &doc;
   std::vector<Trajectory> sessions;  // a session log's traces, read before any is emitted
-  if (auto e = s.parser.iterate(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
+  if (auto e = indexed) {
     if (e == simdjson::MEMALLOC) throw std::bad_alloc();  // reported by run()
     std::size_t bad = detail::stage1_error_offset(e, text);
     return ctx.fail(bad == std::string_view::npos ? nullptr : text.data() + bad, detail::json_error_message(e));
@@ -403,15 +376,15 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       if (at == std::string_view::npos) return ctx.fail(top, detail::json_error_message(e));
       return ctx.fail(text.data() + at, message);
     }
-    bool lone_message = false, tool_entry = false;
     simdjson::error_code err;
-    Shape detected = object_shape(o, &lone_message, &tool_entry, &err);
+    ShapeKeys keys = object_keys(o, &err);
     if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
+    Shape detected = object_shape(keys);
     if (!forced) shape = detected;
     else if (shape == Shape::chat && chat_family(c.options.format) &&
              (detected == Shape::response || detected == Shape::inspect_log || detected == Shape::inspect_sample))
       shape = detected;
-    if (shape == Shape::unknown && lone_message)
+    if (shape == Shape::unknown && is_message(keys))
       return ctx.fail(top, "a single chat message, not a trajectory: expected an array of messages or {\"messages\": [...]}");
     if (!detail::rewind(doc)) return ctx.fail(ctx.here(), detail::json_error_message(simdjson::TAPE_ERROR));
     if (auto e = doc.get_object().get(o)) return ctx.fail(top, detail::json_error_message(e));
@@ -462,17 +435,18 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
       if (et == json_type::object) {
         od::object eo;
         if (auto e = v.get_object().get(eo)) return ctx.fail(ctx.here(), detail::json_error_message(e));
-        bool role = false, tool_entry = false, other_type = false;
         simdjson::error_code err;
-        Shape element_shape = object_shape(eo, &role, &tool_entry, &err, &other_type);
+        ShapeKeys keys = object_keys(eo, &err);
         if (err) return ctx.fail(ctx.here(), detail::json_error_message(err));
+        Shape element_shape = object_shape(keys);
         if (element_shape == Shape::session || element_shape == Shape::rollout) {
           detected = element_shape;
           break;
         }
-        if (first) detected = role ? Shape::chat : tool_entry ? Shape::list : Shape::unknown;
+        if (first) detected = first_element_shape(keys);
         first = false;
-        if (detected == Shape::unknown && other_type) continue;
+        // A typed object of no known kind (a session log's summary or snapshot line).
+        if (detected == Shape::unknown && (keys & key::type) && !(keys & key::typed_message)) continue;
       } else if (first) {
         detected = et == json_type::string ? Shape::list : Shape::unknown;
       }
@@ -496,7 +470,6 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
                                      type == json_type::string ? "string" : type == json_type::number ? "number"
                                      : type == json_type::boolean ? "boolean" : "null"));
   }
-  (void)shape_name;
   const char* trailing = nullptr;
   if (!doc.current_location().get(trailing))
     return ctx.fail(trailing, detail::json_error_message(simdjson::TRAILING_CONTENT));

@@ -13,6 +13,7 @@
 
 #include "json/canon.hpp"
 #include "trajcheck/json_string.hpp"
+#include "trajcheck/record_shape.hpp"
 #include "json/member_names.hpp"
 #include "json/ondemand.hpp"
 #include "util/warnings_note.hpp"
@@ -508,12 +509,13 @@ struct ScoreRecordReader::Impl {
     bool have_actual = false, have_expected = false;
     RecordId id;
     const bool members_ok = json::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
-      if (key == "actual" || key == "outputs") {
+      const ShapeKeys side = shape_key(key);
+      if (side == shape_key_bits::actual) {
         if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.actual_args)) return false;
         have_actual = true;
         return true;
       }
-      if (key == "expected" || key == "reference_outputs") {
+      if (side == shape_key_bits::expected) {
         if (have_expected || !fast.read_side(v, impl.canon, impl.expected, impl.expected_args)) return false;
         have_expected = true;
         return true;
@@ -590,8 +592,9 @@ struct ScoreRecordReader::Impl {
       simdjson::ondemand::value v = field.value();
       simdjson::ondemand::json_type type;
       if (auto e = v.type().get(type)) return bad_json(e);
-      bool is_actual = key == "actual" || key == "outputs";
-      bool is_expected = key == "expected" || key == "reference_outputs";
+      const ShapeKeys side = shape_key(key);
+      bool is_actual = side == shape_key_bits::actual;
+      bool is_expected = side == shape_key_bits::expected;
       std::string_view raw;
       simdjson::error_code e = simdjson::SUCCESS;
       if (is_actual || is_expected) {
