@@ -344,6 +344,14 @@ std::vector<CompletionItem> complete_rules(const Analysis& a, std::string_view p
       items.add("$" + (*it)[1].str(), kVariable, "a variable of this rule");
     return items.take();
   }
+  // In seen(PATH, …) after the comma or a `|`: the sources.
+  static const std::regex kSeenSources(R"(\bseen\s*\([^(),]*,\s*(?:[a-z]+\s*\|\s*)*[a-z]*$)");
+  if (std::regex_search(tail, kSeenSources)) {
+    items.add("user", kEnumMember, "seen in an earlier user message (a string, as a substring)");
+    items.add("result", kEnumMember, "seen as a leaf of an earlier tool call's result");
+    items.add("context", kEnumMember, "seen as a leaf of the trace's context");
+    return items.take();
+  }
   static const std::regex kSeverity(R"(^\s*rule\s+\S+\s*\[\s*[a-z]*$)");
   if (std::regex_search(tail, kSeverity)) {
     for (const char* s : kSeverities) items.add(s, kEnumMember, "rule severity");

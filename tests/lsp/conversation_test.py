@@ -382,7 +382,15 @@ class Conversation(unittest.TestCase):
         items = c.request("textDocument/completion", {"textDocument": doc,
                                                       "position": pos(probe5, "contains $\n", 10)})["result"]
         self.assertEqual({i["label"] for i in items}, {"$o"})
+        # In seen(PATH, …) after the comma and after `|`: the sources.
+        probe6 = text + "forbid refund_order where not seen(arguments.order_id, user | \n"
         c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 12},
+                                            "contentChanges": [{"text": probe6}]})
+        for needle in ("order_id, ", "user | "):
+            items = c.request("textDocument/completion", {"textDocument": doc,
+                                                          "position": pos(probe6, needle, len(needle))})["result"]
+            self.assertEqual({i["label"] for i in items}, {"user", "result", "context"}, needle)
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 13},
                                             "contentChanges": [{"text": text}]})
 
         # Hover: a tool (catalog entry), a statement (its meaning), a group (its definition).
@@ -428,7 +436,7 @@ class Conversation(unittest.TestCase):
 
         # Formatting: the same text as `trajcheck fmt`.
         messy = text.replace("lookup precedes refund_order", "lookup   precedes    refund_order") + "never  order_list\n"
-        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 13},
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 14},
                                             "contentChanges": [{"text": messy}]})
         edits = c.request("textDocument/formatting", {"textDocument": doc,
                                                       "options": {"tabSize": 4, "insertSpaces": True}})["result"]
@@ -440,7 +448,7 @@ class Conversation(unittest.TestCase):
         self.assertIn("forbid order_list", expected)
         self.assertEqual(edits[0]["range"]["start"], {"line": 0, "character": 0})
         # A file with errors is left alone.
-        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 14},
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 15},
                                             "contentChanges": [{"text": messy + "forbid (\n"}]})
         edits = c.request("textDocument/formatting", {"textDocument": doc, "options": {}})["result"]
         self.assertEqual(edits, [])
