@@ -38,8 +38,9 @@ enum class MineFamily : std::uint8_t {
   args,       // forbid T where not (arguments.k == V)
   flow,       // A where result.p == $x precedes B where arguments.k == $x (also from A's arguments)
   provenance,  // forbid A where arguments.k exists and not seen(arguments.k, user)
+  values,      // forbid A where arguments.k exists and not seen(arguments.k) and not (arguments.k in [constants])
 };
-constexpr int kMineFamilyCount = 10;
+constexpr int kMineFamilyCount = 11;
 std::string_view to_string(MineFamily f);
 // Parses a comma-separated list of family names (also "all"); false with *error on an unknown one.
 bool parse_mine_families(std::string_view list, std::uint32_t* mask, std::string* error);
@@ -67,9 +68,10 @@ struct MinedRule {
   std::string statement;  // one statement of the rule language
   MineCounts counts;      // on the mined (good) traces
   std::uint64_t traces = 0;  // traces mined
-  // `only`: the groups (traces without grouping) on which the rule mined from the other
-  // groups holds, out of all groups — what it is likely to do on a group not mined. Kept
-  // when its share reaches the minimum confidence too. `held_out.activated == 0`: not used.
+  // `only`, `values`: the groups (traces without grouping) on which the rule mined from the
+  // other groups holds, out of all groups (`values`: the groups where it is activated) — what
+  // it is likely to do on a group not mined. Kept when its share reaches the minimum
+  // confidence too. `held_out.activated == 0`: not used.
   MineCounts held_out;
   bool held_out_groups = false;  // held_out counts groups (Miner::set_group_by), else traces
   // `excludes`: the p-value of its independence test (MineOptions::max_p); < 0: not used.

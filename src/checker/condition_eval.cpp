@@ -220,7 +220,19 @@ void Provenance::add_user_text(std::string_view text) {
   user_text_.append(std::string_view("\0", 1));  // a value never matches across two messages
 }
 
+bool seen_elements(const Value& v, const std::function<bool(const Value&)>& seen_scalar) {
+  bool any = false;
+  for (simdjson::dom::element e : simdjson::dom::array(v.element)) {
+    const Value x = value_of(e);
+    if (x.kind == Value::Kind::object || x.kind == Value::Kind::array || x.kind == Value::Kind::null) return false;
+    if (!seen_scalar(x)) return false;
+    any = true;
+  }
+  return any;  // an empty array names nothing that was seen
+}
+
 bool Provenance::seen(const Value& v, std::uint8_t sources) {
+  if (v.kind == Value::Kind::array) return seen_elements(v, [&](const Value& x) { return seen(x, sources); });
   value_key(v, scratch_);
   if (scratch_.empty()) return false;  // absent, null, object, array
   if ((sources & ir::kSeenResult) && leaves_.contains(scratch_)) return true;
@@ -358,6 +370,7 @@ bool StepDocs::seen_raw(std::string_view s, std::uint8_t sources, bool* found) {
 }
 
 bool StepDocs::seen(const Value& v, std::uint8_t sources) {
+  if (v.kind == Value::Kind::array) return seen_elements(v, [&](const Value& x) { return seen(x, sources); });
   if (!provenance_open_) {
     provenance_open_ = true;
     if (const simdjson::dom::element* ctx = root(ir::FieldPath::Root::context)) provenance_.add_leaves(*ctx, true);

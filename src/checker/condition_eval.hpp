@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,10 @@ class KeySet {
   std::uint32_t gen_ = 1;
 };
 
+// seen(v) of an array `v`: it has an element, and every element is a scalar `seen_scalar`
+// finds (an empty array, or one holding null, an object or an array, is not seen).
+bool seen_elements(const Value& v, const std::function<bool(const Value&)>& seen_scalar);
+
 // The provenance index of `seen(PATH)` (§4a): scalar leaves of earlier tool results and
 // of the context, and the text of earlier user messages (substring search, strings only).
 // Filled by StepDocs::seen() only as far as a question needs it.
@@ -93,7 +98,8 @@ class Provenance {
   // `context`: the leaves are the trace's context's (`seen(PATH, context)`), else a result's.
   void add_leaves(simdjson::dom::element el, bool context = false);
   void add_user_text(std::string_view text);
-  // Whether v is in one of `sources` (ir::kSeen* bits) indexed so far.
+  // Whether v is in one of `sources` (ir::kSeen* bits) indexed so far; an array when every
+  // element is (seen_elements).
   bool seen(const Value& v, std::uint8_t sources = ir::kSeenAll);
   // Earlier steps looked at for seen() by every StepDocs of the process so far, added to the
   // index or searched raw (for tests: a trace whose rules never ask looks at none).

@@ -154,11 +154,11 @@ const bool mine_registered = register_command({"mine", 75, [](CLI::App& app) {
   sub->add_option("--min-confidence", a->min_confidence,
                   "share of its activated traces where a rule must hold (default 1)");
   sub->add_option("--templates", a->templates,
-                  "comma-separated families: precedes, response, chain, count, forbid, only, excludes, args, flow, provenance "
+                  "comma-separated families: precedes, response, chain, count, forbid, only, excludes, args, flow, provenance, values "
                   "(default all)");
   sub->add_option("--group-by", a->group_by,
                   "metadata.KEY or context.KEY: traces with one value are one group (runs of one task), the unit "
-                  "of the held-out estimate of `only` and of the independence test of `excludes`");
+                  "of the held-out estimate of `only` and `values` and of the independence test of `excludes`");
   sub->add_option("--max-p", a->max_p,
                   "keep `A excludes B` only when independent tools would be seen together this rarely with at "
                   "most this probability (default 0.05)");

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "checker/substring_index.hpp"
+#include "checker/condition_eval.hpp"
 
 namespace trajcheck {
 
@@ -47,12 +47,50 @@ struct MineArgStat {
   std::map<std::string, std::uint64_t> unique;  // value literal -> traces where every call had it
 };
 
+// `values`: per tool argument, the values of its calls that seen() does not find (constants of
+// the runs mined), each with up to two of the groups that gave it (two tell a value shared
+// by groups from one a single group brought), and what cannot be written as a constant.
+struct MineValueStat {
+  MineCounts counts;  // traces with a call of the tool with the argument; of those, every value seen or a constant
+  std::map<std::string, std::vector<std::string>> consts;  // literal -> up to 2 distinct groups
+  bool overflow = false;  // more than kMineMaxValues constants: not an allow-list
+  // Grouped (Miner::set_group_by): the groups activated, and those with a trace that did not hold.
+  std::set<std::string> groups, bad_groups;
+  void add_const(const std::string& lit, const std::string& group) {
+    if (overflow) return;
+    auto it = consts.find(lit);
+    if (it == consts.end()) {
+      if (consts.size() >= kMineMaxValues) {
+        overflow = true;
+        consts.clear();
+        return;
+      }
+      it = consts.emplace(lit, std::vector<std::string>{}).first;
+    }
+    if (it->second.size() < 2 && std::find(it->second.begin(), it->second.end(), group) == it->second.end())
+      it->second.push_back(group);
+  }
+  void merge(const MineValueStat& o) {
+    counts.activated += o.counts.activated;
+    counts.held += o.counts.held;
+    groups.insert(o.groups.begin(), o.groups.end());
+    bad_groups.insert(o.bad_groups.begin(), o.bad_groups.end());
+    if (o.overflow) {
+      overflow = true;
+      consts.clear();
+    }
+    for (const auto& [lit, gs] : o.consts)
+      for (const std::string& g : gs) add_const(lit, g);
+  }
+};
+
 struct MineToolCounts {
   std::uint64_t occ = 0;  // traces with a call
   std::uint64_t min_count = 0, max_count = 0;
   std::uint64_t a_trace = 0;  // the uid of a trace with a call: the one, when occ == 1
   std::map<std::string, MineArgStat> args;  // key -> stats
   std::map<std::string, MineCounts> prov;   // key -> traces with it / where it came from the user
+  std::map<std::string, MineValueStat> values;  // key -> seen or constant
 };
 
 // The sequence numbers of miners: a trace's uid (miner << 40 | its number there) tells the
@@ -143,6 +181,7 @@ std::string_view to_string(MineFamily f) {
     case MineFamily::args: return "args";
     case MineFamily::flow: return "flow";
     case MineFamily::provenance: return "provenance";
+    case MineFamily::values: return "values";
   }
   return "?";
 }
@@ -246,7 +285,6 @@ struct Miner::Impl {
   // Provenance: per local tool and key, whether every call's value came from the user
   // (`seen(arguments.k, user)`: a substring of an earlier user message).
   std::vector<std::map<std::string, bool>> prov_seen;
-  detail::SubstringIndex user_text;
 
   std::uint32_t intern(std::string_view name) {
     auto it = ids.find(std::string(name));
@@ -276,6 +314,10 @@ struct Miner::Impl {
   void add(const Trajectory& t) {
     const std::uint64_t uid = instance << 40 | traces;
     ++traces;
+    // The trace's group: its name at the group path, else a group of its own.
+    std::string gname = group_root.empty() ? std::string() : group_of(t);
+    if (!group_root.empty() && gname.empty()) ++ungrouped;
+    if (gname.empty()) gname = fmt::format("\x01{}", uid);  // never a JSON text
     const std::vector<Step>& steps = t.steps();
     // Turn groups as the checker forms them: adjacent tool calls with one turn number share
     // the group of the first of them; every other step is a group of its own.
@@ -348,12 +390,7 @@ struct Miner::Impl {
       }
     }
     if (!group_root.empty()) {
-      std::string g = group_of(t);
-      if (g.empty()) {
-        ++ungrouped;
-        g = fmt::format("\x01{}", uid);  // a group of its own, never a JSON text
-      }
-      std::vector<std::uint32_t>& gt = group_tools[g];
+      std::vector<std::uint32_t>& gt = group_tools[gname];
       for (std::uint32_t id : local_ids) gt.push_back(id);
       std::sort(gt.begin(), gt.end());
       gt.erase(std::unique(gt.begin(), gt.end()), gt.end());
@@ -361,19 +398,12 @@ struct Miner::Impl {
     // Argument constants: per tool and key, the one value every call of the trace gave.
     arg_seen.assign(k, {});
     const bool prov_on = (families >> static_cast<int>(MineFamily::provenance)) & 1u;
-    if (prov_on) {
-      prov_seen.assign(k, {});
-      user_text.clear();
-    }
+    const bool values_on = (families >> static_cast<int>(MineFamily::values)) & 1u;
+    if (prov_on || values_on) add_seen(t, gname, prov_on, values_on);
     std::vector<nlohmann::json> call_args;
     std::vector<std::uint32_t> call_step;
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const Step& s = steps[i];
-      if (prov_on && s.type == StepType::user_message) {
-        // As seen() indexes user text: each message, then a NUL no value matches across.
-        user_text.append(t.text(s.content));
-        user_text.append(std::string_view("\0", 1));
-      }
       if (s.type != StepType::tool_call) continue;
       std::uint32_t a = local_of[intern(mine_tool_key(t.tool_name(s)))] - 1;
       auto& seen = arg_seen[a];
@@ -388,13 +418,6 @@ struct Miner::Impl {
         if (as.calls == 0) as.value = lit;
         else if (as.value != lit) as.value.clear();
         ++as.calls;
-        if (prov_on) {
-          auto [ps, fresh] = prov_seen[a].try_emplace(it.key(), true);
-          // seen(v, user): a string found in earlier user text (none yet: never).
-          const bool from_user = it.value().is_string() && !user_text.empty() &&
-                                 user_text.contains(it.value().get_ref<const std::string&>());
-          ps->second = ps->second && from_user;
-        }
       }
       call_args.push_back(std::move(args));
       call_step.push_back(static_cast<std::uint32_t>(i));
@@ -419,6 +442,79 @@ struct Miner::Impl {
     }
     if (flow_on) add_flow(t, calls, call_args, call_step);
     for (std::uint32_t id : local_ids) local_of[id] = 0;
+  }
+
+  // Provenance and value allow-lists ask the checker's own seen() index, fed the trace's
+  // context, results and user text in step order, about each call's top-level arguments:
+  // provenance whether the user said every value (`seen(…, user)`); value allow-lists whether
+  // seen() finds the value anywhere, else the constant it is. Per local tool and key: a value
+  // no literal can name (null, object, array, a long string) makes the trace not hold; the
+  // constants of the traces that hold join the list.
+  struct ValSeen {
+    bool bad = false;
+    std::set<std::string> lits;
+  };
+  std::vector<std::map<std::string, ValSeen>> val_seen;
+  detail::Provenance val_prov;
+  simdjson::dom::parser val_parser;
+  simdjson::padded_string val_buf;
+  const simdjson::dom::element* val_parse(std::string_view text, simdjson::dom::element& el) {
+    if (text.empty()) return nullptr;
+    val_buf = simdjson::padded_string(text);
+    return val_parser.parse(val_buf).get(el) ? nullptr : &el;
+  }
+  void add_seen(const Trajectory& t, const std::string& gname, bool prov_on, bool values_on) {
+    const std::vector<Step>& steps = t.steps();
+    val_seen.assign(local_ids.size(), {});
+    prov_seen.assign(local_ids.size(), {});
+    val_prov.clear();
+    simdjson::dom::element el;
+    if (val_parse(t.context(), el)) val_prov.add_leaves(el, true);
+    for (const Step& s : steps) {
+      if (s.type == StepType::user_message) val_prov.add_user_text(t.text(s.content));
+      if (s.type != StepType::tool_call) continue;
+      const std::uint32_t a = local_of[ids.at(mine_tool_key(t.tool_name(s)))] - 1;
+      auto& seen = val_seen[a];
+      if (!s.arguments_invalid && val_parse(t.text(s.arguments), el) && el.is_object())
+        for (auto field : simdjson::dom::object(el)) {
+          const std::string key(field.key);
+          const detail::Value v = detail::value_of(field.value);
+          if (prov_on && (prov_seen[a].size() < kMineMaxKeys || prov_seen[a].count(key))) {
+            auto [ps, fresh] = prov_seen[a].try_emplace(key, true);
+            ps->second = ps->second && val_prov.seen(v, ir::kSeenUser);
+          }
+          if (!values_on || (seen.size() >= kMineMaxKeys && !seen.count(key))) continue;
+          ValSeen& vs = seen[key];
+          if (vs.bad || val_prov.seen(v)) continue;
+          std::string lit;
+          switch (field.value.type()) {
+            case simdjson::dom::element_type::ARRAY:
+            case simdjson::dom::element_type::OBJECT:
+            case simdjson::dom::element_type::NULL_VALUE: break;
+            default: lit = simdjson::to_string(field.value);
+          }
+          if (lit.empty() || lit.size() > kMineMaxValueBytes) {
+            vs.bad = true;
+            vs.lits.clear();
+          } else {
+            vs.lits.insert(std::move(lit));
+          }
+        }
+      if (val_parse(t.text(s.result), el)) val_prov.add_leaves(el);
+    }
+    const bool grouped = !group_root.empty();
+    for (std::size_t a = 0; a < val_seen.size(); ++a)
+      for (const auto& [key, vs] : val_seen[a]) {
+        MineValueStat& st = tools[local_ids[a]].values[key];
+        ++st.counts.activated;
+        if (grouped) st.groups.insert(gname);
+        if (vs.bad) {
+          if (grouped) st.bad_groups.insert(gname);
+          continue;
+        }
+        ++st.counts.held;
+        for (const std::string& lit : vs.lits) st.add_const(lit, gname);
+      }
   }
 
   bool flow_on = true;
@@ -527,6 +623,7 @@ struct Miner::Impl {
         if (tc.occ == 0) tc.a_trace = oc.a_trace;
       }
       tc.occ += oc.occ;
+      for (const auto& [key, vs] : oc.values) tc.values[key].merge(vs);
       for (const auto& [key, pc] : oc.prov) {
         MineCounts& mine = tc.prov[key];
         mine.activated += pc.activated;
@@ -745,6 +842,35 @@ std::vector<MinedRule> Miner::rules(const MineOptions& o) const {
         std::string path = mine_is_ident(key) && !mine_reserved_words().count(key) ? "arguments." + key
                                                                                     : "arguments[" + mine_quote(key) + "]";
         emit(MineFamily::provenance, fmt::format("forbid {} where {} exists and not seen({}, user)", nm(a), path, path), c);
+      }
+    if (on(MineFamily::values))
+      for (const auto& [key, st] : ta.values) {
+        if (st.overflow) continue;
+        // Held out: the rule mined without group g holds on g unless g has a trace that does
+        // not hold, or a constant no other group gave.
+        std::set<std::string> failing = st.bad_groups;
+        for (const auto& [lit, gs] : st.consts)
+          if (gs.size() == 1) failing.insert(gs[0]);
+        // Without groups, each trace is one (bad traces give no constants: the two are apart).
+        MineCounts held_out = grouped ? MineCounts{st.groups.size(), st.groups.size() - failing.size()}
+                                      : MineCounts{st.counts.activated, st.counts.held - failing.size()};
+        if (held_out.activated == 0 ||
+            static_cast<double>(held_out.held) < o.min_confidence * static_cast<double>(held_out.activated) - 1e-9)
+          continue;
+        std::string path = mine_is_ident(key) && !mine_reserved_words().count(key) ? "arguments." + key
+                                                                                    : "arguments[" + mine_quote(key) + "]";
+        std::string text = fmt::format("forbid {} where {} exists and not seen({})", nm(a), path, path);
+        if (!st.consts.empty()) {
+          std::string list;
+          for (const auto& [lit, gs] : st.consts) list += (list.empty() ? "" : ", ") + lit;
+          text += fmt::format(" and not ({} in [{}])", path, list);
+        }
+        const std::size_t before = out.size();
+        emit(MineFamily::values, std::move(text), st.counts);
+        if (out.size() > before) {
+          out.back().held_out = held_out;
+          out.back().held_out_groups = grouped;
+        }
       }
   }
   if (on(MineFamily::flow))

@@ -43,7 +43,9 @@ struct Gen {
       case 12:
         if (chance(50)) return b.cmp_paths("arguments.id", Op::eq, "arguments.tags[0]");
         // every source, or a non-empty part of them (user, result, context)
-        return b.seen("arguments.id", chance(50) ? ir::kSeenAll : static_cast<std::uint8_t>(1 + pick(ir::kSeenAll)));
+        // (arguments.tags is an array: seen when every element is)
+        return b.seen(chance(70) ? "arguments.id" : "arguments.tags",
+                      chance(50) ? ir::kSeenAll : static_cast<std::uint8_t>(1 + pick(ir::kSeenAll)));
       case 13: return b.cand(cond(depth - 1), cond(depth - 1));
       case 14: return b.cor(cond(depth - 1), cond(depth - 1));
       default: return b.cnot(cond(depth - 1));
@@ -215,7 +217,7 @@ struct Gen {
                                          R"({"a":{"b":[2.0,null]}})", R"({"x":{"p":1}})", R"(["\u0070"])"};
         t.call(kTools[pick(5)], kArgs[pick(10)], chance(35), kResults[pick(7)]);
       } else if (k == 6) {
-        t.message(StepType::user_message, std::array{"hello", "bye", "order x 12"}[pick(3)]);
+        t.message(StepType::user_message, std::array{"hello", "bye", "order x 12", "tags p and q"}[pick(4)]);
       } else if (k == 7) {
         t.message(StepType::assistant_message, "ok");
       } else if (k == 8) {

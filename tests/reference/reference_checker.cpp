@@ -186,26 +186,38 @@ struct Ref {
       }
       case ir::Cond::Kind::seen: {
         auto v = value(c.a, i);
-        if (!scalar(v)) return false;
-        std::function<bool(const json&)> leaf = [&](const json& j) {
-          if (j.is_object() || j.is_array()) {
-            for (const json& e : j)
-              if (leaf(e)) return true;
-            return false;
+        // One scalar, seen when it is a leaf of the context or of an earlier result, or (a
+        // string) inside an earlier user message.
+        auto seen_one = [&](const json& x) {
+          std::function<bool(const json&)> leaf = [&](const json& j) {
+            if (j.is_object() || j.is_array()) {
+              for (const json& e : j)
+                if (leaf(e)) return true;
+              return false;
+            }
+            return eq(j, x);
+          };
+          if (auto ctx = parse(t.context()); (c.sources & ir::kSeenContext) && ctx && leaf(*ctx)) return true;
+          for (std::size_t j = 0; j < i; ++j) {
+            const Step& s = t.steps()[j];
+            if (s.type == StepType::tool_call) {
+              if (auto r = parse(t.text(s.result)); (c.sources & ir::kSeenResult) && r && leaf(*r)) return true;
+            } else if (s.type == StepType::user_message && (c.sources & ir::kSeenUser) && x.is_string() &&
+                       t.text(s.content).find(x.get<std::string>()) != std::string_view::npos) {
+              return true;
+            }
           }
-          return eq(j, v);
+          return false;
         };
-        if (auto ctx = parse(t.context()); (c.sources & ir::kSeenContext) && ctx && leaf(*ctx)) return true;
-        for (std::size_t j = 0; j < i; ++j) {
-          const Step& s = t.steps()[j];
-          if (s.type == StepType::tool_call) {
-            if (auto r = parse(t.text(s.result)); (c.sources & ir::kSeenResult) && r && leaf(*r)) return true;
-          } else if (s.type == StepType::user_message && (c.sources & ir::kSeenUser) && v->is_string() &&
-                     t.text(s.content).find(v->get<std::string>()) != std::string_view::npos) {
-            return true;
-          }
+        // An array: not empty, and every element a scalar that is seen.
+        if (v && v->is_array()) {
+          if (v->empty()) return false;
+          for (const json& e : *v)
+            if (e.is_object() || e.is_array() || e.is_null() || !seen_one(e)) return false;
+          return true;
         }
-        return false;
+        if (!scalar(v)) return false;
+        return seen_one(*v);
       }
       case ir::Cond::Kind::valid:
         // valid() asks the tool catalog, which this checker does not model; the generator

@@ -153,6 +153,31 @@ TEST_CASE("seen(): earlier result leaves, context leaves, earlier user text (str
   CHECK(r[0].steps == std::vector<std::uint32_t>{0, 5, 8, 9, 10, 11, 12});
 }
 
+TEST_CASE("seen(): an array is seen when it has elements and every one is a scalar seen") {
+  IrBuilder b;
+  b.rule(IrBuilder::st(ir::StatementKind::forbid, b.where(b.tool("invite"), b.cnot(b.seen("arguments.to")))));
+  b.rule(IrBuilder::st(ir::StatementKind::forbid,
+                       b.where(b.tool("invite"), b.cnot(b.seen("arguments.to", ir::kSeenUser)))));
+  auto p = b.compile();
+  REQUIRE(p != nullptr);
+  StepsBuilder t;
+  t.context(R"({"team":["c@x"]})");
+  t.message(StepType::user_message, "invite a@x please");
+  t.call("lookup", "", false, R"({"people":[{"mail":"b@x"},{"n":3}]})");
+  t.call("invite", R"({"to":["a@x"]})");                // 2: said by the user
+  t.call("invite", R"({"to":["a@x","b@x","c@x",3]})");  // 3: user, result, context, a number
+  t.call("invite", R"({"to":["a@x","z@x"]})");          // 4: one element never seen
+  t.call("invite", R"({"to":[]})");                     // 5: empty: names nothing seen
+  t.call("invite", R"({"to":["a@x",null]})");           // 6: null inside
+  t.call("invite", R"({"to":["a@x",["b@x"]]})");        // 7: nested array
+  t.call("invite", R"({"to":[{"mail":"b@x"}]})");       // 8: object inside
+  auto r = run(p, t.t);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].steps == std::vector<std::uint32_t>{4, 5, 6, 7, 8});
+  // From the user only: step 3's elements from a result and the context are not enough.
+  CHECK(r[1].steps == std::vector<std::uint32_t>{3, 4, 5, 6, 7, 8});
+}
+
 TEST_CASE("seen(PATH, sources): only the sources named, searched raw or indexed") {
   // user, result, context, two of them, all three: a refund's id is unseen unless its source is named.
   const std::uint8_t masks[] = {ir::kSeenUser, ir::kSeenResult, ir::kSeenContext, ir::kSeenUser | ir::kSeenContext,

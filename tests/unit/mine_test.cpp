@@ -32,7 +32,8 @@ std::string mine_test_trace(std::mt19937& rng, int id, int tools, bool with_turn
       int t = tool(rng);
       s += "{\"type\":\"tool_call\",\"tool\":\"" + std::string(1, static_cast<char>('a' + t)) + "_tool\"";
       s += ",\"arguments\":{\"k\":" + std::to_string(val(rng)) + (val(rng) ? ",\"s\":\"v\"" : "") +
-           ",\"id\":\"o" + std::to_string(val(rng)) + "\"}";
+           ",\"id\":\"o" + std::to_string(val(rng)) + "\"" +
+           (coin(rng) == 0 ? ",\"to\":[\"o" + std::to_string(val(rng)) + "\"]" : "") + "}";  // arrays: seen() element-wise
       if (coin(rng) != 0)
         s += ",\"result\":{\"order\":{\"id\":\"o" + std::to_string(val(rng)) + "\"},\"n\":" + std::to_string(val(rng)) + "}";
     }
@@ -329,4 +330,67 @@ TEST_CASE("mine: provenance holds where each value is in earlier user text, as s
   CHECK(to->counts.held == 2);  // bob was said after the call
   CHECK(n->counts.activated == 2);
   CHECK(n->counts.held == 0);   // numbers are never seen in user text
+}
+
+TEST_CASE("mine: values allow seen values and the constants of the traces mined, held out by group") {
+  NormalizeOptions no;
+  no.format = InputFormat::native;
+  TraceParser parser(no);
+  ToolTable table;
+  Miner miner;
+  std::string error;
+  REQUIRE(miner.set_group_by("metadata.task", &error));
+  const char* texts[] = {
+      // task A: the payee said by the user; the fee a constant
+      R"({"trace_id":"1","metadata":{"task":"A"},"steps":[{"type":"user_message","content":"pay alice"},{"type":"tool_call","tool":"pay","arguments":{"to":"alice","fee":"std"}}]})",
+      // task B: the payee read in a result, the participants in the user's words and a result
+      R"({"trace_id":"2","metadata":{"task":"B"},"steps":[{"type":"user_message","content":"and bob"},{"type":"tool_call","tool":"lookup","result":{"iban":"X1"}},{"type":"tool_call","tool":"pay","arguments":{"to":"X1","fee":"std","cc":["X1","bob"]}}]})",
+      // task C, twice: a payee nobody named (a constant of task C alone)
+      R"({"trace_id":"3","metadata":{"task":"C"},"steps":[{"type":"tool_call","tool":"pay","arguments":{"to":"carol","fee":"std"}}]})",
+      R"({"trace_id":"4","metadata":{"task":"C"},"steps":[{"type":"tool_call","tool":"pay","arguments":{"to":"carol","fee":"std","cc":["dan"]}}]})",
+  };
+  for (const char* s : texts) miner.add(mine_parse(parser, table, s));
+  MineOptions mo;
+  mo.families = 1u << static_cast<int>(MineFamily::values);
+  mo.min_confidence = 0;
+  std::vector<MinedRule> rules = miner.rules(mo);
+  const MinedRule* to =
+      mine_find(rules, R"(forbid pay where arguments.to exists and not seen(arguments.to) and not (arguments.to in ["carol"]))");
+  const MinedRule* fee =
+      mine_find(rules, R"(forbid pay where arguments.fee exists and not seen(arguments.fee) and not (arguments.fee in ["std"]))");
+  const MinedRule* cc = mine_find(rules, "forbid pay where arguments.cc exists and not seen(arguments.cc)");
+  REQUIRE(to);
+  REQUIRE(fee);
+  REQUIRE(cc);
+  CHECK(to->counts.activated == 4);
+  CHECK(to->counts.held == 4);
+  CHECK(to->held_out.activated == 3);  // groups
+  CHECK(to->held_out.held == 2);       // "carol" is task C's alone
+  CHECK(fee->held_out.held == 3);      // "std" is every task's
+  CHECK(cc->counts.activated == 2);
+  CHECK(cc->counts.held == 1);         // ["dan"]: an array not seen has no literal
+  CHECK(cc->held_out.activated == 2);
+  CHECK(cc->held_out.held == 1);
+  // At confidence 1 only the allow-list every group keeps to is written.
+  const std::string fee_rule = fee->statement;
+  mo.min_confidence = 1;
+  rules = miner.rules(mo);
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].statement == fee_rule);
+  // The rules as written: a payee nobody named is flagged, one read in a result is not.
+  mo.min_confidence = 0;
+  std::vector<Source> src;
+  src.emplace_back("<mined>", format_mined_rules(miner.rules(mo), mo, miner.traces()));
+  RuleSetResult rs = compile_rule_set(std::move(src));
+  REQUIRE_MESSAGE(rs.ok(), rs.format_diagnostics());
+  RuleSetChecker checker(rs.rules);
+  auto violated = [&](const char* text) {
+    std::size_t n = 0;
+    for (const RuleResult& r : checker.check(mine_parse(parser, table, text)).results)
+      n += r.status == VerdictStatus::violated;
+    return n;
+  };
+  CHECK(violated(R"({"trace_id":"5","steps":[{"type":"tool_call","tool":"lookup","result":{"iban":"X2"}},{"type":"tool_call","tool":"pay","arguments":{"to":"X2","fee":"std","cc":["X2"]}}]})") == 0);
+  CHECK(violated(R"({"trace_id":"6","steps":[{"type":"tool_call","tool":"pay","arguments":{"to":"eve","fee":"std"}}]})") == 1);
+  CHECK(violated(R"({"trace_id":"7","steps":[{"type":"tool_call","tool":"pay","arguments":{"to":"carol","fee":"std","cc":["X2"]}}]})") == 1);
 }
