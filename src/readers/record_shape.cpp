@@ -7,7 +7,9 @@
 
 namespace trajcheck {
 
-namespace bits = shape_key_bits;
+namespace {
+namespace shape_bits = shape_key_bits;
+}  // namespace
 
 std::string_view to_string(RecordShape s) {
   switch (s) {
@@ -27,27 +29,31 @@ std::string_view to_string(RecordShape s) {
 
 RecordShape object_shape(ShapeKeys k) {
   auto has = [k](ShapeKeys b) { return (k & b) != 0; };
-  if (has(bits::steps)) return RecordShape::native;
-  if (has(bits::message_list)) return has(bits::epoch) ? RecordShape::inspect_sample : RecordShape::chat;
-  if (has(bits::samples) && has(bits::eval)) return RecordShape::inspect_log;
-  const bool role = has(bits::role);
+  if (has(shape_bits::steps)) return RecordShape::native;
+  if (has(shape_bits::message_list)) return has(shape_bits::epoch) ? RecordShape::inspect_sample : RecordShape::chat;
+  if (has(shape_bits::samples) && has(shape_bits::eval)) return RecordShape::inspect_log;
+  const bool role = has(shape_bits::role);
   // A line of a coding-agent session log (its "type" is "user", "assistant", "summary"…).
-  if (!role && ((has(bits::session_id) && has(bits::uuid)) || has(bits::leaf_uuid))) return RecordShape::session;
+  if (!role && ((has(shape_bits::session_id) && has(shape_bits::uuid)) || has(shape_bits::leaf_uuid)))
+    return RecordShape::session;
   // A line of a Codex CLI rollout file ({"timestamp", "type", "payload"}).
-  if (!role && has(bits::type) && has(bits::payload) && has(bits::timestamp)) return RecordShape::rollout;
-  if (has(bits::resource_spans)) return RecordShape::otel;
-  if (role || has(bits::typed_message)) return RecordShape::unknown;  // one message: is_message()
-  if (has(bits::tool_calls)) return RecordShape::list;
-  if (has(bits::output)) return RecordShape::response;
+  if (!role && has(shape_bits::type) && has(shape_bits::payload) && has(shape_bits::timestamp))
+    return RecordShape::rollout;
+  if (has(shape_bits::resource_spans)) return RecordShape::otel;
+  if (role || has(shape_bits::typed_message)) return RecordShape::unknown;  // one message: is_message()
+  if (has(shape_bits::tool_calls)) return RecordShape::list;
+  if (has(shape_bits::output)) return RecordShape::response;
   return RecordShape::unknown;
 }
 
-bool is_message(ShapeKeys k) { return (k & (bits::role | bits::typed_message)) != 0 && (k & bits::message_list) == 0; }
+bool is_message(ShapeKeys k) {
+  return (k & (shape_bits::role | shape_bits::typed_message)) != 0 && (k & shape_bits::message_list) == 0;
+}
 
 bool is_session_line(ShapeKeys k) {
   auto all = [k](ShapeKeys b) { return (k & b) == b; };
-  return all(bits::session_id | bits::uuid) || (k & bits::leaf_uuid) != 0 ||
-         all(bits::timestamp | bits::type | bits::payload);
+  return all(shape_bits::session_id | shape_bits::uuid) || (k & shape_bits::leaf_uuid) != 0 ||
+         all(shape_bits::timestamp | shape_bits::type | shape_bits::payload);
 }
 
 RecordShape first_element_shape(ShapeKeys k) {
@@ -56,7 +62,8 @@ RecordShape first_element_shape(ShapeKeys k) {
   // among them: those with a message list are traces).
   RecordShape s = object_shape(k);
   bool other = s != RecordShape::unknown && s != RecordShape::list && s != RecordShape::response;
-  if (!other && (k & (bits::role | bits::typed_message)) == 0 && (k & bits::tool_name) != 0) return RecordShape::list;
+  if (!other && (k & (shape_bits::role | shape_bits::typed_message)) == 0 && (k & shape_bits::tool_name) != 0)
+    return RecordShape::list;
   return RecordShape::unknown;
 }
 

@@ -143,7 +143,6 @@ bool array_is_one_record(std::string_view first) {
   if (first.empty()) return false;
   if (first.front() == '"') return true;
   if (first.front() != '{') return false;
-  namespace key = shape_key_bits;
   std::vector<std::string_view> keys = object_keys(first);
   if (is_session_line(shape_keys(keys))) return true;
   // The first of a message's "role" and a record's names decides; else a tool entry or a
@@ -151,11 +150,11 @@ bool array_is_one_record(std::string_view first) {
   ShapeKeys seen = 0;
   for (std::string_view k : keys) {
     ShapeKeys bit = shape_key(k);
-    if (bit & key::role) return true;
-    if (bit & key::record) return false;
+    if (bit & shape_key_bits::role) return true;
+    if (bit & shape_key_bits::record) return false;
     seen |= bit;
   }
-  return (seen & (key::tool_name | key::message_data)) != 0;
+  return (seen & (shape_key_bits::tool_name | shape_key_bits::message_data)) != 0;
 }
 
 }  // namespace

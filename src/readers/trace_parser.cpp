@@ -21,7 +21,7 @@ namespace od = detail::od;
 namespace {
 
 using Shape = RecordShape;
-namespace key = shape_key_bits;
+namespace shape_bits = shape_key_bits;
 
 // Whether a "type" tags a message of a list without roles (LangChain, the Responses API).
 bool message_type(std::string_view type) {
@@ -33,7 +33,7 @@ bool message_type(std::string_view type) {
 
 // The shape-telling names of an object (the table of trajcheck/record_shape.hpp), up to its
 // "steps" (which decides the shape: skipping the rest, the steps themselves, saves a pass), with
-// key::typed_message when its "type" tags a message.
+// shape_bits::typed_message when its "type" tags a message.
 ShapeKeys object_keys(od::object& o, simdjson::error_code* error) {
   ShapeKeys keys = 0;
   *error = simdjson::SUCCESS;
@@ -42,10 +42,10 @@ ShapeKeys object_keys(od::object& o, simdjson::error_code* error) {
     if ((*error = field.unescaped_key().get(name))) break;
     ShapeKeys k = shape_key(name);
     keys |= k;
-    if (k == key::steps) break;
-    if (k == key::type) {
+    if (k == shape_bits::steps) break;
+    if (k == shape_bits::type) {
       std::string_view type;
-      if (!field.value().get_string().get(type) && message_type(type)) keys |= key::typed_message;
+      if (!field.value().get_string().get(type) && message_type(type)) keys |= shape_bits::typed_message;
     }
   }
   return keys;
@@ -186,7 +186,7 @@ Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
     doc.for_keys(k, [&](std::string_view name) {
       ShapeKeys bit = shape_key(name);
       keys |= bit;
-      return bit != key::steps;
+      return bit != shape_bits::steps;
     });
     return keys;
   };
@@ -195,14 +195,14 @@ Shape tape_shape(const detail::TapeDoc& doc, InputFormat format) {
     ShapeKeys keys = keys_of(0);
     Shape shape = object_shape(keys);
     if (shape == Shape::native) return shape;
-    return shape == Shape::chat && (keys & key::messages) ? Shape::chat : Shape::unknown;  // not "contents"
+    return shape == Shape::chat && (keys & shape_bits::messages) ? Shape::chat : Shape::unknown;  // not "contents"
   }
   // An array: its first element decides, as in read(); empty is chat.
   char first = doc.at(1);
   if (first == ']') return Shape::chat;
   if (first != '{') return Shape::unknown;
   ShapeKeys keys = keys_of(1);
-  return first_element_shape(keys) == Shape::chat && (keys & key::role) ? Shape::chat : Shape::unknown;
+  return first_element_shape(keys) == Shape::chat && (keys & shape_bits::role) ? Shape::chat : Shape::unknown;
 }
 
 // Whether a record may take the fast path, judged from a bounded look at its text (a search
@@ -235,16 +235,16 @@ bool may_take_fast_path(std::string_view text, InputFormat format) {
   // which name their session, are read the ondemand way.
   if (top == '[')
     return first.front() == ']' ||
-           (first.front() == '{' && (first.size() > kLook || mentions_shape_key(head, key::role)) &&
-            !mentions_shape_key(head, key::session_id | key::leaf_uuid));
+           (first.front() == '{' && (first.size() > kLook || mentions_shape_key(head, shape_bits::role)) &&
+            !mentions_shape_key(head, shape_bits::session_id | shape_bits::leaf_uuid));
   // An OTLP request or a tool list, told by its first name.
   if (first.front() == '"') {
     std::size_t close = first.find('"', 1);
     if (close != std::string_view::npos &&
-        (shape_key(first.substr(1, close - 1)) & (key::resource_spans | key::tool_calls)) != 0)
+        (shape_key(first.substr(1, close - 1)) & (shape_bits::resource_spans | shape_bits::tool_calls)) != 0)
       return false;
   }
-  return first.size() > kLook || mentions_shape_key(head, key::fast_path);
+  return first.size() > kLook || mentions_shape_key(head, shape_bits::fast_path);
 }
 
 }  // namespace
@@ -446,7 +446,7 @@ bool TraceParser::Impl::read(std::string_view json, std::size_t capacity, const 
         if (first) detected = first_element_shape(keys);
         first = false;
         // A typed object of no known kind (a session log's summary or snapshot line).
-        if (detected == Shape::unknown && (keys & key::type) && !(keys & key::typed_message)) continue;
+        if (detected == Shape::unknown && (keys & shape_bits::type) && !(keys & shape_bits::typed_message)) continue;
       } else if (first) {
         detected = et == json_type::string ? Shape::list : Shape::unknown;
       }
