@@ -173,6 +173,22 @@ std::string_view keyword_meaning(std::string_view k) {
   return "";
 }
 
+// Hover of a seen(PATH, …) condition: where it looks, as written (no sources: all three).
+std::string seen_markdown(std::uint8_t sources) {
+  if (sources == 0) sources = ir::kSeenAll;
+  std::string where;
+  auto add = [&](std::uint8_t bit, const char* text) {
+    if (!(sources & bit)) return;
+    where += where.empty() ? "" : "; ";
+    where += text;
+  };
+  add(ir::kSeenUser, "an earlier user message (`user`: a string, as a substring)");
+  add(ir::kSeenResult, "a leaf of an earlier tool call's result (`result`)");
+  add(ir::kSeenContext, "a leaf of the trace's context (`context`)");
+  return "**seen** — the value appeared earlier, in: " + where +
+         ". An array when every element did (an empty one never); null and objects never.";
+}
+
 bool has_wildcard(std::string_view s) { return s.find_first_of("*?") != std::string_view::npos; }
 
 // The tool names a pattern may match, through groups (for `arguments.` completion). Each
@@ -436,6 +452,8 @@ Analysis analyze_rules(const std::string& path, const std::string& text, const A
   }
   std::sort(a.words.begin(), a.words.end(),
             [](const Word& x, const Word& y) { return x.range.begin < y.range.begin; });
+  for (const ast::Cond& c : f.conds)
+    if (c.kind == ast::Cond::Kind::seen) a.spans.push_back({c.range, seen_markdown(c.sources)});
 
   // Symbols and hover spans, line by line.
   auto statement_symbol = [&](ast::Id id, SourceRange range) {

@@ -390,7 +390,18 @@ class Conversation(unittest.TestCase):
             items = c.request("textDocument/completion", {"textDocument": doc,
                                                           "position": pos(probe6, needle, len(needle))})["result"]
             self.assertEqual({i["label"] for i in items}, {"user", "result", "context"}, needle)
+        # Hover on seen(…): where it looks, as written.
+        probe7 = text + "forbid refund_order where not seen(arguments.order_id, user | context)\n"
         c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 13},
+                                            "contentChanges": [{"text": probe7}]})
+        c.diagnostics(self.uri, 13)
+        h = c.request("textDocument/hover", {"textDocument": doc, "position": pos(probe7, "seen(arguments.order_id, user", 2)})["result"]
+        value = h["contents"]["value"]
+        self.assertIn("**seen**", value)
+        self.assertIn("`user`", value)
+        self.assertIn("`context`", value)
+        self.assertNotIn("`result`", value)
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 14},
                                             "contentChanges": [{"text": text}]})
 
         # Hover: a tool (catalog entry), a statement (its meaning), a group (its definition).
@@ -436,7 +447,7 @@ class Conversation(unittest.TestCase):
 
         # Formatting: the same text as `trajcheck fmt`.
         messy = text.replace("lookup precedes refund_order", "lookup   precedes    refund_order") + "never  order_list\n"
-        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 14},
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 15},
                                             "contentChanges": [{"text": messy}]})
         edits = c.request("textDocument/formatting", {"textDocument": doc,
                                                       "options": {"tabSize": 4, "insertSpaces": True}})["result"]
@@ -448,7 +459,7 @@ class Conversation(unittest.TestCase):
         self.assertIn("forbid order_list", expected)
         self.assertEqual(edits[0]["range"]["start"], {"line": 0, "character": 0})
         # A file with errors is left alone.
-        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 15},
+        c.notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": 16},
                                             "contentChanges": [{"text": messy + "forbid (\n"}]})
         edits = c.request("textDocument/formatting", {"textDocument": doc, "options": {}})["result"]
         self.assertEqual(edits, [])
