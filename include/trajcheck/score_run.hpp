@@ -64,6 +64,10 @@ struct ScoreRunOptions {
   ScoreFormat format = ScoreFormat::text;
   bool quiet = false;  // text: no per-record blocks; warnings counted, not written
   unsigned jobs = 1;   // worker threads; 0 = one per core
+  // Records of more bytes than this are read one message at a time (the same results, with
+  // the memory of one message's parse instead of the whole record's); smaller ones whole,
+  // which costs fewer instructions.
+  std::size_t read_by_message_above = std::size_t{1} << 20;
 };
 
 // `trajcheck score`'s options as its command line spells them (the Python package's Dask

@@ -145,8 +145,10 @@ ChatCallReader::ChatCallReader(const NormalizeOptions& options) {
     aliases_[normalize_tool_name(observed, case_sensitive_)] = normalize_tool_name(canonical, case_sensitive_);
 }
 
-void ChatCallReader::begin_record(ArgCanon& canon) {
+void ChatCallReader::begin_record(ArgCanon& canon, std::string_view source) {
   canon.clear();
+  source_ = source;
+  decoded_.clear();
   // The memo's keys and values point into this record and this arena.
   if (!memo_.empty()) {
     memo_.clear();
@@ -158,6 +160,23 @@ void ChatCallReader::begin_record(ArgCanon& canon) {
     names_.clear();
     slots_.clear();
   }
+}
+
+void ChatCallReader::release_scratch() {
+  std::vector<OpenCall>().swap(open_);
+  std::vector<std::uint32_t>().swap(table_);
+  indexed_ = 0;
+  std::vector<Pending>().swap(pending_);
+  std::vector<Memo>().swap(memo_);
+  std::vector<std::uint32_t>().swap(memo_slots_);
+  std::deque<std::string>().swap(decoded_);
+}
+
+std::string_view ChatCallReader::keep(std::string_view s) {
+  if (source_.empty() || s.empty() ||
+      (s.data() >= source_.data() && s.data() + s.size() <= source_.data() + source_.size()))
+    return s;
+  return decoded_.emplace_back(s);
 }
 
 std::string_view ChatCallReader::intern(std::string_view raw) {
@@ -294,13 +313,17 @@ std::uint32_t ChatCallReader::find_open(std::string_view id) {
   }
 }
 
-bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call>& calls,
-                               std::vector<CanonArgs>& args) {
-  if (!enabled_) return false;
+void ChatCallReader::begin_side(const std::vector<Call>& calls) {
   open_.clear();
   if (indexed_ > 0) std::fill(table_.begin(), table_.end(), 0);
   indexed_ = 0;
   first_call_ = static_cast<std::uint32_t>(calls.size());
+}
+
+bool ChatCallReader::read_side(od::value side, ArgCanon& canon, std::vector<Call>& calls,
+                               std::vector<CanonArgs>& args) {
+  if (!enabled_) return false;
+  begin_side(calls);
   od::json_type type;
   if (side.type().get(type)) return false;
   if (type == od::json_type::array) {
@@ -339,8 +362,7 @@ bool ChatCallReader::read_messages(od::array messages, ArgCanon& canon, std::vec
     if (!read_message(mv, index, index == 0, canon, calls, args)) return false;
     ++index;
   }
-  // An empty list is a trajectory for the actual side but a tool list for the expected one.
-  return index > 0;
+  return end_side(index);
 }
 
 bool ChatCallReader::read_message(od::value mv, std::uint32_t index, bool first, ArgCanon& canon,
@@ -488,7 +510,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
       std::string_view id;
       if (has_id || !get_id(v, &id)) return false;
       has_id = true;
-      p.id = id;
+      p.id = keep(id);
     } else if (key == "type") {
       std::string_view type;
       if (!get_string(v, &type)) return false;
@@ -501,7 +523,7 @@ bool ChatCallReader::read_call(od::value cv, ArgCanon& canon) {
           std::string_view raw;
           if (has_name || !get_string(fv, &raw)) return false;
           has_name = true;
-          p.raw = raw;
+          p.raw = keep(raw);
           p.name = intern(raw);
         } else if (fkey == "arguments") {
           if (args_text || args_value) return false;

@@ -37,12 +37,27 @@ class ChatCallReader {
   // result's decoded text, are not applied here — with patterns, `failed` is always false.
   bool reads_errors() const { return reads_errors_; }
 
-  // Forgets the previous record (call before reading its sides).
-  void begin_record(ArgCanon& canon);
+  // Forgets the previous record (call before reading its sides). `source`: the record's
+  // bytes when its messages are read one document each (read_message below); strings they
+  // decode into their parser's buffer are then copied, since the next message reuses it.
+  void begin_record(ArgCanon& canon, std::string_view source = {});
   // Appends the tool calls of `side` to `calls` and their canonical arguments to `args`
   // (text in `canon`). False: read this record with TraceParser instead.
   bool read_side(simdjson::ondemand::value side, ArgCanon& canon, std::vector<Call>& calls,
                  std::vector<CanonArgs>& args);
+  // The same for a side given as its messages one by one (each parsed on its own, in order):
+  // begin_side, read_message for the message numbered `index` (0, 1, …), then end_side with
+  // the number of messages. False from either: read the record with TraceParser instead.
+  void begin_side(const std::vector<Call>& calls);
+  bool read_message(simdjson::ondemand::value message, std::uint32_t index, ArgCanon& canon,
+                    std::vector<Call>& calls, std::vector<CanonArgs>& args) {
+    return read_message(message, index, index == 0, canon, calls, args);
+  }
+  // Frees what reading a record's sides needed and scoring does not (the calls' ids, the
+  // argument memo): for a large record, before it is scored.
+  void release_scratch();
+  // An empty list is a trajectory for the actual side but a tool list for the expected one.
+  static bool end_side(std::uint32_t messages) { return messages > 0; }
 
  private:
   struct OpenCall {
@@ -68,6 +83,9 @@ class ChatCallReader {
   std::string_view intern(std::string_view raw);
   void index_call(std::uint32_t k);
   std::uint32_t find_open(std::string_view id);  // 1-based, 0 when none
+  // `s` itself when it lies in the record's source (or no source was given), else a copy
+  // that lives until the next record.
+  std::string_view keep(std::string_view s);
 
   bool enabled_ = true;
   bool case_sensitive_ = false;
@@ -82,6 +100,8 @@ class ChatCallReader {
   std::deque<std::string> names_;
   std::vector<std::uint32_t> slots_;
   std::string fold_;
+  std::string_view source_;            // begin_record's
+  std::deque<std::string> decoded_;    // keep()'s copies
   simdjson::ondemand::parser inner_;  // arguments given as JSON text
   std::string padded_;
   // Per side: calls so far (for joining tool results), their ids and a hash index by id.

@@ -59,7 +59,11 @@ inline void bound_kept_memory(Batch& b) {
   auto spare_of = [&](std::size_t i) {
     const std::string& text = b.records[i].text;
     if (i >= b.used) return text.capacity();  // holds nothing live
-    return text.capacity() - std::min(text.capacity(), text.size() + kRecordPadding);
+    // A live record's slot may be up to twice its size (a long line's buffer after its last
+    // doubling): pages past what was written were never touched, and trimming such a slot
+    // would copy the record while it is held (a 28 MB record: 56 MB at once).
+    const std::size_t need = text.size() + kRecordPadding;
+    return text.capacity() - std::min(text.capacity(), 2 * need);
   };
   std::size_t spare = 0;
   for (std::size_t i = 0; i < b.records.size(); ++i) spare += spare_of(i);
@@ -129,7 +133,11 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
         w.process(rec, b.out, b.err);
       }
       if (records) output(b.out, b.err);
+      // The record is processed: its slot holds nothing live, so trimming frees it rather
+      // than copying it.
+      b.used = 0;
       detail::bound_kept_memory(b);
+      b.used = 1;
       if (!more) break;
     }
   };

@@ -16,6 +16,7 @@
 #include "trajcheck/record_shape.hpp"
 #include "json/member_names.hpp"
 #include "json/ondemand.hpp"
+#include "json/pieces.hpp"
 #include "util/warnings_note.hpp"
 #include "metrics/chat_calls.hpp"
 #include "metrics/scorer_impl.hpp"
@@ -345,6 +346,7 @@ struct ScoreRecordReader::Impl {
   simdjson::dom::parser json;
   simdjson::ondemand::parser od;
   std::string buf, id_json, plain_id;  // the record's id as JSON and as text
+  std::string member, number;           // read_by_message: a member beside the sides, a numeric id
   std::uint64_t record_no = 0;          // its RecordOrigin::record
   ScoreSummary* summary = nullptr;  // the caller's, during read()
 
@@ -488,42 +490,24 @@ struct ScoreRecordReader::Impl {
   // anything else: process() then reads the record as below, with the same results.
   bool fast_process(const RawRecord& rec, std::string& out) {
     if (!fast.enabled() || !rec.container_error.empty()) return false;
-    simdjson::padded_string_view view;
-    const std::string_view text = rec.bytes();
-    if (rec.readable() - text.size() >= simdjson::SIMDJSON_PADDING) {
-      view = simdjson::padded_string_view(text.data(), text.size(), rec.readable());
-    } else {
+    std::string_view text = rec.bytes();
+    std::size_t readable = rec.readable();
+    if (readable - text.size() < simdjson::SIMDJSON_PADDING) {
       buf.reserve(text.size() + simdjson::SIMDJSON_PADDING);
       buf.assign(text);
-      view = simdjson::padded_string_view(buf.data(), buf.size(), buf.capacity());
+      text = buf;
+      readable = buf.capacity();
     }
-    simdjson::ondemand::document doc;
-    simdjson::ondemand::object obj;
-    if (od.iterate(view).get(doc) || doc.get_object().get(obj)) return false;
     metrics::ScorerCore& impl = core;
-    fast.begin_record(impl.canon);
     impl.actual.clear();
     impl.expected.clear();
     impl.actual_args.clear();
     impl.expected_args.clear();
-    bool have_actual = false, have_expected = false;
     RecordId id;
-    const bool members_ok = json::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
-      const ShapeKeys side = shape_key(key);
-      if (side == shape_key_bits::actual) {
-        if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.actual_args)) return false;
-        have_actual = true;
-        return true;
-      }
-      if (side == shape_key_bits::expected) {
-        if (have_expected || !fast.read_side(v, impl.canon, impl.expected, impl.expected_args)) return false;
-        have_expected = true;
-        return true;
-      }
-      simdjson::ondemand::json_type type;
-      return !v.type().get(type) && !read_id(key, v, type, id);
-    });
-    if (!members_ok || !have_actual || !have_expected) return false;
+    const bool by_message = text.size() > options.read_by_message_above;
+    fast.begin_record(impl.canon, by_message ? text : std::string_view());
+    if (!(by_message ? read_by_message(text, readable, id) : read_whole(text, readable, id))) return false;
+    if (by_message) fast.release_scratch();
     // Duplicates depend on whether a repeated call's first result was an error. The direct
     // reader knows unless error patterns are given: then a side that repeats a call goes the
     // full way.
@@ -539,7 +523,109 @@ struct ScoreRecordReader::Impl {
     ScoreResult r = impl.score_canonical(impl.actual, impl.expected, nullptr);
     impl.names_interned = false;
     emit(r, out);
+    if (by_message) {  // not kept for the records after a large one
+      std::vector<metrics::Call>().swap(impl.actual);
+      std::vector<metrics::Call>().swap(impl.expected);
+      std::vector<metrics::CanonArgs>().swap(impl.actual_args);
+      std::vector<metrics::CanonArgs>().swap(impl.expected_args);
+    }
     return true;
+  }
+
+  // The record as one On-Demand document.
+  bool read_whole(std::string_view text, std::size_t readable, RecordId& id) {
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object obj;
+    if (od.iterate(simdjson::padded_string_view(text.data(), text.size(), readable)).get(doc) ||
+        doc.get_object().get(obj))
+      return false;
+    metrics::ScorerCore& impl = core;
+    bool have_actual = false, have_expected = false;
+    const bool members_ok = json::for_members(obj, [&](std::string_view key, bool, simdjson::ondemand::value v) {
+      const ShapeKeys side = shape_key(key);
+      if (side == shape_key_bits::actual) {
+        if (have_actual || !fast.read_side(v, impl.canon, impl.actual, impl.actual_args)) return false;
+        have_actual = true;
+        return true;
+      }
+      if (side == shape_key_bits::expected) {
+        if (have_expected || !fast.read_side(v, impl.canon, impl.expected, impl.expected_args)) return false;
+        have_expected = true;
+        return true;
+      }
+      simdjson::ondemand::json_type type;
+      return !v.type().get(type) && !read_id(key, v, type, id);
+    });
+    return members_ok && have_actual && have_expected;
+  }
+
+  // A large record, one message at a time (json/pieces.hpp): each message is its own
+  // document, so the parser's index covers one message, not the record (whose index, 4 bytes
+  // a token, is larger than the record itself). The members beside the sides are read as
+  // read_whole reads them, each from a small object of its own. The cursor takes keys without
+  // escapes and sides given as arrays only; any other record goes the general way.
+  bool read_by_message(std::string_view text, std::size_t readable, RecordId& id) {
+    metrics::ScorerCore& impl = core;
+    json::PieceCursor c(text);
+    json::MemberNames names;
+    bool have_actual = false, have_expected = false;
+    if (!c.eat('{')) return false;
+    do {
+      std::string_view key;
+      if (!c.plain_string(&key) || !names.insert(key) || !c.eat(':')) return false;
+      const ShapeKeys side = shape_key(key);
+      const bool is_actual = side == shape_key_bits::actual;
+      const bool is_expected = side == shape_key_bits::expected;
+      if (is_actual || is_expected) {
+        bool& have = is_actual ? have_actual : have_expected;
+        if (have || !c.eat('[')) return false;
+        have = true;
+        std::vector<metrics::Call>& calls = is_actual ? impl.actual : impl.expected;
+        std::vector<metrics::CanonArgs>& args = is_actual ? impl.actual_args : impl.expected_args;
+        fast.begin_side(calls);
+        std::uint32_t n = 0;
+        if (!c.eat(']')) {
+          do {
+            std::string_view m;
+            if (!c.value(&m)) return false;
+            const std::size_t room = readable - static_cast<std::size_t>(m.data() - text.data());
+            simdjson::ondemand::document doc;
+            simdjson::ondemand::value v;
+            // The message ends where its object does: the cursor and simdjson count brackets
+            // alike, and read_message reads every member (a bracket of the wrong kind is
+            // simdjson's error there).
+            if (od.iterate(simdjson::padded_string_view(m.data(), m.size(), room)).get(doc) ||
+                doc.get_value().get(v) || !fast.read_message(v, n, impl.canon, calls, args))
+              return false;
+            ++n;
+          } while (c.eat(','));
+          if (!c.eat(']')) return false;
+        }
+        if (!metrics::ChatCallReader::end_side(n)) return false;
+        continue;
+      }
+      std::string_view value;
+      if (!c.value(&value)) return false;
+      member.assign("{\"");
+      member.append(key);
+      member.append("\":");
+      member.append(value);
+      member.push_back('}');
+      member.reserve(member.size() + simdjson::SIMDJSON_PADDING);
+      simdjson::ondemand::document doc;
+      simdjson::ondemand::object obj;
+      if (od.iterate(simdjson::padded_string_view(member.data(), member.size(), member.capacity())).get(doc) ||
+          doc.get_object().get(obj))
+        return false;
+      const int rank = id.rank;
+      const bool ok = json::for_members(obj, [&](std::string_view k, bool, simdjson::ondemand::value v) {
+        simdjson::ondemand::json_type type;
+        return !v.type().get(type) && !read_id(k, v, type, id);
+      });
+      if (!ok) return false;
+      if (id.rank != rank && !id.is_string) id.number = number.assign(id.number);  // it points into `member`
+    } while (c.eat(','));
+    return c.eat('}') && c.at_end() && have_actual && have_expected;
   }
 
   void process(const RawRecord& rec, std::string& out, std::string& err) {
