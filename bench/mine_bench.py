@@ -18,7 +18,7 @@ import random
 import subprocess
 import time
 
-FAMILIES = 10  # precedes, response, chain, count, forbid, only, excludes, args, flow, provenance
+FAMILIES = 11  # precedes, response, chain, count, forbid, only, excludes, args, flow, provenance, values
 
 
 def generate(path, events, tools, seed=7):
@@ -66,8 +66,8 @@ def main():
     size = os.path.getsize(a.out)
     print(f"log: {a.out}, {events} events in {traces} traces, {size / 1e6:.1f} MB")
     configs = [("all", FAMILIES),
-               ("precedes,response,chain,count,only,excludes,args,flow", FAMILIES - 2),  # all but provenance, forbid
-               ("precedes,response,chain,count,only,excludes,args,provenance", FAMILIES - 2)]  # all but flow, forbid
+               ("precedes,response,chain,count,only,excludes,args,flow", FAMILIES - 3),  # all but provenance, values, forbid
+               ("precedes,response,chain,count,only,excludes,args,provenance,values", FAMILIES - 2)]  # all but flow, forbid
     for (templates, families), jobs in [(c, j) for c in configs for j in (1, 2)]:
         best = None
         print(f"--templates {templates}")
