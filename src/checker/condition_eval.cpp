@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "compiler/regex_prefilter.hpp"
 #include "json/text.hpp"
 #include "trajcheck/catalog.hpp"
 
@@ -504,6 +505,7 @@ bool eval_cond(const std::vector<CondNode>& conds, std::uint32_t id, StepDocs& d
     case ir::Cond::Kind::matches: {
       Value v = eval_operand(c.lhs, docs);
       if (v.kind != Value::Kind::string || !c.regex) return false;
+      if (c.prefilter && !c.prefilter->may_match(v.string)) return false;
       return RE2::PartialMatch(re2::StringPiece(v.string.data(), v.string.size()), *c.regex);
     }
     case ir::Cond::Kind::contains:

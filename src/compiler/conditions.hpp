@@ -15,6 +15,8 @@ class RE2;
 
 namespace trajcheck::detail {
 
+class RegexPrefilter;
+
 constexpr std::uint32_t kNoId = 0xffffffffu;
 
 // A field of the step itself named by the first segment of a step-rooted path.
@@ -37,6 +39,7 @@ struct CondNode {
   CondOperand lhs, rhs;
   std::uint8_t sources = ir::kSeenAll;    // seen: where to look (ir::kSeen* bits)
   std::shared_ptr<const re2::RE2> regex;  // matches
+  std::shared_ptr<const RegexPrefilter> prefilter;  // matches: literals a match needs; null if none
   std::string text;                       // for dumps
 };
 

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "compiler/regex_prefilter.hpp"
+
 namespace trajcheck {
 
 std::string_view to_string(VerdictStatus s) {
@@ -195,6 +197,7 @@ struct Builder {
         ro.set_log_errors(false);
         auto re = std::make_shared<RE2>(c.regex, ro);
         if (!re->ok()) error("E105", c.range, fmt::format("invalid regular expression: {}", re->error()));
+        else n.prefilter = RegexPrefilter::build(*re);
         n.regex = std::move(re);
         break;
       }

@@ -37,7 +37,7 @@ struct Gen {
       case 6: return b.cmp("status", Op::eq, lit_str("error"));
       case 7: return b.contains("arguments.tags", lit_str("p"));
       case 8: return b.in("arguments.id", {lit_num(2), lit_str("x")});
-      case 9: return b.matches("content", "^h");
+      case 9: return b.matches("content", chance(50) ? "^h" : R"((?i)\bye?s\b)");
       case 10: return b.cmp("result.ok", Op::eq, lit_bool(true));
       case 11: return b.cmp("context.user", Op::eq, lit_str("u1"));
       case 12:
@@ -217,7 +217,8 @@ struct Gen {
                                          R"({"a":{"b":[2.0,null]}})", R"({"x":{"p":1}})", R"(["\u0070"])"};
         t.call(kTools[pick(5)], kArgs[pick(10)], chance(35), kResults[pick(7)]);
       } else if (k == 6) {
-        t.message(StepType::user_message, std::array{"hello", "bye", "order x 12", "tags p and q"}[pick(4)]);
+        t.message(StepType::user_message,
+                  std::array{"hello", "bye", "order x 12", "tags p and q", "Yes", "YES please", "eyes", "\u212Aelvin ys"}[pick(8)]);
       } else if (k == 7) {
         t.message(StepType::assistant_message, "ok");
       } else if (k == 8) {
