@@ -1093,7 +1093,10 @@ struct Monitor::Impl {
   Checker::Impl checker;
   bool case_sensitive = false;
   bool finished = false;
-  std::string name;
+  std::string name;      // the normalized name of `raw_name` (named: there is one yet), interned as `tool`
+  std::string raw_name;
+  ToolId tool = kNoTool;
+  bool named = false;
   const Trajectory* last_from = nullptr;  // where the last step was copied from, and its index
   std::size_t last_index = 0;
 
@@ -1114,18 +1117,26 @@ struct Monitor::Impl {
 
   void append(const MonitorStep& in) {
     Step& st = trace.add_step(in.type);
+    auto put = [&](std::string_view text) { return text.empty() ? Slice{} : trace.store(text); };
     if (in.type == StepType::tool_call) {
-      st.raw_tool = trace.store(in.tool);
-      normalize_tool_name(in.tool, case_sensitive, name);
+      st.raw_tool = put(in.tool);
+      // A call asked about is taken next, and agents call few tools: the name is normalized
+      // and interned once per change of name.
+      if (in.tool != raw_name || !named) {
+        normalize_tool_name(in.tool, case_sensitive, name);
+        tool = tools.intern(name);
+        raw_name.assign(in.tool);
+        named = true;
+      }
       st.tool_name = name == in.tool ? st.raw_tool : trace.store(name);
-      st.tool = tools.intern(name);
+      st.tool = tool;
       st.status = in.failed ? StepStatus::error : StepStatus::ok;
     }
-    st.arguments = trace.store(in.arguments);
-    st.result = trace.store(in.result);
-    st.content = trace.store(in.content);
-    st.extra = trace.store(in.extra);
-    st.id = trace.store(in.id);
+    st.arguments = put(in.arguments);
+    st.result = put(in.result);
+    st.content = put(in.content);
+    st.extra = put(in.extra);
+    st.id = put(in.id);
     // A step without a turn has one of its own, which it ends; what follows a numbered one
     // is not known yet.
     st.turn = in.turn ? *in.turn : fresh_turn();

@@ -4,10 +4,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
-#include "json/text.hpp"
-
 namespace trajcheck::detail {
 
 using K = ir::StatementKind;
@@ -138,14 +134,15 @@ void StatementMonitor::step(StepEval& ev) {
       // its segment.
       if (shared_ != nullptr && !ev.has_binding()) break;
       if (ev.is_tool_call() && ev.match(s.a)) {
-        canonical_arguments(ev);
-        bool fresh = keys_.insert(scratch_);
+        const std::string_view key = ev.canonical_arguments();
+        bool fresh = keys_.insert(key);
         if (fresh && shared_ != nullptr) {
+          last_key_ = key;
           if (shared_->by_segment) {
-            const std::uint32_t last = shared_->last_at.get(scratch_);
+            const std::uint32_t last = shared_->last_at.get(key);
             fresh = last == kNoId || last < seg_start_;
           } else {
-            fresh = !shared_->keys.contains(scratch_);
+            fresh = !shared_->keys.contains(key);
           }
           new_key_ = fresh;
         }
@@ -760,8 +757,7 @@ void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
     case K::no_duplicate:
       if (shared_ != nullptr) break;  // the Monitor runs no lazy slices
       if (ev.is_tool_call() && ev.match(s.a)) {
-        canonical_arguments(ev);
-        if (keys_.contains(scratch_)) out.push_back(i);
+        if (keys_.contains(ev.canonical_arguments())) out.push_back(i);
       }
       break;
     case K::in_a_row:
@@ -867,113 +863,6 @@ VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) co
   if (violated) return VerdictStatus::violated;
   witnesses.resize(at);
   return vacuous ? VerdictStatus::vacuous : VerdictStatus::satisfied;
-}
-
-namespace {
-void append_size(std::string& out, std::uint64_t n) {
-  const fmt::format_int digits(n);
-  out.append(digits.data(), digits.size());
-}
-
-// The arguments most calls carry — an object of plain strings written minified with its keys
-// in order ({"order_id":"ord_1"}, json::scan_flat_string_object) — have the text
-// canonical_value gives their parse without a parse: appended to `out`. False, and `out` as it
-// was, for any other text.
-bool append_flat_canonical(std::string& out, std::string_view text) {
-  const std::size_t at = out.size();
-  std::string_view previous;
-  bool first = true, sorted = true;
-  out += '{';
-  bool flat = json::scan_flat_string_object(text, [&](std::string_view key, std::string_view value) {
-    sorted = sorted && (first || previous < key);
-    first = false;
-    previous = key;
-    append_size(out, key.size());
-    out += ':';
-    out += key;
-    out += 's';
-    append_size(out, value.size());
-    out += ':';
-    out += value;
-  });
-  if (!flat || !sorted) {
-    out.resize(at);
-    return false;
-  }
-  out += '}';
-  return true;
-}
-}  // namespace
-
-void StatementMonitor::canonical_arguments(StepEval& ev) {
-  scratch_.clear();
-  append_size(scratch_, ev.tool());
-  scratch_ += '|';
-  const Step& step = ev.step();
-  if (step.arguments.empty()) {
-    scratch_ += "{}";  // absent arguments equal {}
-    return;
-  }
-  if (append_flat_canonical(scratch_, ev.docs().trace().text(step.arguments))) return;
-  const simdjson::dom::element* root = ev.docs().root(ir::FieldPath::Root::arguments);
-  if (root == nullptr) {
-    scratch_ += "r";
-    scratch_ += ev.docs().trace().text(step.arguments);
-    return;
-  }
-  members_.clear();
-  canonical_value(*root);
-}
-
-// A canonical text for deep equality: object keys sorted, numbers by value, strings
-// length-prefixed so no two different values share a text.
-void StatementMonitor::canonical_value(simdjson::dom::element el) {
-  switch (el.type()) {
-    case simdjson::dom::element_type::OBJECT: {
-      std::size_t begin = members_.size();
-      for (auto field : simdjson::dom::object(el)) members_.emplace_back(field.key, field.value);
-      std::size_t end = members_.size();
-      std::sort(members_.begin() + begin, members_.begin() + end,
-                [](const auto& x, const auto& y) { return x.first < y.first; });
-      scratch_ += '{';
-      for (std::size_t i = begin; i < end; ++i) {
-        // members_ may grow (and move) in the recursive call: copy this entry first.
-        auto [key, value] = members_[i];
-        append_size(scratch_, key.size());
-        scratch_ += ':';
-        scratch_ += key;
-        canonical_value(value);
-      }
-      scratch_ += '}';
-      members_.resize(begin);
-      break;
-    }
-    case simdjson::dom::element_type::ARRAY:
-      scratch_ += '[';
-      for (simdjson::dom::element e : simdjson::dom::array(el)) {
-        canonical_value(e);
-        scratch_ += ',';
-      }
-      scratch_ += ']';
-      break;
-    case simdjson::dom::element_type::STRING: {
-      std::string_view sv(el);
-      scratch_ += 's';
-      append_size(scratch_, sv.size());
-      scratch_ += ':';
-      scratch_ += sv;
-      break;
-    }
-    case simdjson::dom::element_type::INT64:
-    case simdjson::dom::element_type::UINT64:
-    case simdjson::dom::element_type::DOUBLE:
-      scratch_ += 'n';
-      append_number(scratch_, value_of(el).number);
-      scratch_ += ';';
-      break;
-    case simdjson::dom::element_type::BOOL: scratch_ += bool(el) ? "T" : "F"; break;
-    case simdjson::dom::element_type::NULL_VALUE: scratch_ += "N"; break;
-  }
 }
 
 }  // namespace trajcheck::detail

@@ -294,16 +294,13 @@ class StatementMonitor {
   // Lazy `no duplicate` / `retries`: the rule's log of steps binding nothing (set on bottom,
   // copied into every slice); bottom then leaves those steps to the log.
   void share(const NbEvents* log) { shared_ = log; }
-  // The canonical (tool, arguments) key of the current step (valid until the next call).
-  std::string_view key_of(StepEval& ev) {
-    canonical_arguments(ev);
-    return scratch_;
-  }
+  // The canonical (tool, arguments) key of the current step (StepEval::canonical_arguments).
+  std::string_view key_of(StepEval& ev) { return ev.canonical_arguments(); }
   // A step binding nothing that repeats a key of this slice's segment.
   void add_witness(std::uint32_t i) { buf_.push_back(i); }
   // The last step put a key new to this segment and to the log (last_key()); clears the flag.
   bool take_new_key() { return std::exchange(new_key_, false); }
-  std::string_view last_key() const { return scratch_; }
+  std::string_view last_key() const { return last_key_; }
   // Nothing a later step does can change this segment's verdict or witnesses.
   bool done() const { return done_; }
   // For the statements that react to any step only in some states (Checker::Impl's
@@ -332,8 +329,6 @@ class StatementMonitor {
   void catch_up_adjacent(const NbEvents& ev, std::uint32_t from, std::uint32_t to);
   // immediately followed by: the open turn ends (its A's now wait on the next turn's B's).
   void close_turn();
-  void canonical_arguments(StepEval& ev);
-  void canonical_value(simdjson::dom::element el);
 
   const StatementSpec* spec_;
   const Nfa* nfa_ = nullptr;
@@ -367,8 +362,7 @@ class StatementMonitor {
   KeySet keys_;
   const NbEvents* shared_ = nullptr;
   bool new_key_ = false;
-  std::string scratch_;
-  std::vector<std::pair<std::string_view, simdjson::dom::element>> members_;
+  std::string_view last_key_;  // the key of the step that set new_key_ (StepEval's, that step's)
   // expect: current and next position sets; `started_` false means "at the start state".
   std::vector<std::uint64_t> cur_, next_;
   bool started_ = false;

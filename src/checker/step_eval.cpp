@@ -3,6 +3,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "json/text.hpp"
 #include "trajcheck/json_string.hpp"
 #include "util/glob.hpp"
 
@@ -89,6 +92,7 @@ void StepEval::begin_step(const Step& step, std::uint32_t index) {
   if (++epoch_ == 0) {  // wrapped: stale stamps could collide
     std::fill(stamp_.begin(), stamp_.end(), 0);
     std::fill(bind_stamp_.begin(), bind_stamp_.end(), 0);
+    key_epoch_ = 0;
     epoch_ = 1;
   }
   docs_.begin_step(step, index);
@@ -217,6 +221,122 @@ bool StepEval::compute(std::uint32_t id) {
       return match(p.a) && eval_cond(program_.conds, p.b, docs_);
   }
   return false;
+}
+
+namespace {
+void append_size(std::string& out, std::uint64_t n) {
+  const fmt::format_int digits(n);
+  out.append(digits.data(), digits.size());
+}
+
+// The arguments most calls carry — an object of plain strings written minified with its keys
+// in order ({"order_id":"ord_1"}, json::scan_flat_string_object) — have the text
+// canonical_value gives their parse without a parse: appended to `out`. False, and `out` as it
+// was, for any other text.
+bool append_flat_canonical(std::string& out, std::string_view text) {
+  const std::size_t at = out.size();
+  std::string_view previous;
+  bool first = true, sorted = true;
+  out += '{';
+  bool flat = json::scan_flat_string_object(text, [&](std::string_view key, std::string_view value) {
+    sorted = sorted && (first || previous < key);
+    first = false;
+    previous = key;
+    append_size(out, key.size());
+    out += ':';
+    out += key;
+    out += 's';
+    append_size(out, value.size());
+    out += ':';
+    out += value;
+  });
+  if (!flat || !sorted) {
+    out.resize(at);
+    return false;
+  }
+  out += '}';
+  return true;
+}
+}  // namespace
+
+std::string_view StepEval::canonical_arguments() {
+  if (key_epoch_ == epoch_) return key_;
+  const std::string_view arguments = docs_.trace().text(step_->arguments);
+  if (key_tool_ == tool_ && key_tool_ != kNoId && arguments == key_arguments_) {
+    key_epoch_ = epoch_;
+    return key_;
+  }
+  key_epoch_ = epoch_;
+  key_tool_ = tool_;
+  key_arguments_.assign(arguments);
+  key_.clear();
+  append_size(key_, tool_);
+  key_ += '|';
+  if (arguments.empty()) {
+    key_ += "{}";  // absent arguments equal {}
+    return key_;
+  }
+  if (append_flat_canonical(key_, arguments)) return key_;
+  const simdjson::dom::element* root = docs_.root(ir::FieldPath::Root::arguments);
+  if (root == nullptr) {
+    key_ += "r";
+    key_ += arguments;
+    return key_;
+  }
+  members_.clear();
+  canonical_value(*root);
+  return key_;
+}
+
+// A canonical text for deep equality: object keys sorted, numbers by value, strings
+// length-prefixed so no two different values share a text.
+void StepEval::canonical_value(simdjson::dom::element el) {
+  switch (el.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      std::size_t begin = members_.size();
+      for (auto field : simdjson::dom::object(el)) members_.emplace_back(field.key, field.value);
+      std::size_t end = members_.size();
+      std::sort(members_.begin() + begin, members_.begin() + end,
+                [](const auto& x, const auto& y) { return x.first < y.first; });
+      key_ += '{';
+      for (std::size_t i = begin; i < end; ++i) {
+        // members_ may grow (and move) in the recursive call: copy this entry first.
+        auto [key, value] = members_[i];
+        append_size(key_, key.size());
+        key_ += ':';
+        key_ += key;
+        canonical_value(value);
+      }
+      key_ += '}';
+      members_.resize(begin);
+      break;
+    }
+    case simdjson::dom::element_type::ARRAY:
+      key_ += '[';
+      for (simdjson::dom::element e : simdjson::dom::array(el)) {
+        canonical_value(e);
+        key_ += ',';
+      }
+      key_ += ']';
+      break;
+    case simdjson::dom::element_type::STRING: {
+      std::string_view sv(el);
+      key_ += 's';
+      append_size(key_, sv.size());
+      key_ += ':';
+      key_ += sv;
+      break;
+    }
+    case simdjson::dom::element_type::INT64:
+    case simdjson::dom::element_type::UINT64:
+    case simdjson::dom::element_type::DOUBLE:
+      key_ += 'n';
+      append_number(key_, value_of(el).number);
+      key_ += ';';
+      break;
+    case simdjson::dom::element_type::BOOL: key_ += bool(el) ? "T" : "F"; break;
+    case simdjson::dom::element_type::NULL_VALUE: key_ += "N"; break;
+  }
 }
 
 }  // namespace trajcheck::detail

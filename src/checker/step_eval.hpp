@@ -85,6 +85,12 @@ class StepEval {
   std::uint32_t tool() const { return tool_; }
   std::uint32_t tool_count() const { return static_cast<std::uint32_t>(names_.size()); }
   StepDocs& docs() { return docs_; }
+  // The canonical (tool, arguments) key of the current step, for `no duplicate`: object
+  // members sorted, numbers by value, strings length-prefixed, so equal keys mean deeply
+  // equal arguments of one tool. Built once per step for every monitor that asks, and kept
+  // while the next steps have the same tool and argument text (a call asked about, then
+  // observed). Valid until it is built again.
+  std::string_view canonical_arguments();
 
   // Step classes: a step's type, whether it failed and its tool decide every pattern that
   // has no `where` under it. Each class has a row of pattern values (0, 1 or kDepends),
@@ -108,6 +114,7 @@ class StepEval {
   std::uint8_t classify(std::uint32_t pattern, std::uint8_t* row, StepType type, bool failed,
                         std::uint32_t tool) const;
   std::uint32_t local_tool(const Trajectory& trace, const Step& step);
+  void canonical_value(simdjson::dom::element el);
   std::uint32_t intern(std::string_view name);
 
   struct Hash {
@@ -132,6 +139,11 @@ class StepEval {
   std::vector<std::string> keys_;
   std::vector<Value> mentioned_;  // per mention: the value at its PATH (valid for the current step)
   std::string scratch_;
+  // canonical_arguments(): the key, the tool and argument text it was built from, the step
+  // (epoch) it was last checked for, and the members of the objects being sorted.
+  std::string key_, key_arguments_;
+  std::uint32_t key_tool_ = kNoId, key_epoch_ = 0;
+  std::vector<std::pair<std::string_view, simdjson::dom::element>> members_;
   std::string_view binding_;
   bool has_binding_ = false;
   // Tool-name columns per local tool id (tools × columns).
