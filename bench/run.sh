@@ -16,7 +16,7 @@
 # times the native file is piped through check for the largest input (10 = 5 GB, never on
 # disk); RSS_RUNS (default 3) runs of each input size, the largest peak kept;
 # HOSTILE_STEPS (default 50 000) the smaller hostile trace; SKIP_PEERS=1, SKIP_SCALING=1,
-# SKIP_RSS=1, SKIP_HOSTILE=1 leave parts out; ONLY_DATA=1 stops after generating; SHM=0 times
+# SKIP_RSS=1, SKIP_HOSTILE=1, SKIP_GUARD=1 leave parts out; ONLY_DATA=1 stops after generating; SHM=0 times
 # the inputs from bench/out/ instead of copies in /dev/shm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,7 @@ SKIP_SCALING=${SKIP_SCALING:-0}
 SKIP_RSS=${SKIP_RSS:-0}
 RSS_RUNS=${RSS_RUNS:-3}
 SKIP_HOSTILE=${SKIP_HOSTILE:-0}
+SKIP_GUARD=${SKIP_GUARD:-0}
 
 if [[ $QUICK == 1 ]]; then
   data=bench/out/quick
@@ -84,7 +85,7 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
   -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
-cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor bench_rusage >"$tmp/build.log" 2>&1 \
+cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor bench_rusage bench_guard_latency >"$tmp/build.log" 2>&1 \
   || { cat "$tmp/build.log" >&2; exit 2; }
 gen=$build/bench/bench_gen
 floor=$build/bench/bench_floor
@@ -391,6 +392,35 @@ if [[ $SKIP_SCALING != 1 ]]; then
   flush
 fi
 
+# ------------------------------------------------------------------ guard decisions
+
+# bench_guard_latency (bench/guard_latency.cpp): check_call + observe per step of 2 000 traces
+# of 200 steps with 20 rules, pinned to one core, RUNS times alone and RUNS times with a busy
+# loop on the other core (alternating); a line per run in bench/out/guard.tsv (mode, p50, p90,
+# p99, p99.9 in ns).
+guard_tsv=bench/out/guard.tsv
+: >"$guard_tsv"
+if [[ $SKIP_GUARD != 1 && -x $build/bench/bench_guard_latency ]] && command -v taskset >/dev/null \
+   && [[ $(nproc) -ge 2 ]]; then
+  say "guard decisions (bench_guard_latency, $RUNS runs quiet and $RUNS with the other core busy)"
+  guard_traces=2000; ((QUICK)) && guard_traces=300
+  for ((run = 0; run < RUNS; run++)); do
+    for mode in quiet busy; do
+      busy_pid=""
+      if [[ $mode == busy ]]; then
+        taskset -c 0 sh -c 'while :; do :; done' &
+        busy_pid=$!
+      fi
+      line=$(taskset -c 1 "$build/bench/bench_guard_latency" "$guard_traces" 200 | grep 'per step')
+      [[ -n $busy_pid ]] && { kill "$busy_pid"; wait "$busy_pid" 2>/dev/null || true; }
+      awk -v m="$mode" '{for (i = 1; i <= NF; i++) if ($i ~ /^p[0-9.]+$/) v[$i] = $(i + 1)}
+        END {print m "\t" v["p50"] "\t" v["p90"] "\t" v["p99"] "\t" v["p99.9"]}' <<<"$line" >>"$guard_tsv"
+    done
+  done
+else
+  note "guard decisions not measured (SKIP_GUARD=1, no bench_guard_latency, no taskset or one core)"
+fi
+
 # ------------------------------------------------------------------ verdict agreement and report
 
 compare_args=()
@@ -404,7 +434,7 @@ python3 bench/report.py --samples "$samples" --figures "$figures" --notes "$note
   --agreement bench/out/agreement.md --quick "$QUICK" --jobs "$JOBS" \
   --native-stats "$data/native.stats" --agentevals-stats "$data/agentevals.stats" \
   --tau-stats "$data/tau.stats" --rules-split bench/out/rules-split.tsv --loadavg bench/out/loadavg.tsv \
-  --inputs "$inputs" \
+  --inputs "$inputs" --guard "$guard_tsv" \
   --out bench/out/results.md --targets bench/out/targets.md
 say "wrote bench/out/results.md ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s)"
 cat bench/out/results.md
