@@ -110,6 +110,13 @@ bool contains_key(const Value& x, std::string_view key, std::string& scratch) {
 }
 
 void append_number(std::string& out, double x) {
+  // Whole numbers below 10^15 (ids, amounts, counts: most numbers keys are made of) are
+  // fmt's digits exactly, written without the shortest-double search; -0 keeps its sign there.
+  if (x > -1e15 && x < 1e15 && x != 0 && x == static_cast<double>(static_cast<long long>(x))) {
+    const fmt::format_int digits(static_cast<long long>(x));
+    out.append(digits.data(), digits.size());
+    return;
+  }
   char buf[64];  // the longest shortest double, "-2.2250738585072014e-308", is 24 characters
   const char* end = fmt::format_to(buf, "{}", x);
   out.append(buf, static_cast<std::size_t>(end - buf));

@@ -452,3 +452,26 @@ TEST_CASE("seen(): the raw search agrees with the index on generated results") {
   CHECK(unseen > 60);
   CHECK(escaped > 20);
 }
+
+TEST_CASE("append_number writes what fmt's {} writes, whole numbers included") {
+  std::vector<double> xs = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e15, -1e15, 1e15 - 1, -(1e15 - 1), 1e16, 123456789012345.0,
+                            999999999999999.0, 1e-7, 3.0e300, 9007199254740993.0};
+  for (double p = 1; p < 1e17; p *= 10) {
+    xs.push_back(p);
+    xs.push_back(-p);
+    xs.push_back(p + 1);
+    xs.push_back(p - 1);
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const auto whole = static_cast<double>(static_cast<long long>(rng() % 2000000000000000ULL) - 1000000000000000LL);
+    xs.push_back(whole);
+    xs.push_back(whole / 8);  // halves, quarters, eighths: not whole
+  }
+  for (double x : xs) {
+    std::string got;
+    detail::append_number(got, x);
+    INFO(fmt::format("{}", x));
+    CHECK(got == fmt::format("{}", x));
+  }
+}
