@@ -107,19 +107,15 @@ FailOn fail_on_from(const std::string& name) {
 // allow_nan=False) gives (same key order, number spellings and escapes), written without
 // building intermediate Python strings; for a large trace this is most of the cost of a call.
 
-void append_utf8(std::string& out, PyObject* s) {
+// A str's UTF-8 (CPython's, kept in the object), or the error for a str that has none.
+std::string_view utf8_of(PyObject* s) {
   Py_ssize_t n;
   const char* p = PyUnicode_AsUTF8AndSize(s, &n);
   if (!p) throw py::error_already_set();
-  out.append(p, static_cast<std::size_t>(n));
+  return {p, static_cast<std::size_t>(n)};
 }
 
-void append_json_text(std::string& out, PyObject* s) {
-  Py_ssize_t n;
-  const char* p = PyUnicode_AsUTF8AndSize(s, &n);
-  if (!p) throw py::error_already_set();
-  append_json_string(out, std::string_view(p, static_cast<std::size_t>(n)));
-}
+void append_json_text(std::string& out, PyObject* s) { append_json_string(out, utf8_of(s)); }
 
 void append_number(std::string& out, PyObject* v) {
   if (PyLong_Check(v)) {
@@ -134,7 +130,7 @@ void append_number(std::string& out, PyObject* v) {
     PyErr_Clear();
     py::object r = py::reinterpret_steal<py::object>(PyLong_Type.tp_repr(v));  // a big int
     if (!r) throw py::error_already_set();
-    append_utf8(out, r.ptr());
+    out.append(utf8_of(r.ptr()));
     return;
   }
   double d = PyFloat_AS_DOUBLE(v);
@@ -192,16 +188,25 @@ void append_json_value(std::string& out, PyObject* v, int depth) {
   }
 }
 
-// The JSON text of a trace given to the package: str and bytes-like objects as they are, dicts,
-// lists and tuples encoded. `buffer` holds the text when it had to be made.
+// The JSON text of a trace given to the package, appended to `out`: str (as UTF-8) and
+// bytes-like objects as they are, dicts, lists and tuples encoded.
+void append_trace_text(std::string& out, py::handle v, const char* what) {
+  PyObject* o = v.ptr();
+  if (PyUnicode_Check(o)) return void(out.append(utf8_of(o)));
+  if (PyBytes_Check(o)) return void(out.append(PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))));
+  if (PyByteArray_Check(o))
+    return void(out.append(PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))));
+  if (PyMemoryView_Check(o)) return void(out.append(std::string(py::bytes(py::reinterpret_borrow<py::object>(v)))));
+  if (PyDict_Check(o) || PyList_Check(o) || PyTuple_Check(o)) return append_json_value(out, o, 0);
+  throw py::type_error(std::string(what) + ": expected a dict, a list or JSON text (str or bytes), not " +
+                       Py_TYPE(o)->tp_name);
+}
+
+// The same as a view: of the object's own bytes where it has them (str, bytes), else of
+// `buffer`, which then holds the text.
 std::string_view trace_text(py::handle v, std::string& buffer, const char* what) {
   PyObject* o = v.ptr();
-  if (PyUnicode_Check(o)) {
-    Py_ssize_t n;
-    const char* p = PyUnicode_AsUTF8AndSize(o, &n);
-    if (!p) throw py::error_already_set();
-    return {p, static_cast<std::size_t>(n)};
-  }
+  if (PyUnicode_Check(o)) return utf8_of(o);
   if (PyBytes_Check(o)) return {PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))};
   if (PyByteArray_Check(o))
     return {PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))};
@@ -300,12 +305,12 @@ Report make_report(const std::shared_ptr<const RuleSet>& rules, FailOn fail_on, 
 // ---------------------------------------------------------------------------------------
 // Rules: a RuleSet, its reader, and a pool of per-thread checkers
 
+// A thread's TraceCheck (the library's one-trace check, as the corpus runner's workers use it)
+// and its record buffer, pooled between calls.
 struct Worker {
-  std::unique_ptr<ToolTable> tools = std::make_unique<ToolTable>();
-  std::unique_ptr<Trajectory> scratch = std::make_unique<Trajectory>(tools.get());
-  RuleSetChecker checker;
+  TraceCheck check;
   RawRecord record;
-  explicit Worker(std::shared_ptr<const RuleSet> rules) : checker(std::move(rules)) {}
+  explicit Worker(std::shared_ptr<const RuleSet> rules) : check(std::move(rules)) {}
 };
 
 class Rules {
@@ -319,24 +324,24 @@ class Rules {
 
   const std::shared_ptr<const RuleSet>& rule_set() const { return rules_; }
 
-  // Checks the one trajectory in `json` (any format). Called with the GIL held; releases it.
-  Report check(std::string_view json, const std::string& fail_on_name) {
+  // Checks the one trajectory of `trace` (a dict, a list or JSON text in any format), written
+  // straight into the worker's record buffer. Called with the GIL held; releases it while the
+  // trace is read and checked.
+  Report check(py::handle trace, const std::string& fail_on_name) {
     FailOn fail_on = fail_on_from(fail_on_name);
     std::unique_ptr<Worker> w = acquire();
     std::optional<Report> report;
     ParseOutcome outcome;
     {
       RawRecord& rec = w->record;
-      rec.text.reserve(json.size() + kRecordPadding);
-      rec.text.assign(json.data(), json.size());
+      rec.text.clear();
+      append_trace_text(rec.text, trace, "trace");
+      rec.text.reserve(rec.text.size() + kRecordPadding);
       rec.origin = RecordOrigin{"<trace>", 1, 1, 0};
       py::gil_scoped_release nogil;
-      std::uint32_t emitted = 0;
-      outcome = parser_->parse(rec, *w->scratch, [&](Trajectory& t) {
-        if (++emitted == 1) report = make_report(rules_, fail_on, t, w->checker.check(t));
+      outcome = w->check.check_one(*parser_, rec, [&](const Trajectory& t, const TraceVerdict& v) {
+        report = make_report(rules_, fail_on, t, v);
       });
-      if (outcome.ok() && emitted != 1)
-        outcome.errors.push_back(RecordError{rec.origin, "expected one trajectory, found " + std::to_string(emitted)});
     }
     release(std::move(w));
     if (!outcome.ok()) raise_trace_error(outcome.errors);
@@ -773,8 +778,7 @@ PYBIND11_MODULE(_native, m) {
 
   py::class_<Rules, std::shared_ptr<Rules>>(m, "Rules")
       .def("check", [](Rules& self, py::handle trace, const std::string& fail_on) {
-        std::string buffer;
-        return self.check(trace_text(trace, buffer, "trace"), fail_on);
+        return self.check(trace, fail_on);
       }, py::arg("trace"), py::arg("fail_on"))
       .def("check_file", [](std::shared_ptr<Rules> self, std::vector<std::string> inputs, unsigned jobs,
                             const std::string& fail_on) {

@@ -153,6 +153,33 @@ class RuleSetChecker {
   std::unique_ptr<Impl> impl_;
 };
 
+// What checking records one after another on one thread keeps (a tool table, trajectory
+// buffers and a RuleSetChecker, reused from record to record), and the check of one record
+// that must hold exactly one trajectory. The corpus runner's workers are built on it; a caller
+// handed one trace at a time (the Python package's Rules.check) checks it with check_one().
+class TraceCheck {
+ public:
+  explicit TraceCheck(std::shared_ptr<const RuleSet> rules, FailOn fail_on = {});
+  ~TraceCheck();
+  TraceCheck(TraceCheck&&) noexcept;
+  TraceCheck& operator=(TraceCheck&&) noexcept;
+
+  using OnTrace = std::function<void(const Trajectory&, const TraceVerdict&)>;
+  // Reads `record` with `parser` (the rule set's reading_options()) and checks the trajectory
+  // it holds, calling on_trace with it and its verdict (both valid during the call). Errors:
+  // the record's, or "expected one trajectory, found N" when it holds another number (then
+  // on_trace may have been called for the first).
+  ParseOutcome check_one(const TraceParser& parser, const RawRecord& record, const OnTrace& on_trace);
+
+  ToolTable& tools();
+  Trajectory& scratch();  // parse buffers
+  RuleSetChecker& checker();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // ---------------------------------------------------------------------------------------
 // Statistics
 

@@ -24,9 +24,7 @@ struct CheckWorker {
   const CheckWriter* writer = nullptr;
   const CheckRunOptions* options = nullptr;
   std::atomic<std::uint64_t>* records_read = nullptr;  // for the progress callback
-  std::unique_ptr<ToolTable> tools;
-  std::unique_ptr<Trajectory> scratch;
-  std::unique_ptr<RuleSetChecker> checker;
+  std::unique_ptr<TraceCheck> check;  // tool table, trajectory buffers, checker
   TraceJoiner* joiner = nullptr;
   std::unique_ptr<Trajectory> joined;  // an OTLP trace joined from its parts
   CheckStats stats;
@@ -66,7 +64,7 @@ struct CheckWorker {
     }
     cur_out = &out;
     cur_err = &err;
-    ParseOutcome o = parser->parse_borrowing(rec, *scratch, emit);
+    ParseOutcome o = parser->parse_borrowing(rec, check->scratch(), emit);
     if (!o.ok()) {
       for (std::size_t i = 1; i < o.errors.size(); ++i) err += format_record_error(o.errors[i]);
       reject(o.errors[0], out, err);
@@ -83,7 +81,7 @@ struct CheckWorker {
     }
     cur_out = &out;
     cur_err = &err;
-    parser->parse_borrowing(rec, *scratch, emit);
+    parser->parse_borrowing(rec, check->scratch(), emit);
   }
 
   void reject(const RecordError& e, std::string& out, std::string& err) {
@@ -98,7 +96,7 @@ struct CheckWorker {
         err += w;
         if (w.empty() || w.back() != '\n') err += '\n';
       }
-    const TraceVerdict& v = checker->check(t);
+    const TraceVerdict& v = check->checker().check(t);
     stats.add(v, t.warnings.size());
     writer->trace(t, v, out);
   }
@@ -127,11 +125,9 @@ CheckStats CheckRunner::run(const RecordInput& input, const CheckWriter& writer,
         w.writer = &writer;
         w.options = &m.options;
         w.records_read = &records_read;
-        w.tools = std::make_unique<ToolTable>();
-        w.scratch = std::make_unique<Trajectory>(w.tools.get());
-        w.checker = std::make_unique<RuleSetChecker>(m.rules, m.options.fail_on);
+        w.check = std::make_unique<TraceCheck>(m.rules, m.options.fail_on);
         w.joiner = &joiner;
-        w.joined = std::make_unique<Trajectory>(w.tools.get());
+        w.joined = std::make_unique<Trajectory>(&w.check->tools());
         w.stats.rules.resize(m.rules->rules().size());
         return w;
       },

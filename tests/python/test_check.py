@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import trajcheck
+from trajcheck import _native
 from conftest import SOURCE, cli_jsonl, run_cli
 
 REFUNDS = SOURCE / "examples" / "rules" / "refunds.rules"
@@ -292,3 +293,28 @@ def test_check_file_joins_otlp_traces_exported_in_batches():
     assert len(batched) == 2
     assert sorted(r.passed for r in batched) == [False, True]
     assert [(r.trace_id, r.passed) for r in batched] == [(r.trace_id, r.passed) for r in whole]
+
+
+# Text of every width CPython stores (one, two and four bytes a character), with the characters
+# JSON escapes: a str, its UTF-8 and the dict it is the JSON of are the same trace.
+WIDE = ["plain", "caf\u00e9 \u00ff", "dash \u2014 \u4e2d\u6587", "emoji \U0001F600 \u00e9 \u2014",
+        "quote \" back \\ nl \n tab \t cr \r bell \x07 del \x7f nul \x00"]
+
+
+@pytest.mark.parametrize("text", WIDE)
+def test_str_of_any_width_reads_as_its_utf8(refunds, text):
+    trace = {"trace_id": "w", "steps": [
+        {"type": "user_message", "content": text},
+        {"type": "tool_call", "tool": "refund_order", "arguments": {"note": text, text: 1}},
+    ]}
+    line = json.dumps(trace, ensure_ascii=False)
+    reports = [refunds.check(line), refunds.check(line.encode("utf-8")), refunds.check(trace)]
+    assert len({r.to_json() for r in reports}) == 1
+    assert _native.dumps(trace) == json.dumps(trace, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def test_lone_surrogate_raises_as_utf8_encoding_does(refunds):
+    with pytest.raises(UnicodeEncodeError):
+        refunds.check('{"steps": [{"type": "user_message", "content": "\ud800"}]}')
+    with pytest.raises(UnicodeEncodeError):
+        refunds.check({"steps": [{"type": "user_message", "content": "a\udfff\u2014"}]})

@@ -341,3 +341,37 @@ TEST_CASE("set_up_check: the options of every front door from their spellings") 
   std::remove(empty.c_str());
   ::rmdir(dir.c_str());
 }
+
+TEST_CASE("TraceCheck: a record's one trajectory checked, and any other count an error") {
+  std::vector<Source> sources;
+  sources.emplace_back("a.rules", "forbid refund_order\n");
+  RuleSetResult rs = compile_rule_set(std::move(sources));
+  REQUIRE(rs.ok());
+  TraceParser parser(rs.rules->reading_options({}));
+  TraceCheck check(rs.rules);
+  RawRecord rec;
+  rec.origin = RecordOrigin{"<trace>", 1, 1, 0};
+  int calls = 0;
+  auto on_trace = [&](const Trajectory& t, const TraceVerdict& v) {
+    ++calls;
+    CHECK(t.trace_id() == "t1");
+    REQUIRE(v.results.size() == 1);
+    CHECK(v.results[0].status == VerdictStatus::violated);
+  };
+  for (int round = 0; round < 2; ++round) {  // buffers reused from record to record
+    rec.text = R"({"trace_id":"t1","steps":[{"type":"tool_call","tool":"refund_order"}]})";
+    ParseOutcome o = check.check_one(parser, rec, on_trace);
+    CHECK(o.ok());
+  }
+  CHECK(calls == 2);
+  // An OTLP record of two traces: the first is handed over, then the count is the error.
+  rec.text = run_test::slurp(TRAJCHECK_TEST_DIR "/data/formats/otel.json");
+  calls = 0;
+  ParseOutcome two = check.check_one(parser, rec, [&](const Trajectory&, const TraceVerdict&) { ++calls; });
+  REQUIRE(two.errors.size() == 1);
+  CHECK(two.errors[0].message == "expected one trajectory, found 2");
+  CHECK(calls == 1);
+  rec.text = "{";
+  ParseOutcome bad = check.check_one(parser, rec, [&](const Trajectory&, const TraceVerdict&) { FAIL("not read"); });
+  CHECK_FALSE(bad.ok());
+}
