@@ -2,6 +2,8 @@
 #include "checker/step_eval.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -229,35 +231,74 @@ void append_size(std::string& out, std::uint64_t n) {
   out.append(digits.data(), digits.size());
 }
 
-// The arguments most calls carry — an object of plain strings written minified with its keys
-// in order ({"order_id":"ord_1"}, json::scan_flat_string_object) — have the text
-// canonical_value gives their parse without a parse: appended to `out`. False, and `out` as it
-// was, for any other text.
+}  // namespace
+
+// The arguments most calls carry — an object of plain strings and integers written minified
+// ({"order_id":"ord_1","amount":120}) — have the text append_canonical gives their parse
+// without a parse: members sorted by name here as there. Taken by the parse
+// instead: more than 16 members, a name twice (which of its values a parse keeps is the
+// parser's), an integer of more than 15 digits or -0 (append_number writes those through the
+// shortest-double search, "1e+15", and a parse may read -0 as 0).
 bool append_flat_canonical(std::string& out, std::string_view text) {
-  const std::size_t at = out.size();
-  std::string_view previous;
-  bool first = true, sorted = true;
-  out += '{';
-  bool flat = json::scan_flat_string_object(text, [&](std::string_view key, std::string_view value) {
-    sorted = sorted && (first || previous < key);
-    first = false;
-    previous = key;
-    append_size(out, key.size());
-    out += ':';
-    out += key;
-    out += 's';
-    append_size(out, value.size());
-    out += ':';
-    out += value;
+  struct Member {
+    std::string_view name, value;
+    bool number;
+  };
+  constexpr std::size_t kMaxMembers = 16;
+  std::array<Member, kMaxMembers> members;
+  std::size_t n = 0;
+  bool fits = true;
+  const bool flat = json::scan_flat_object(text, [&](std::string_view name, std::string_view value, bool number) {
+    if (n == kMaxMembers) {
+      fits = false;
+      return;
+    }
+    if (number && (value.size() - (value[0] == '-') > 15 || value == "-0")) fits = false;
+    members[n++] = {name, value, number};
   });
-  if (!flat || !sorted) {
-    out.resize(at);
-    return false;
+  if (!flat || !fits) return false;
+  for (std::size_t i = 1; i < n; ++i) {  // insertion sort: the members are few, mostly in order
+    const Member m = members[i];
+    std::size_t j = i;
+    for (; j > 0 && m.name < members[j - 1].name; --j) members[j] = members[j - 1];
+    members[j] = m;
   }
-  out += '}';
+  for (std::size_t i = 1; i < n; ++i)
+    if (members[i].name == members[i - 1].name) return false;
+  // Written in place, the size bounded first: each member's text here is at most its JSON text
+  // plus two sizes of at most 20 digits, so one resize and no check per piece.
+  auto put = [](char* p, std::string_view piece) {
+    std::memcpy(p, piece.data(), piece.size());
+    return p + piece.size();
+  };
+  auto put_size = [&](char* p, std::size_t size) {
+    const fmt::format_int digits(size);
+    return put(p, {digits.data(), digits.size()});
+  };
+  const std::size_t at = out.size();
+  out.resize(at + text.size() + 40 * n + 2);
+  char* p = out.data() + at;
+  *p++ = '{';
+  for (std::size_t i = 0; i < n; ++i) {
+    const Member& m = members[i];
+    p = put_size(p, m.name.size());
+    *p++ = ':';
+    p = put(p, m.name);
+    if (m.number) {
+      *p++ = 'n';
+      p = put(p, m.value);  // the integer's digits are append_number's for its value
+      *p++ = ';';
+    } else {
+      *p++ = 's';
+      p = put_size(p, m.value.size());
+      *p++ = ':';
+      p = put(p, m.value);
+    }
+  }
+  *p++ = '}';
+  out.resize(static_cast<std::size_t>(p - out.data()));
   return true;
 }
-}  // namespace
 
 std::string_view StepEval::canonical_arguments() {
   if (key_epoch_ == epoch_) return key_;
@@ -284,58 +325,56 @@ std::string_view StepEval::canonical_arguments() {
     return key_;
   }
   members_.clear();
-  canonical_value(*root);
+  append_canonical(key_, *root, members_);
   return key_;
 }
 
-// A canonical text for deep equality: object keys sorted, numbers by value, strings
-// length-prefixed so no two different values share a text.
-void StepEval::canonical_value(simdjson::dom::element el) {
+void append_canonical(std::string& out, simdjson::dom::element el, CanonicalMembers& members) {
   switch (el.type()) {
     case simdjson::dom::element_type::OBJECT: {
-      std::size_t begin = members_.size();
-      for (auto field : simdjson::dom::object(el)) members_.emplace_back(field.key, field.value);
-      std::size_t end = members_.size();
-      std::sort(members_.begin() + begin, members_.begin() + end,
+      std::size_t begin = members.size();
+      for (auto field : simdjson::dom::object(el)) members.emplace_back(field.key, field.value);
+      std::size_t end = members.size();
+      std::sort(members.begin() + begin, members.begin() + end,
                 [](const auto& x, const auto& y) { return x.first < y.first; });
-      key_ += '{';
+      out += '{';
       for (std::size_t i = begin; i < end; ++i) {
-        // members_ may grow (and move) in the recursive call: copy this entry first.
-        auto [key, value] = members_[i];
-        append_size(key_, key.size());
-        key_ += ':';
-        key_ += key;
-        canonical_value(value);
+        // members may grow (and move) in the recursive call: copy this entry first.
+        auto [key, value] = members[i];
+        append_size(out, key.size());
+        out += ':';
+        out += key;
+        append_canonical(out, value, members);
       }
-      key_ += '}';
-      members_.resize(begin);
+      out += '}';
+      members.resize(begin);
       break;
     }
     case simdjson::dom::element_type::ARRAY:
-      key_ += '[';
+      out += '[';
       for (simdjson::dom::element e : simdjson::dom::array(el)) {
-        canonical_value(e);
-        key_ += ',';
+        append_canonical(out, e, members);
+        out += ',';
       }
-      key_ += ']';
+      out += ']';
       break;
     case simdjson::dom::element_type::STRING: {
       std::string_view sv(el);
-      key_ += 's';
-      append_size(key_, sv.size());
-      key_ += ':';
-      key_ += sv;
+      out += 's';
+      append_size(out, sv.size());
+      out += ':';
+      out += sv;
       break;
     }
     case simdjson::dom::element_type::INT64:
     case simdjson::dom::element_type::UINT64:
     case simdjson::dom::element_type::DOUBLE:
-      key_ += 'n';
-      append_number(key_, value_of(el).number);
-      key_ += ';';
+      out += 'n';
+      append_number(out, value_of(el).number);
+      out += ';';
       break;
-    case simdjson::dom::element_type::BOOL: key_ += bool(el) ? "T" : "F"; break;
-    case simdjson::dom::element_type::NULL_VALUE: key_ += "N"; break;
+    case simdjson::dom::element_type::BOOL: out += bool(el) ? "T" : "F"; break;
+    case simdjson::dom::element_type::NULL_VALUE: out += "N"; break;
   }
 }
 

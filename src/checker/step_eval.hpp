@@ -8,12 +8,24 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "checker/condition_eval.hpp"
 #include "compiler/program.hpp"
 
 namespace trajcheck::detail {
+
+// The canonical text of a JSON value for deep equality (the key `no duplicate` compares):
+// object members sorted by name, numbers by value (append_number), strings length-prefixed,
+// so two values share a text exactly when they are equal. Appended to `out`; `members` is
+// scratch, reused across calls.
+using CanonicalMembers = std::vector<std::pair<std::string_view, simdjson::dom::element>>;
+void append_canonical(std::string& out, simdjson::dom::element el, CanonicalMembers& members);
+// The same text for the JSON text `text` without a parse when it is an object of plain strings
+// and integers written minified (json::scan_flat_object), appended to `out`; false, and `out`
+// as it was, for any other text (then parse it and call append_canonical).
+bool append_flat_canonical(std::string& out, std::string_view text);
 
 // The JSON text of a bound value from its key (value_key, checker/condition_eval.hpp),
 // written over `out` (whose storage is reused) or returned.
@@ -114,7 +126,6 @@ class StepEval {
   std::uint8_t classify(std::uint32_t pattern, std::uint8_t* row, StepType type, bool failed,
                         std::uint32_t tool) const;
   std::uint32_t local_tool(const Trajectory& trace, const Step& step);
-  void canonical_value(simdjson::dom::element el);
   std::uint32_t intern(std::string_view name);
 
   struct Hash {
@@ -143,7 +154,7 @@ class StepEval {
   // (epoch) it was last checked for, and the members of the objects being sorted.
   std::string key_, key_arguments_;
   std::uint32_t key_tool_ = kNoId, key_epoch_ = 0;
-  std::vector<std::pair<std::string_view, simdjson::dom::element>> members_;
+  CanonicalMembers members_;
   std::string_view binding_;
   bool has_binding_ = false;
   // Tool-name columns per local tool id (tools × columns).

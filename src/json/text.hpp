@@ -32,12 +32,14 @@ std::size_t canonical_string_size(const char* p);
 // character, so the closing quote need not be searched for: faster on long strings).
 std::size_t canonical_string_size(std::string_view token);
 
-// Whether `s` is an object of plain strings written minified — {"a":"x","b":"y"}, {}: no
-// blank, no escape, no control byte, no byte outside ASCII, so each string's text is its value (the
-// arguments of most calls, the fields of most approvals). Calls fn(name, value) for each
-// member in order as it reads them: when the answer is false, fn may have seen a prefix.
+// Whether `s` is an object of plain strings and integers written minified —
+// {"a":"x","n":-12}, {}: strings with no blank, no escape, no control byte, no byte outside
+// ASCII, so each string's text is its value (the arguments of most calls); integers in JSON's
+// grammar, -?(0|[1-9][0-9]*), any length (a fraction or an exponent is not accepted). Calls
+// fn(name, value, number) for each member in order as it reads them, `value` the text between
+// the string's quotes or the integer's text: when the answer is false, fn may have seen a prefix.
 template <class Fn>
-bool scan_flat_string_object(std::string_view s, Fn&& fn) {
+bool scan_flat_object(std::string_view s, Fn&& fn) {
   // The plain string at s[i] (its opening quote); i is left past its closing quote. Eight
   // bytes at a time while eight remain: the first quote, backslash, control byte or byte
   // outside ASCII ends the word's plain run.
@@ -61,13 +63,31 @@ bool scan_flat_string_object(std::string_view s, Fn&& fn) {
     ++i;
     return true;
   };
+  auto digit = [&](std::size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  // The integer at s[i]; i is left past its last digit. What follows is the caller's to check
+  // (a ',' or the closing '}'), so "1.5" and "1e3" stop at '.' and 'e' and are refused there.
+  auto integer = [&](std::size_t& i, std::string_view* out) {
+    const std::size_t from = i;
+    if (i < s.size() && s[i] == '-') ++i;
+    if (!digit(i)) return false;
+    if (s[i] == '0') {
+      ++i;
+      if (digit(i)) return false;  // a leading zero: not JSON
+    } else {
+      while (digit(i)) ++i;
+    }
+    *out = s.substr(from, i - from);
+    return true;
+  };
   if (s.size() < 2 || s.front() != '{' || s.back() != '}') return false;
   std::size_t i = 1;
   for (bool first = true; i + 1 < s.size(); first = false) {
     std::string_view name, value;
     if (!first && s[i++] != ',') return false;
-    if (!plain(i, &name) || i >= s.size() || s[i++] != ':' || !plain(i, &value)) return false;
-    fn(name, value);
+    if (!plain(i, &name) || i >= s.size() || s[i++] != ':') return false;
+    const bool number = i < s.size() && s[i] != '"';
+    if (number ? !integer(i, &value) : !plain(i, &value)) return false;
+    fn(name, value, number);
   }
   return i + 1 == s.size();
 }

@@ -138,12 +138,13 @@ TEST_CASE("find_unescaped_control: the first control byte inside a string litera
   CHECK(find_unescaped_control("[\"\\\\\", \"\n\"]") == 8);    // an escaped backslash does not escape
 }
 
-TEST_CASE("scan_flat_string_object: objects of plain strings, read eight bytes at a time") {
+TEST_CASE("scan_flat_object: objects of plain strings and integers, strings read eight bytes at a time") {
   using Members = std::vector<std::pair<std::string, std::string>>;
   auto scan = [](std::string_view s, Members* members) {
     members->clear();
-    return trajcheck::json::scan_flat_string_object(
-        s, [&](std::string_view k, std::string_view v) { members->emplace_back(std::string(k), std::string(v)); });
+    return trajcheck::json::scan_flat_object(s, [&](std::string_view k, std::string_view v, bool number) {
+      members->emplace_back(std::string(k), number ? "#" + std::string(v) : std::string(v));
+    });
   };
   Members m;
   CHECK(scan("{}", &m));
@@ -151,10 +152,16 @@ TEST_CASE("scan_flat_string_object: objects of plain strings, read eight bytes a
   CHECK(scan(R"({"a":"x","":"","order_id":"ord_81ks92 & co."})", &m));
   CHECK(m == Members{{"a", "x"}, {"", ""}, {"order_id", "ord_81ks92 & co."}});
   for (const char* no : {"", "{", "}", "[]", R"({"a":"x",})", R"({"a":"x"} )", R"( {"a":"x"})", R"({"a" :"x"})",
-                         R"({"a":1})", R"({"a":["x"]})", R"({"a":{"b":"x"}})", R"({"a":"x\"y"})", R"({"a":"x\ny"})",
+                         R"({"a":["x"]})", R"({"a":{"b":"x"}})", R"({"a":"x\"y"})", R"({"a":"x\ny"})",
                          "{\"a\":\"caf\xc3\xa9\"}", "{\"a\":\"x\ty\"}", R"({"a":"x")", R"({"a":"x"}})", R"({"a"})",
-                         R"({"a":"x""b":"y"})", R"({"a":null})"})
+                         R"({"a":"x""b":"y"})", R"({"a":null})", R"({"a":true})", R"({"a":01})", R"({"a":-01})",
+                         R"({"a":00})", R"({"a":-})", R"({"a":1.0})", R"({"a":1.})", R"({"a":1e3})", R"({"a":1E3})",
+                         R"({"a":+1})", R"({"a":0x1})", R"({"a":1 })", R"({"a":1"b"})", R"({"a":1,})", R"({"a":})",
+                         R"({"a":-1.5e-3})", R"({"a":12}3)"})
     CHECK_MESSAGE(!scan(no, &m), no);
+  CHECK(scan(R"({"a":1,"b":"x","c":-0,"d":0,"e":-120,"f":123456789012345678901234567890})", &m));
+  CHECK(m == Members{{"a", "#1"}, {"b", "x"}, {"c", "#-0"}, {"d", "#0"}, {"e", "#-120"},
+                     {"f", "#123456789012345678901234567890"}});
   // A stop byte (the closing quote, or one that rejects) at every place of strings of 0 to 40
   // bytes, across the words the scan reads.
   for (std::size_t n = 0; n <= 40; ++n)
