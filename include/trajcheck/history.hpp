@@ -23,7 +23,7 @@
 namespace trajcheck::eval {
 
 // The schema version this trajcheck writes and reads; a database of a newer one is an error.
-constexpr int kHistorySchemaVersion = 1;
+constexpr int kHistorySchemaVersion = 2;
 
 struct RecordOptions {
   std::string label;        // the release label; empty: the recording time

@@ -65,7 +65,19 @@ CREATE TABLE cases (
   pass INTEGER NOT NULL,
   selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL, outcome REAL,
   overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
+  runs INTEGER, runs_passed INTEGER, pass_rate REAL, flaky INTEGER,
   PRIMARY KEY (run_id, case_id)
+);
+CREATE TABLE case_runs (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  run TEXT NOT NULL,
+  pass INTEGER NOT NULL,
+  selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL, outcome REAL,
+  overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
+  problems TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id, attempt)
 );
 CREATE TABLE gates (
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -102,6 +114,152 @@ std::string history_db_error(const std::string& path, sqlite3* db, const std::st
   return fmt::format("{}: error: {}: {}\n", path, what, why);
 }
 
+// Binds the values (nullopt: NULL) and steps once.
+using HistoryValue = std::variant<std::monostate, std::int64_t, double, std::string>;
+
+bool history_exec_bound(sqlite3* db, const char* sql, const std::vector<HistoryValue>& values) {
+  HistoryStmt st;
+  if (sqlite3_prepare_v2(db, sql, -1, &st.s, nullptr) != SQLITE_OK) return false;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    int k = static_cast<int>(i + 1);
+    const auto& v = values[i];
+    int rc = SQLITE_OK;
+    if (std::holds_alternative<std::monostate>(v)) rc = sqlite3_bind_null(st.s, k);
+    else if (auto* n = std::get_if<std::int64_t>(&v)) rc = sqlite3_bind_int64(st.s, k, *n);
+    else if (auto* d = std::get_if<double>(&v)) rc = sqlite3_bind_double(st.s, k, *d);
+    else {
+      const auto& s = std::get<std::string>(v);
+      rc = sqlite3_bind_text(st.s, k, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    }
+    if (rc != SQLITE_OK) return false;
+  }
+  return sqlite3_step(st.s) == SQLITE_DONE;
+}
+
+HistoryValue history_json_number(const nlohmann::json& o, const char* key) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return std::monostate{};
+  if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
+  if (it->is_number()) return it->get<double>();
+  return std::monostate{};
+}
+
+// One row per case in `cases` (its first run's figures, the case's verdict and its runs'
+// aggregate) and one row per run of it in `case_runs` (attempt 1 is the first run).
+bool history_record_cases(sqlite3* db, std::int64_t run, const nlohmann::json& j) {
+  if (!j.contains("cases") || !j["cases"].is_array()) return true;
+  auto figures = [](const nlohmann::json& o) {
+    std::vector<HistoryValue> v;
+    for (const char* k : {"selection", "arguments_matched", "arguments_calls", "order", "recovery", "outcome",
+                          "overall", "calls", "tokens", "cost", "latency_ms"})
+      v.push_back(history_json_number(o, k));
+    return v;
+  };
+  auto problems = [](const nlohmann::json& o) {
+    auto it = o.find("problems");
+    return it != o.end() && it->is_array() ? it->dump() : std::string("[]");
+  };
+  auto flag = [](const nlohmann::json& o, const char* k) {  // null (a case not judged): false
+    auto it = o.find(k);
+    return it != o.end() && it->is_boolean() && it->get<bool>();
+  };
+  auto text = [](const nlohmann::json& o, const char* k) {
+    auto it = o.find(k);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  for (const auto& c : j["cases"]) {
+    if (!c.is_object()) continue;
+    const std::string id = text(c, "case_id");
+    const bool pass = flag(c, "pass");
+    // Runs of judged cases only: a stale or unmatched case's run was not judged.
+    const bool has_run = text(c, "status") == "judged" && c.contains("run") && c["run"].is_string();
+    // A case run once carries no run aggregate in the report: it is one run, passing or not.
+    std::vector<bool> passes;
+    if (has_run && c.contains("run_passes") && c["run_passes"].is_array())
+      for (const auto& p : c["run_passes"]) passes.push_back(p.is_boolean() && p.get<bool>());
+    else if (has_run)
+      passes.push_back(pass);
+    std::vector<HistoryValue> row = {run, id, text(c, "status"), text(c, "split"), std::int64_t{pass}};
+    for (auto& v : figures(c)) row.push_back(std::move(v));
+    if (passes.empty()) {
+      row.insert(row.end(), 4, std::monostate{});
+    } else {
+      const auto n = static_cast<std::int64_t>(passes.size());
+      const auto ok = static_cast<std::int64_t>(std::count(passes.begin(), passes.end(), true));
+      row.insert(row.end(), {n, ok, static_cast<double>(ok) / static_cast<double>(n),
+                             std::int64_t{ok > 0 && ok < n}});
+    }
+    if (!history_exec_bound(db, "INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", row)) return false;
+    if (!has_run) continue;
+    std::vector<const nlohmann::json*> runs = {&c};
+    if (c.contains("repeats") && c["repeats"].is_array())
+      for (const auto& r : c["repeats"]) runs.push_back(&r);
+    for (std::size_t a = 0; a < runs.size(); ++a) {
+      const nlohmann::json& r = *runs[a];
+      const bool run_pass = a < passes.size() ? bool(passes[a]) : flag(r, "pass");
+      std::vector<HistoryValue> rr = {run, id, static_cast<std::int64_t>(a + 1), text(r, "run"),
+                                      std::int64_t{run_pass}};
+      for (auto& v : figures(r)) rr.push_back(std::move(v));
+      rr.emplace_back(problems(r));
+      if (!history_exec_bound(db, "INSERT INTO case_runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rr)) return false;
+    }
+  }
+  return true;
+}
+
+// Version 1 kept one row per case, with its first run only: the new columns and table are
+// added and every recorded run's cases are written again from its stored report.
+bool history_upgrade_v1(sqlite3* db, std::string& why) {
+  const char* ddl = R"sql(
+ALTER TABLE cases ADD COLUMN runs INTEGER;
+ALTER TABLE cases ADD COLUMN runs_passed INTEGER;
+ALTER TABLE cases ADD COLUMN pass_rate REAL;
+ALTER TABLE cases ADD COLUMN flaky INTEGER;
+CREATE TABLE case_runs (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  run TEXT NOT NULL,
+  pass INTEGER NOT NULL,
+  selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL, outcome REAL,
+  overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
+  problems TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id, attempt)
+);
+DELETE FROM cases;
+)sql";
+  char* msg = nullptr;
+  if (sqlite3_exec(db, ddl, nullptr, nullptr, &msg) != SQLITE_OK) {
+    why = msg ? msg : "unknown";
+    sqlite3_free(msg);
+    return false;
+  }
+  HistoryStmt st;
+  if (sqlite3_prepare_v2(db, "SELECT id, report FROM runs ORDER BY id", -1, &st.s, nullptr) != SQLITE_OK) {
+    why = sqlite3_errmsg(db);
+    return false;
+  }
+  int rc;
+  while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+    const std::int64_t id = sqlite3_column_int64(st.s, 0);
+    const unsigned char* t = sqlite3_column_text(st.s, 1);
+    nlohmann::json j = nlohmann::json::parse(t ? reinterpret_cast<const char*>(t) : "", nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      why = fmt::format("run {}: its stored report is not JSON", id);
+      return false;
+    }
+    if (!history_record_cases(db, id, j)) {
+      why = fmt::format("run {}: {}", id, sqlite3_errmsg(db));
+      return false;
+    }
+  }
+  if (rc != SQLITE_DONE) {
+    why = sqlite3_errmsg(db);
+    return false;
+  }
+  return sqlite3_exec(db, "PRAGMA user_version = 2", nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
 // Opens the database and checks (or, when `create`, writes) its schema version. In an empty
 // database, `create` writes the schema.
 bool open_history(const std::string& path, bool create, HistoryDb& h, std::string& error) {
@@ -133,6 +291,27 @@ bool open_history(const std::string& path, bool create, HistoryDb& h, std::strin
     return false;
   }
   if (version == kHistorySchemaVersion) return true;
+  if (version == 1) {
+    // Reading needs nothing version 2 added; recording upgrades the database first.
+    if (!create) return true;
+    std::string why;
+    if (sqlite3_exec(h.db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      error = history_db_error(path, h.db, "cannot upgrade the history database");
+      return false;
+    }
+    int again = 0;  // another writer may have upgraded it meanwhile
+    if (int_query("PRAGMA user_version", again) && again == kHistorySchemaVersion) {
+      sqlite3_exec(h.db, "COMMIT", nullptr, nullptr, nullptr);
+      return true;
+    }
+    if (!history_upgrade_v1(h.db, why) || sqlite3_exec(h.db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      sqlite3_exec(h.db, "ROLLBACK", nullptr, nullptr, nullptr);
+      error = fmt::format("{}: error: cannot upgrade the history database from schema version 1: {}\n", path,
+                          why.empty() ? std::string(sqlite3_errmsg(h.db)) : why);
+      return false;
+    }
+    return true;
+  }
   if (version != 0 || tables != 0) {
     error = fmt::format("{}: error: not a trajcheck history database (schema version {}, {} table{})\n", path, version,
                         tables, tables == 1 ? "" : "s");
@@ -157,36 +336,6 @@ bool open_history(const std::string& path, bool create, HistoryDb& h, std::strin
     return false;
   }
   return true;
-}
-
-// Binds the values (nullopt: NULL) and steps once.
-using HistoryValue = std::variant<std::monostate, std::int64_t, double, std::string>;
-
-bool history_exec_bound(sqlite3* db, const char* sql, const std::vector<HistoryValue>& values) {
-  HistoryStmt st;
-  if (sqlite3_prepare_v2(db, sql, -1, &st.s, nullptr) != SQLITE_OK) return false;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    int k = static_cast<int>(i + 1);
-    const auto& v = values[i];
-    int rc = SQLITE_OK;
-    if (std::holds_alternative<std::monostate>(v)) rc = sqlite3_bind_null(st.s, k);
-    else if (auto* n = std::get_if<std::int64_t>(&v)) rc = sqlite3_bind_int64(st.s, k, *n);
-    else if (auto* d = std::get_if<double>(&v)) rc = sqlite3_bind_double(st.s, k, *d);
-    else {
-      const auto& s = std::get<std::string>(v);
-      rc = sqlite3_bind_text(st.s, k, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-    }
-    if (rc != SQLITE_OK) return false;
-  }
-  return sqlite3_step(st.s) == SQLITE_DONE;
-}
-
-HistoryValue history_json_number(const nlohmann::json& o, const char* key) {
-  auto it = o.find(key);
-  if (it == o.end() || it->is_null()) return std::monostate{};
-  if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
-  if (it->is_number()) return it->get<double>();
-  return std::monostate{};
 }
 
 std::string history_now_utc() {
@@ -256,16 +405,7 @@ bool record_report(const std::string& db_path, const std::string& report_text, c
       !history_exec_bound(h.db, "INSERT OR REPLACE INTO metrics VALUES (?,?,?)",
                   {run, std::string("pass_share"), static_cast<double>(passed) / static_cast<double>(judged)}))
     return fail("cannot record the run's metrics");
-  if (j.contains("cases"))
-    for (const auto& c : j["cases"])
-      if (!history_exec_bound(h.db, "INSERT INTO cases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                      {run, c.value("case_id", ""), c.value("status", ""), c.value("split", ""),
-                       std::int64_t{c.value("pass", false)}, history_json_number(c, "selection"),
-                       history_json_number(c, "arguments_matched"), history_json_number(c, "arguments_calls"), history_json_number(c, "order"),
-                       history_json_number(c, "recovery"), history_json_number(c, "outcome"), history_json_number(c, "overall"),
-                       history_json_number(c, "calls"), history_json_number(c, "tokens"), history_json_number(c, "cost"),
-                       history_json_number(c, "latency_ms")}))
-        return fail("cannot record the run's cases");
+  if (!history_record_cases(h.db, run, j)) return fail("cannot record the run's cases");
   if (j.contains("gates") && j["gates"].is_array()) {
     std::int64_t pos = 0;
     for (const auto& g : j["gates"]) {

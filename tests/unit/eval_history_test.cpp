@@ -3,7 +3,9 @@
 // error that names the path — never a crash.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -178,4 +180,133 @@ TEST_CASE("history: files that are not SQLite databases are errors naming the pa
   history_exec(empty.path, "DELETE FROM metrics; DELETE FROM inputs; DELETE FROM cases; DELETE FROM gates; DELETE FROM runs");
   CHECK_FALSE(eval::load_history(empty.path, {}, h, error));
   CHECK(error.find("no run is recorded") != std::string::npos);
+}
+
+namespace {
+
+std::string k_runs_report() {
+  eval::EvalOptions o;
+  o.suite_path = std::string(TRAJCHECK_TEST_DIR) + "/../examples/eval/nondeterminism.suite";
+  eval::EvalReport report;
+  std::vector<eval::EvalProblem> problems;
+  REQUIRE_MESSAGE(eval::run_eval(o, report, problems), eval::format_problems(problems));
+  return eval::report_json(report);
+}
+
+// Rows of a query, each as its columns' text joined by '|' (NULL: "NULL").
+std::vector<std::string> history_rows(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE_MESSAGE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK, sqlite3_errmsg(db));
+  std::vector<std::string> rows;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::string row;
+    for (int k = 0; k < sqlite3_column_count(st); ++k) {
+      const unsigned char* t = sqlite3_column_text(st, k);
+      row += (k ? "|" : "") + (t ? std::string(reinterpret_cast<const char*>(t)) : std::string("NULL"));
+    }
+    rows.push_back(row);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return rows;
+}
+
+// The expected (case, attempt, pass) rows of a report: attempt 1 is the case's first run.
+std::vector<std::string> report_runs(const std::string& report, std::size_t& runs) {
+  nlohmann::json j = nlohmann::json::parse(report);
+  std::vector<std::string> out;
+  runs = 0;
+  for (const auto& c : j["cases"]) {
+    if (c["status"] != "judged") continue;  // a stale or unmatched case's run was not judged
+    // A case run once has no run_passes: its one run is its pass.
+    nlohmann::json passes = c.contains("run_passes") ? c["run_passes"] : nlohmann::json::array();
+    if (!c.contains("run_passes")) passes.push_back(c["pass"]);
+    for (std::size_t a = 0; a < passes.size(); ++a)
+      out.push_back(c["case_id"].get<std::string>() + "|" + std::to_string(a + 1) + "|" +
+                    (passes[a].get<bool>() ? "1" : "0"));
+    runs += passes.size();
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("history: every run of a case run k times is recorded, with the case's aggregate") {
+  HistoryTempDb db;
+  const std::string report = k_runs_report();
+  std::string error;
+  REQUIRE_MESSAGE(eval::record_report(db.path, report, {"k3", "2026-01-01T00:00:00Z"}, error), error);
+  std::size_t runs = 0;
+  const auto expected = report_runs(report, runs);
+  CHECK(runs > expected.size() / 3);  // k = 3: each case has its runs
+  CHECK(history_rows(db.path, "SELECT case_id, attempt, pass FROM case_runs ORDER BY case_id, attempt") == expected);
+  CHECK(history_rows(db.path, "SELECT count(*) FROM case_runs") == std::vector<std::string>{std::to_string(runs)});
+  // faq-002: runs 1 and 3 pass, run 2 does not: a flaky case that fails (pass^k).
+  CHECK(history_rows(db.path, "SELECT pass, runs, runs_passed, round(pass_rate, 4), flaky FROM cases WHERE case_id = "
+                              "'faq-002'") == std::vector<std::string>{"0|3|2|0.6667|1"});
+  // (each run's location as the report names it: its file, then its line, 4 to 6)
+  CHECK(history_rows(db.path, "SELECT attempt, run LIKE '%runs/k3.jsonl:' || (attempt + 3), pass, selection FROM "
+                              "case_runs WHERE case_id = 'faq-002' ORDER BY attempt") ==
+        std::vector<std::string>{"1|1|1|1.0", "2|1|0|0.0", "3|1|1|1.0"});
+  CHECK(history_rows(db.path, "SELECT problems FROM case_runs WHERE case_id = 'faq-002' AND attempt = 2") ==
+        std::vector<std::string>{R"(["expected answer without tool calls; 1 call(s) made","control flow act, expected answer"])"});
+  // A stale case: its row, no runs.
+  CHECK(history_rows(db.path, "SELECT status, runs FROM cases WHERE case_id = 'stale-011'") ==
+        std::vector<std::string>{"stale|NULL"});
+  CHECK(history_rows(db.path, "SELECT count(*) FROM case_runs WHERE case_id = 'stale-011'") ==
+        std::vector<std::string>{"0"});
+}
+
+TEST_CASE("history: a version 1 database is read as it is and upgraded by the next record") {
+  HistoryTempDb db;
+  const std::string report = k_runs_report();
+  // The version 1 schema: one row per case, no runs.
+  history_exec(db.path, R"sql(
+CREATE TABLE runs (id INTEGER PRIMARY KEY, suite TEXT NOT NULL, suite_file TEXT NOT NULL, label TEXT NOT NULL,
+  recorded_at TEXT NOT NULL, status TEXT NOT NULL, catalog_version TEXT NOT NULL, cases INTEGER NOT NULL,
+  judged INTEGER NOT NULL, passed INTEGER NOT NULL, report TEXT NOT NULL);
+CREATE TABLE inputs (run_id INTEGER NOT NULL, kind TEXT NOT NULL, file TEXT NOT NULL, sha256 TEXT NOT NULL);
+CREATE TABLE metrics (run_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL, PRIMARY KEY (run_id, name));
+CREATE TABLE cases (run_id INTEGER NOT NULL, case_id TEXT NOT NULL, status TEXT NOT NULL, split TEXT NOT NULL,
+  pass INTEGER NOT NULL, selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL,
+  outcome REAL, overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL, PRIMARY KEY (run_id, case_id));
+CREATE TABLE gates (run_id INTEGER NOT NULL, position INTEGER NOT NULL, gate TEXT NOT NULL, metric TEXT NOT NULL,
+  segment TEXT, value REAL, threshold REAL, status TEXT NOT NULL, critical INTEGER NOT NULL,
+  PRIMARY KEY (run_id, position));
+PRAGMA user_version = 1;)sql");
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.path.c_str(), &raw) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(raw,
+                             "INSERT INTO runs VALUES (1, 'nondeterminism', 'n.suite', 'old', '2026-01-01T00:00:00Z', "
+                             "'pass', '', 12, 12, 0, ?)",
+                             -1, &st, nullptr) == SQLITE_OK);
+  sqlite3_bind_text(st, 1, report.c_str(), -1, SQLITE_TRANSIENT);
+  REQUIRE(sqlite3_step(st) == SQLITE_DONE);
+  sqlite3_finalize(st);
+  REQUIRE(sqlite3_exec(raw, "INSERT INTO cases (run_id, case_id, status, split, pass) VALUES (1, 'faq-002', 'judged', "
+                            "'designed', 0)",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+
+  eval::History h;
+  std::string error;
+  REQUIRE_MESSAGE(eval::load_history(db.path, {}, h, error), error);
+  CHECK(h.runs.size() == 1);
+  CHECK(history_rows(db.path, "PRAGMA user_version") == std::vector<std::string>{"1"});
+
+  REQUIRE_MESSAGE(eval::record_report(db.path, report, {"new", "2026-01-02T00:00:00Z"}, error), error);
+  CHECK(history_rows(db.path, "PRAGMA user_version") == std::vector<std::string>{"2"});
+  std::size_t runs = 0;
+  const auto expected = report_runs(report, runs);
+  // The old run's cases are written again from its stored report: every run of it is there.
+  CHECK(history_rows(db.path, "SELECT case_id, attempt, pass FROM case_runs WHERE run_id = 1 ORDER BY case_id, attempt") ==
+        expected);
+  CHECK(history_rows(db.path, "SELECT count(*) FROM cases WHERE run_id = 1 AND runs IS NOT NULL") ==
+        history_rows(db.path, "SELECT count(*) FROM cases WHERE run_id = 2 AND runs IS NOT NULL"));
+  CHECK(history_rows(db.path, "SELECT runs, runs_passed, flaky FROM cases WHERE run_id = 1 AND case_id = 'faq-002'") ==
+        std::vector<std::string>{"3|2|1"});
 }
