@@ -1,8 +1,10 @@
 # The floors of src/, bottom up: the one definition of trajcheck's layering. A file may include
 # the public headers (include/trajcheck/), headers of its own folder, and headers of folders on
 # lower floors, except those listed as private below; never a folder on its own floor or a
-# higher one. tests/layering/check_layers.cmake enforces this on every #include "…" under src/,
-# and checks that docs/architecture.md's table of floors says the same.
+# higher one. The top CMakeLists.txt builds a library per folder from this list, whose include
+# path shows its own folder and the lower floors only; tests/layering/check_layers.cmake checks
+# every #include "…" under src/ (private headers included), and that docs/architecture.md's
+# table of floors says the same.
 set(TRAJCHECK_FLOORS
   "util json trace"          # 1: text, globs, diagnostics, JSON text, the trajectory
   "readers ir"               # 2: trace formats -> Trajectory; the rule IR (data)

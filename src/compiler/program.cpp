@@ -21,27 +21,6 @@ std::string_view to_string(VerdictStatus s) {
   return "";
 }
 
-std::string_view to_string(RuleSeverity s) {
-  switch (s) {
-    case RuleSeverity::info: return "info";
-    case RuleSeverity::warning: return "warning";
-    case RuleSeverity::error: return "error";
-    case RuleSeverity::critical: return "critical";
-  }
-  return "";
-}
-
-bool parse_rule_severity(std::string_view name, RuleSeverity* out) {
-  static constexpr RuleSeverity kAll[] = {RuleSeverity::info, RuleSeverity::warning,
-                                          RuleSeverity::error, RuleSeverity::critical};
-  for (RuleSeverity s : kAll)
-    if (to_string(s) == name) {
-      *out = s;
-      return true;
-    }
-  return false;
-}
-
 namespace detail {
 
 namespace {

@@ -10,6 +10,34 @@
 #include "language/control.hpp"
 #include "language/grammar.hpp"
 #include "language/parser.hpp"
+#include "trajcheck/rules.hpp"
+
+namespace trajcheck {
+
+// The words of a rule header's severity (declared in rules.hpp; the front end reads and
+// prints them, so they live on its floor).
+std::string_view to_string(RuleSeverity s) {
+  switch (s) {
+    case RuleSeverity::info: return "info";
+    case RuleSeverity::warning: return "warning";
+    case RuleSeverity::error: return "error";
+    case RuleSeverity::critical: return "critical";
+  }
+  return "";
+}
+
+bool parse_rule_severity(std::string_view name, RuleSeverity* out) {
+  static constexpr RuleSeverity kAll[] = {RuleSeverity::info, RuleSeverity::warning,
+                                          RuleSeverity::error, RuleSeverity::critical};
+  for (RuleSeverity s : kAll)
+    if (to_string(s) == name) {
+      *out = s;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace trajcheck
 
 namespace trajcheck::language::detail {
 
@@ -628,11 +656,9 @@ class Builder {
         for (std::size_t i = 1; i < n.children.size(); ++i) {
           const Node& c = *n.children[i];
           if (c.is_type<g::severity_name>()) {
-            std::string_view s = c.string_view();
-            line.severity = s == "critical" ? RuleSeverity::critical
-                          : s == "warning"  ? RuleSeverity::warning
-                          : s == "info"     ? RuleSeverity::info
-                                            : RuleSeverity::error;
+            RuleSeverity severity = RuleSeverity::error;  // the grammar admits the four names only
+            parse_rule_severity(c.string_view(), &severity);
+            line.severity = severity;
             line.severity_range = range(c);
           } else if (c.is_type<g::scope_header>()) {
             scope_header(c, line);

@@ -1,8 +1,10 @@
 # Checks src/ against the floors of cmake/layers.cmake (run by ctest; cmake -P):
-#   cmake -DSRC_DIR=src -DFLOORS=cmake/layers.cmake [-DDOC=docs/architecture.md] -P check_layers.cmake
+#   cmake -DSRC_DIR=src -DFLOORS=cmake/layers.cmake [-DDOC=docs/architecture.md
+#         -DPUBLIC_DIR=include/trajcheck] -P check_layers.cmake
 # Fails, naming file and line, on an include of a folder on the same or a higher floor, of
 # another folder's private header, of an unknown folder, on a folder of src/ that is on no
-# floor, and (with DOC) when the document's table of floors differs from FLOORS.
+# floor, (with DOC) when the document's table of floors differs from FLOORS, and (with DOC and
+# PUBLIC_DIR) when a public header has no row in the document's table of headers.
 cmake_minimum_required(VERSION 3.20)
 include(${FLOORS})
 
@@ -81,6 +83,30 @@ if(DEFINED DOC)
   if(NOT documented STREQUAL TRAJCHECK_FLOORS)
     list(APPEND problems "${DOC}'s table of floors (${documented}) differs from ${FLOORS} (${TRAJCHECK_FLOORS})")
   endif()
+endif()
+
+# The document's table of public headers: rows "| `a.hpp`, `b.hpp` | …".
+if(DEFINED DOC AND DEFINED PUBLIC_DIR)
+  file(STRINGS ${DOC} rows REGEX "^\\| *`[a-z_]+\\.hpp`")
+  set(documented "")
+  foreach(row IN LISTS rows)
+    string(REGEX MATCH "^\\|([^|]*)\\|" _ "${row}")
+    string(REGEX MATCHALL "`[a-z_]+\\.hpp`" names "${CMAKE_MATCH_1}")
+    string(REPLACE "`" "" names "${names}")
+    list(APPEND documented ${names})
+  endforeach()
+  file(GLOB headers RELATIVE ${PUBLIC_DIR} ${PUBLIC_DIR}/*.hpp)
+  list(SORT headers)
+  foreach(header IN LISTS headers)
+    if(NOT header IN_LIST documented)
+      list(APPEND problems "${DOC} has no row for the public header ${header}")
+    endif()
+  endforeach()
+  foreach(name IN LISTS documented)
+    if(NOT name IN_LIST headers)
+      list(APPEND problems "${DOC} has a row for ${name}, which is not in ${PUBLIC_DIR}")
+    endif()
+  endforeach()
 endif()
 
 if(problems)
