@@ -34,3 +34,9 @@ set_tests_properties(layering.build_violations PROPERTIES
 add_test(NAME layering.symbols
          COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DLIBRARIES=${PROJECT_BINARY_DIR}/floors/targets.cmake
                  -DFLOORS=${PROJECT_SOURCE_DIR}/cmake/layers.cmake -P ${CMAKE_CURRENT_SOURCE_DIR}/layering/check_symbols.cmake)
+add_test(NAME layering.symbols_violations
+         COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DLIBRARIES=${PROJECT_BINARY_DIR}/floors/targets.cmake
+                 -DFLOORS=${CMAKE_CURRENT_SOURCE_DIR}/layering/bad/floors_swapped.cmake
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/layering/check_symbols.cmake)
+set_tests_properties(layering.symbols_violations PROPERTIES
+                     PASS_REGULAR_EXPRESSION "compiler/ \\(floor 3\\) uses [^ ]+, defined in language/ \\(floor 4\\)")
