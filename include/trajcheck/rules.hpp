@@ -87,8 +87,10 @@ struct RuleResult {
   // Parametric: bindings (step, value) of this trace left unchecked because the value came
   // after CompileOptions::max_bindings others (set on every entry of the rule; 0 = none).
   std::uint64_t bindings_dropped = 0;
-  // Rules using valid(…): per witness (parallel to `steps`), the call's catalog error
-  // ("arguments.order_id: …"), empty for a witness without one; empty for other rules.
+  // Per witness (parallel to `steps`) why it is one, empty for a witness without a reason;
+  // empty when no witness has one. Rules using valid(…): the call's catalog error
+  // ("arguments.order_id: …"). On a trace whose calls share turns: a call whose side of a
+  // scope boundary is unknown, or a PATH turn too large to try in every order (docs/language.md).
   std::vector<std::string> details;
 };
 

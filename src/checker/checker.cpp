@@ -1,6 +1,7 @@
 // The Checker: one pass over a trace's steps, feeding each rule's scope tracker, which
 // opens and closes segments (§4, §4a) around its statement monitors; then a finish step.
 #include <algorithm>
+#include <fmt/format.h>
 #include <string>
 #include <unordered_map>
 
@@ -264,6 +265,7 @@ struct Parametric {
   std::vector<std::string_view> step_keys;
   std::vector<std::string> mentioned;  // keys of slices a mention found (step_keys views them)
   bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
+  bool lazy_expect = false;       // a lazy `expect` statement, and no other lazy one
   // A global rule whose statements a step binding nothing never changes (NbEffect::none):
   // such a step changes no slice, so guard mode need not feed them.
   bool inert = false;
@@ -396,6 +398,125 @@ struct Parametric {
 
 }  // namespace
 
+namespace {
+
+// A scope on a trace whose calls share turns (docs/language.md, Turns): a tool call issued
+// in the turn of a step that opens or closes a segment may come before or after that step,
+// so its side of the boundary is unknown. When the rule looks at such a call, the rule is
+// violated, with the call as witness. The segments are followed here from the scope's
+// patterns over the whole trace (for every step, once the trace has shared turns).
+struct TurnScope {
+  struct Call {
+    std::uint32_t step;
+    bool q, r, looked_at, reported;
+  };
+  struct Bound {
+    std::uint32_t step;
+    bool opens;
+  };
+  const detail::RuleSpec* spec = nullptr;
+  std::vector<std::uint32_t> looks;  // the statements' patterns (PATH atoms included)
+  bool every_call = false;           // a statement looks at every tool call (or a variable: see below)
+  bool open = false, opened_once = false;
+  std::uint32_t turn = detail::kNoId;  // the current turn (its first step)
+  std::vector<Call> calls;             // the current turn's tool calls
+  std::vector<Bound> bounds;           // the current turn's boundary steps
+  std::vector<std::uint32_t> witnesses;
+  std::vector<std::string> notes;  // per witness, why
+
+  void init(const detail::RuleSpec& s, const detail::ProgramImpl& program) {
+    using K = ir::StatementKind;
+    spec = &s;
+    // A rule with a variable looks at every call: which calls are in a slice depends on the
+    // values, and the boundary is the rule's, whatever the value.
+    every_call = !s.binders.empty();
+    for (const detail::StatementSpec& st : s.statements) {
+      switch (st.kind) {
+        case K::immediately_precedes:
+        case K::immediately_followed_by:
+        case K::starts_with:
+        case K::ends_with:
+        case K::only:
+        case K::in_a_row:
+        case K::expect_exactly: every_call = true; break;
+        default: break;
+      }
+      for (std::uint32_t p : {st.a, st.b})
+        if (p != detail::kNoId) looks.push_back(p);
+      if (st.nfa != detail::kNoId)
+        for (std::uint32_t a : program.nfas[st.nfa].atoms) looks.push_back(a);
+    }
+  }
+  void start_trace() {
+    open = spec->scope == ir::ScopeKind::before;
+    opened_once = false;
+    turn = detail::kNoId;
+    calls.clear();
+    bounds.clear();
+    witnesses.clear();
+    notes.clear();
+  }
+  // Whether `c` shares the turn of boundary `b` on an unknown side that matters: another Q
+  // of an opening turn is inside in every order, another R of a closing turn outside.
+  static bool ambiguous(const Call& c, const Bound& b) {
+    if (c.step == b.step) return false;
+    return b.opens ? !(c.q && !c.r) && (c.looked_at || c.r) : !c.r && (c.looked_at || c.q);
+  }
+  // Step i (eval's current step); what it makes ambiguous goes to `out` (and, with `commit`,
+  // to the witnesses). Without `commit` nothing changes (Monitor::check).
+  template <class Eval>
+  void step(Eval& eval, bool commit, std::vector<std::uint32_t>* out) {
+    const detail::RuleSpec& s = *spec;
+    const std::uint32_t i = eval.index();
+    if (!commit) {
+      TurnScope copy = *this;
+      copy.step(eval, true, out);
+      return;
+    }
+    if (eval.group() != turn) {
+      turn = eval.group();
+      calls.clear();
+      bounds.clear();
+    }
+    const bool q = s.q != detail::kNoId && eval.match(s.q), r = s.r != detail::kNoId && eval.match(s.r);
+    bool is_bound = false, opens = false;
+    switch (s.scope) {
+      case ir::ScopeKind::global: return;
+      case ir::ScopeKind::before:
+        if (open && r) is_bound = true, open = false;
+        break;
+      case ir::ScopeKind::after:
+        if (!opened_once && q) is_bound = opens = opened_once = open = true;
+        break;
+      case ir::ScopeKind::between:
+      case ir::ScopeKind::after_until:
+        if (open && r) is_bound = true, open = false;
+        else if (!open && q && !r) is_bound = opens = open = true;
+        break;
+    }
+    if (!eval.is_tool_call()) return;  // a turn of its own: nothing shares it
+    bool looked_at = every_call;
+    for (std::size_t k = 0; k < looks.size() && !looked_at; ++k) looked_at = eval.match(looks[k]);
+    calls.push_back({i, q, r, looked_at, false});
+    auto report = [&](Call& c, const Bound& b) {
+      if (c.reported || !ambiguous(c, b)) return;
+      c.reported = true;
+      witnesses.push_back(c.step);
+      notes.push_back(fmt::format("issued in one turn with step {}, which {} the scope's segment: it may come "
+                                  "before or after it",
+                                  b.step, b.opens ? "opens" : "closes"));
+      if (out != nullptr) out->push_back(c.step);
+    };
+    for (const Bound& b : bounds) report(calls.back(), b);
+    if (is_bound) {
+      bounds.push_back({i, opens});
+      for (Call& c : calls) report(c, bounds.back());
+    }
+  }
+};
+
+}  // namespace
+
 struct Checker::Impl {
   std::shared_ptr<const detail::ProgramImpl> program;
   StepEval eval;
@@ -421,6 +542,11 @@ struct Checker::Impl {
   // Guard mode (Monitor): a step binding nothing is fed to every slice at once, so what it
   // makes final is known at that step (the batch checker leaves it to a lazy catch-up).
   bool eager = false;
+  // Scoped rules on traces whose calls share turns (TurnScope), per rule; `shared_turns`:
+  // the trace has such a turn (guard mode: may have), so they are followed.
+  std::vector<TurnScope> turn_scopes;
+  std::vector<std::uint32_t> scoped;
+  bool shared_turns = false;
   // Monitor::observe / check: where the violations of the current step go (null: batch).
   std::vector<Violation>* report = nullptr;
   std::vector<std::uint32_t> newly;
@@ -462,6 +588,20 @@ struct Checker::Impl {
         }
         pm.bottom.nb = &pm.logs;  // copied into every slice
         pm.bottom.seg_log = &pm.segments;
+        // Lazy `expect` keeps one automaton state per class of slices; on a trace whose calls
+        // share turns each turn is taken in all its orders, so the slices are fed eagerly.
+        bool shared = false;
+        for (const detail::StatementSpec& st : program->specs[r].statements) {
+          pm.lazy_expect = pm.lazy_expect || is_lazy_expect(st);
+          shared = shared || (st.nb == detail::NbEffect::lazy && !is_lazy_expect(st));
+        }
+        pm.lazy_expect = pm.lazy_expect && !shared;
+      }
+    turn_scopes.resize(rules.size());
+    for (std::uint32_t r = 0; r < rules.size(); ++r)
+      if (program->specs[r].scope != ir::ScopeKind::global) {
+        turn_scopes[r].init(program->specs[r], *program);
+        scoped.push_back(r);
       }
     init_interest();
   }
@@ -482,10 +622,11 @@ struct Checker::Impl {
     switch (k) {
       case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
       case K::requires_: case K::excludes: case K::no_duplicate: case K::retries:
+      case K::never_followed_by:  // a B before the first A may share its turn
         return {Interest::watch, true, true};
       case K::immediately_precedes:
         return {Interest::watch_if_idle, true, true};
-      case K::immediately_followed_by: case K::in_a_row: case K::never_followed_by:
+      case K::immediately_followed_by: case K::in_a_row:
         return {Interest::watch_if_idle, true, false};  // B matters only once an A was met
       case K::starts_with:
         return {Interest::watch_if_idle, false, false};  // idle once the first step is taken
@@ -585,7 +726,7 @@ struct Checker::Impl {
     if (p.step_keys.empty()) {  // binds nothing: the step is in every slice
       eval.clear_binding();
       step(p.bottom);
-      if (!eager) {
+      if (!eager && p.bottom.nb != nullptr) {
         log_non_binding(spec, p);  // O(1): the slices catch up when next touched
       } else if (!p.inert) {
         for (std::size_t j = 0; j < p.used; ++j) {
@@ -609,7 +750,7 @@ struct Checker::Impl {
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (sl.state.monitors[k].take_new_key())
               p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j, sl.state.seg_start);
-        if (sl.state.open)  // untouched from here on: its expect state joins a class
+        if (sl.state.open && p.bottom.nb != nullptr)  // untouched from here on: its expect state joins a class
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (p.logs[k].classes != nullptr && !sl.state.monitors[k].done())
               sl.state.monitors[k].join_class(*p.logs[k].classes);
@@ -988,9 +1129,14 @@ struct Checker::Impl {
   void begin_trace(const Trajectory& trace) {
     eval.begin_trace(trace);
     values.ids.clear();
+    shared_turns = eager;
+    for (std::size_t i = 1; i < trace.steps().size() && !shared_turns; ++i)
+      shared_turns = detail::same_turn(trace.steps()[i - 1], trace.steps()[i]);
+    for (std::uint32_t r : scoped) turn_scopes[r].start_trace();
     for (std::size_t r = 0; r < rules.size(); ++r) {
       if (parametric[r]) {
         Parametric& p = *parametric[r];
+        if (!eager && p.lazy_expect) p.bottom.nb = shared_turns ? nullptr : &p.logs;
         p.start_trace();
         for (std::size_t k = 0; k < p.logs.size(); ++k)
           if (p.logs[k].classes != nullptr) p.logs[k].classes->reset(&program->nfas[rules[r].spec->statements[k].nfa]);
@@ -1008,6 +1154,18 @@ struct Checker::Impl {
       if (parametric[r]) step_parametric(r, *rules[r].spec, *parametric[r]);
       else if (!(e & kIfIdle) || !rules[r].idle || report != nullptr) step_reporting(rules[r], r, nullptr);
     }
+    if (shared_turns) step_turn_scopes(true);
+  }
+
+  // TurnScope of every scoped rule at the current step; in guard mode what it makes
+  // ambiguous is a violation of the rule (no binding) that this step makes final.
+  void step_turn_scopes(bool commit) {
+    for (std::uint32_t r : scoped) {
+      newly.clear();
+      eval.clear_binding();
+      turn_scopes[r].step(eval, commit, report != nullptr ? &newly : nullptr);
+      if (report != nullptr && !newly.empty()) add_violation(r, nullptr);
+    }
   }
 
   // Monitor::check: take_step as a question.
@@ -1018,6 +1176,7 @@ struct Checker::Impl {
       if (parametric[r]) probe_parametric(r, *rules[r].spec, *parametric[r]);
       else probe_reporting(rules[r], r, nullptr);
     }
+    if (shared_turns) step_turn_scopes(false);
   }
 
   void pending(std::vector<Obligation>& out) {
@@ -1040,26 +1199,78 @@ struct Checker::Impl {
     std::size_t used = 0;
     const auto n = static_cast<std::uint32_t>(trace.steps().size());
     for (std::uint32_t r = 0; r < rules.size(); ++r) {
+      const std::size_t first = used;
       if (parametric[r]) {
         results_parametric(r, n, *parametric[r], out, used);
-        continue;
+      } else {
+        RuleState& rs = rules[r];
+        rs.finish_trace(n);
+        rs.result(next_result(out, used, r));
       }
-      RuleState& rs = rules[r];
-      rs.finish_trace(n);
-      rs.result(next_result(out, used, r));
+      if (shared_turns) add_turn_notes(r, out, first, used);
     }
     out.resize(used);
     if (program->catalog)
       for (RuleResult& res : out) add_details(trace, res);
   }
 
+  // On a trace whose calls share turns: the calls whose side of a scope boundary is unknown
+  // (TurnScope) and the PATH turns too large to try in every order, as violations with a
+  // note per such witness. A rule with a variable gets them as an entry without a binding.
+  void add_turn_notes(std::uint32_t r, std::vector<RuleResult>& out, std::size_t first, std::size_t& used) {
+    std::vector<std::pair<std::uint32_t, std::string>> notes;
+    if (rules[r].spec->scope != ir::ScopeKind::global) {
+      const TurnScope& ts = turn_scopes[r];
+      for (std::size_t k = 0; k < ts.witnesses.size(); ++k) notes.emplace_back(ts.witnesses[k], ts.notes[k]);
+    }
+    auto capped = [&](const RuleState& rs, std::vector<std::pair<std::uint32_t, std::string>>& into) {
+      for (const StatementMonitor& m : rs.monitors)
+        if (const std::uint32_t at = m.over_cap_at(); at != detail::kNoId)
+          into.emplace_back(at, fmt::format("a turn with more than {} calls of the PATH: its orders are not tried",
+                                            StatementMonitor::kTurnLetters));
+    };
+    if (!parametric[r]) {
+      capped(rules[r], notes);
+    } else {  // a slice's capped turn is noted on that slice's entry
+      Parametric& p = *parametric[r];
+      for (std::size_t j = 0; j < p.used; ++j) {
+        std::vector<std::pair<std::uint32_t, std::string>> mine;
+        capped(p.slices[j].state, mine);
+        if (mine.empty()) continue;
+        const std::string key = detail::binding_json(p.slices[j].key);
+        for (std::size_t e = first; e < used; ++e)
+          if (out[e].binding.size() == 1 && out[e].binding[0].second == key) add_notes(out[e], mine);
+      }
+    }
+    if (notes.empty()) return;
+    RuleResult* res = &out[first];
+    if (parametric[r] && (used - first > 1 || res->status == VerdictStatus::violated)) res = &next_result(out, used, r);
+    add_notes(*res, notes);
+  }
+
+  // Witnesses with a note each: the result is violated, its witnesses stay sorted without
+  // repeats, and each note goes in `details` beside its witness.
+  static void add_notes(RuleResult& res, const std::vector<std::pair<std::uint32_t, std::string>>& notes) {
+    res.status = VerdictStatus::violated;
+    for (const auto& nt : notes) res.steps.push_back(nt.first);
+    std::sort(res.steps.begin(), res.steps.end());
+    res.steps.erase(std::unique(res.steps.begin(), res.steps.end()), res.steps.end());
+    res.details.assign(res.steps.size(), std::string());
+    for (const auto& [step, note] : notes) {
+      const auto k = static_cast<std::size_t>(std::lower_bound(res.steps.begin(), res.steps.end(), step) - res.steps.begin());
+      if (res.details[k].empty()) res.details[k] = note;
+    }
+  }
+
   // A violated rule using valid(…): each witness's catalog error, so a report can say why.
   void add_details(const Trajectory& trace, RuleResult& res) const {
     if (res.status != VerdictStatus::violated || !program->specs[res.rule].uses_valid) return;
+    if (!res.details.empty() && res.details.size() != res.steps.size()) res.details.clear();
     bool any = false;
     res.details.resize(res.steps.size());
     for (std::size_t k = 0; k < res.steps.size(); ++k) {
-      res.details[k] = detail::catalog_detail(*program->catalog, &program->aliases, trace, trace.steps()[res.steps[k]]);
+      if (res.details[k].empty())  // a turn's note (add_notes) stays
+        res.details[k] = detail::catalog_detail(*program->catalog, &program->aliases, trace, trace.steps()[res.steps[k]]);
       any = any || !res.details[k].empty();
     }
     if (!any) res.details.clear();

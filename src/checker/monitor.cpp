@@ -34,6 +34,12 @@ void StatementMonitor::begin(std::uint32_t at) {
   new_key_ = false;
   started_ = false;
   node_ = kNoId;
+  turned_ = over_cap_ = false;
+  letter_turn_ = kNoId;
+  turn_bs_.clear();
+  a_turn_ = kNoId;
+  first_a_b_ = false;
+  letter_masks_.clear();
 }
 
 void StatementMonitor::step(StepEval& ev) {
@@ -104,10 +110,28 @@ void StatementMonitor::step(StepEval& ev) {
       if (ev.match(s.b)) seen_b_ = true;
       done_ = first_a_ != kNoId && seen_b_;
       break;
-    case K::never_followed_by:  // a B of the first A's own turn does not follow it
-      if (first_a_ != kNoId && first_a_ < ev.group() && ev.match(s.b)) buf_.push_back(i);
-      if (first_a_ == kNoId && ev.match(s.a)) first_a_ = i;
+    case K::never_followed_by: {  // a B of the first A's own turn may follow it
+      const bool a = ev.match(s.a), b = ev.match(s.b);
+      if (first_a_ != kNoId) {
+        if (b) buf_.push_back(i);
+        // Another A of the first A's turn: the first A, if a B, may follow it.
+        if (a && first_a_b_ && !flag_ && ev.group() == a_turn_) {
+          flag_ = true;
+          buf_.push_back(first_a_);
+        }
+      } else if (a) {
+        first_a_ = i;
+        a_turn_ = ev.group();
+        first_a_b_ = b;
+        if (turn_ == a_turn_) buf_.insert(buf_.end(), turn_bs_.begin(), turn_bs_.end());
+        turn_bs_.clear();
+      } else if (b) {
+        if (turn_ != ev.group()) turn_bs_.clear();
+        turn_ = ev.group();
+        turn_bs_.push_back(i);
+      }
       break;
+    }
     case K::excludes:
       if (first_a_ == kNoId && ev.match(s.a)) first_a_ = i;
       if (first_b_ == kNoId && ev.match(s.b)) first_b_ = i;
@@ -261,10 +285,36 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
       done_ = first_a_ != kNoId && seen_b_;
       break;
     case K::never_followed_by:
-      if (first_a_ == kNoId && any_a) first_a_ = *a0;
-      if (first_a_ != kNoId)  // the B's of turns after the first A's
-        buf_.insert(buf_.end(),
-                    std::partition_point(b0, b1, [&](std::uint32_t b) { return ev.group_of(b) <= first_a_; }), b1);
+      if (first_a_ == kNoId && any_a) {
+        first_a_ = *a0;
+        a_turn_ = ev.group_of(first_a_);
+        first_a_b_ = std::binary_search(b0, b1, first_a_);
+        // This slice's own B's of that turn, met before it.
+        if (turn_ == a_turn_) buf_.insert(buf_.end(), turn_bs_.begin(), turn_bs_.end());
+        turn_bs_.clear();
+      }
+      if (first_a_ == kNoId) {  // the B's of the range's last turn may share it with a first A to come
+        if (any_b) {
+          const std::uint32_t g = ev.group_of(*(b1 - 1));
+          if (turn_ != g) turn_bs_.clear();
+          turn_ = g;
+          turn_bs_.insert(turn_bs_.end(), std::lower_bound(b0, b1, g), b1);
+        }
+        break;
+      }
+      {  // the B's of the first A's turn and of later turns, the first A excepted
+        const std::uint32_t* from_b = std::lower_bound(b0, b1, a_turn_);
+        for (const std::uint32_t* b = from_b; b != b1; ++b)
+          if (*b != first_a_) buf_.push_back(*b);
+      }
+      if (first_a_b_ && !flag_) {  // another A of the first A's turn
+        const std::uint32_t* a = std::lower_bound(a0, a1, a_turn_);
+        for (; a != a1 && ev.group_of(*a) == a_turn_ && !flag_; ++a)
+          if (*a != first_a_) {
+            flag_ = true;
+            buf_.push_back(first_a_);
+          }
+      }
       break;
     case K::excludes:
       if (first_a_ == kNoId && any_a) first_a_ = *a0;
@@ -663,6 +713,12 @@ bool StatementMonitor::expect_next(StepEval& ev, bool* letter) {
 }
 
 void StatementMonitor::step_expect(StepEval& ev) {
+  // A letter that shares its turn with another call (or follows one that did) is taken in
+  // every order of its turn; on a trace without shared turns this is never reached.
+  if (turned_ || (ev.is_tool_call() && (ev.group() != ev.index() || !ev.turn_ends()))) {
+    step_expect_turn(ev);
+    return;
+  }
   bool letter = false;
   const bool any = expect_next(ev, &letter);
   if (!letter) return;
@@ -672,6 +728,93 @@ void StatementMonitor::step_expect(StepEval& ev) {
     buf_.push_back(ev.index());
     done_ = true;
   }
+}
+
+void StatementMonitor::step_expect_turn(StepEval& ev) {
+  if (!ev.is_tool_call() || nfa_ == nullptr) return;
+  const Nfa& n = *nfa_;
+  if (spec_->kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
+    return;
+  const std::size_t cw = std::size_t(n.words) + 1;  // one configuration: started, then the positions
+  if (!turned_) {  // the one configuration the steps so far reached
+    turned_ = true;
+    dp_.assign(1, std::vector<std::uint64_t>(cw, 0));
+    dp_[0][0] = started_;
+    if (started_) std::copy(cur_.begin(), cur_.end(), dp_[0].begin() + 1);
+    letter_turn_ = kNoId;
+  }
+  if (ev.group() != letter_turn_) {  // a new turn starts from what every order of the last reached
+    if (dp_.size() > 1) std::swap(dp_[0], dp_.back());
+    dp_.resize(1);
+    letter_masks_.clear();
+    letter_turn_ = ev.group();
+  }
+  const std::size_t k = letter_masks_.size();
+  if (k >= kTurnLetters) {  // 2^k orders' worth of subsets: not tried, and not passed either
+    buf_.push_back(ev.index());
+    over_cap_ = done_ = true;
+    return;
+  }
+  std::vector<std::uint64_t> mask(n.words, 0);
+  for (std::uint32_t p = 0; p < n.positions; ++p)
+    if (ev.match(n.atom[p])) mask[p / 64] |= std::uint64_t(1) << (p % 64);
+  letter_masks_.push_back(std::move(mask));
+  dp_.resize(std::size_t(1) << (k + 1));
+  // dp_[S]: the configurations some order of the letters in S reaches, from dp_[0]. The
+  // subsets holding letter k, in increasing order: each one less a letter is computed before.
+  bool stuck = false;
+  std::vector<std::uint64_t> next(cw);
+  for (std::size_t set = std::size_t(1) << k; set < dp_.size(); ++set) {
+    std::vector<std::uint64_t>& out = dp_[set];
+    out.clear();
+    for (std::size_t j = 0; j <= k; ++j) {
+      if (!(set >> j & 1)) continue;
+      const std::vector<std::uint64_t>& from = dp_[set ^ (std::size_t(1) << j)];
+      const std::vector<std::uint64_t>& m = letter_masks_[j];
+      for (std::size_t c = 0; c < from.size(); c += cw) {
+        std::fill(next.begin(), next.end(), 0);
+        if (from[c] == 0) {
+          std::copy(n.first.begin(), n.first.end(), next.begin() + 1);
+        } else {
+          for (std::uint32_t w = 0; w < n.words; ++w)
+            for (std::uint64_t bits = from[c + 1 + w]; bits != 0; bits &= bits - 1) {
+              const std::uint64_t* f = n.follow_of(w * 64 + static_cast<std::uint32_t>(__builtin_ctzll(bits)));
+              for (std::uint32_t v = 0; v < n.words; ++v) next[1 + v] |= f[v];
+            }
+        }
+        bool any = false;
+        for (std::uint32_t w = 0; w < n.words; ++w) {
+          next[1 + w] &= m[w];
+          any = any || next[1 + w] != 0;
+        }
+        if (!any) {
+          stuck = true;
+          continue;
+        }
+        next[0] = 1;
+        bool known = false;
+        for (std::size_t o = 0; o < out.size() && !known; o += cw) known = std::equal(next.begin(), next.end(), out.begin() + o);
+        if (!known) out.insert(out.end(), next.begin(), next.end());
+      }
+    }
+  }
+  started_ = true;
+  if (stuck) {  // some order of the turn's calls so far has no word continuing it
+    buf_.push_back(ev.index());
+    done_ = true;
+  }
+}
+
+bool StatementMonitor::turn_accepts() const {
+  const Nfa& n = *nfa_;
+  const std::size_t cw = std::size_t(n.words) + 1;
+  const std::vector<std::uint64_t>& confs = dp_.back();
+  for (std::size_t c = 0; c < confs.size(); c += cw) {
+    bool accept = confs[c] == 0 && n.nullable;
+    for (std::uint32_t w = 0; w < n.words && confs[c] != 0; ++w) accept = accept || (confs[c + 1 + w] & n.last[w]);
+    if (!accept) return false;
+  }
+  return true;
 }
 
 std::size_t StatementMonitor::definite_count() const {
@@ -733,12 +876,17 @@ void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
       if (ev.turn_ends() && !b && !ev.match(s.b)) out.insert(out.end(), waiting->begin(), waiting->end());
       break;
     }
-    case K::never_followed_by:
-      if (first_a_ != kNoId && first_a_ < ev.group() && ev.match(s.b)) {
-        if (buf_.empty()) out.push_back(first_a_);
-        out.push_back(i);
+    case K::never_followed_by: {
+      const std::size_t before = out.size();
+      if (first_a_ != kNoId) {
+        if (ev.match(s.b)) out.push_back(i);
+        if (first_a_b_ && !flag_ && ev.group() == a_turn_ && ev.match(s.a)) out.push_back(first_a_);
+      } else if (ev.match(s.a) && turn_ == ev.group() && !turn_bs_.empty()) {
+        out.insert(out.end(), turn_bs_.begin(), turn_bs_.end());
       }
+      if (buf_.empty() && out.size() > before) out.push_back(first_a_ != kNoId ? first_a_ : i);
       break;
+    }
     case K::excludes: {
       if (first_a_ != kNoId && first_b_ != kNoId) break;
       const std::uint32_t fa = first_a_ != kNoId ? first_a_ : ev.match(s.a) ? i : kNoId;
@@ -772,6 +920,12 @@ void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
       break;
     case K::expect:
     case K::expect_exactly: {
+      if (turned_ || (ev.is_tool_call() && (ev.group() != ev.index() || !ev.turn_ends()))) {
+        StatementMonitor taken = *this;  // guard mode only: the turn's orders, tried on a copy
+        taken.step_expect_turn(ev);
+        if (taken.buf_.size() > buf_.size()) out.push_back(i);
+        break;
+      }
       bool letter = false;
       if (!expect_next(ev, &letter) && letter) out.push_back(i);
       break;
@@ -851,7 +1005,9 @@ VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) co
         break;
       }
       bool accept = false;
-      if (!started_) {
+      if (turned_) {
+        accept = turn_accepts();
+      } else if (!started_) {
         accept = nfa_->nullable;
       } else {
         for (std::uint32_t w = 0; w < nfa_->words; ++w) accept = accept || (cur_[w] & nfa_->last[w]);

@@ -313,15 +313,24 @@ class StatementMonitor {
       case ir::StatementKind::immediately_precedes: return !flag_ && !turn_a_;
       case ir::StatementKind::immediately_followed_by: return turn_as_.empty() && prev_as_.empty();
       case ir::StatementKind::in_a_row: return count_ == 0;
-      case ir::StatementKind::never_followed_by: return first_a_ == kNoId;
       case ir::StatementKind::starts_with: return any_;
       default: return true;
     }
   }
   const StatementSpec& spec() const { return *spec_; }
+  // expect: the letters of one turn whose orders are all tried (2^n subsets); a turn with
+  // more is a violation at its first letter past this, with the note below.
+  static constexpr std::size_t kTurnLetters = 12;
+  // expect: the step where a turn with more than kTurnLetters letters was met, or kNoId.
+  std::uint32_t over_cap_at() const { return over_cap_ && !buf_.empty() ? buf_.back() : kNoId; }
 
  private:
   void step_expect(StepEval& ev);
+  // expect on a trace whose calls share turns: the PATH must hold for every order of each
+  // turn's calls (docs/language.md, Turns).
+  void step_expect_turn(StepEval& ev);
+  // Whether every automaton configuration some order can reach accepts.
+  bool turn_accepts() const;
   // expect: whether the step is a letter, and if it is, next_ = the positions it reaches
   // (returns whether any).
   bool expect_next(StepEval& ev, bool* letter);
@@ -341,6 +350,12 @@ class StatementMonitor {
   // of the turn before, waiting on a B in the next turn.
   std::uint32_t turn_ = kNoId;
   bool turn_a_ = false, turn_b_ = false;
+  // never followed by: the B's of the turn `turn_` met before any A (a first A in that turn
+  // may come before them), the first A's turn, and whether the first A is itself a B (it
+  // follows another A of its turn in some order; `flag_`: that was found).
+  std::vector<std::uint32_t> turn_bs_;
+  std::uint32_t a_turn_ = kNoId;
+  bool first_a_b_ = false;
   std::vector<std::uint32_t> turn_as_, prev_as_;
   // followed by, lazy: every A of NbEvents::a from this step on is pending (kNoId: none).
   std::uint32_t nb_from_ = kNoId;
@@ -366,6 +381,15 @@ class StatementMonitor {
   // expect: current and next position sets; `started_` false means "at the start state".
   std::vector<std::uint64_t> cur_, next_;
   bool started_ = false;
+  // expect once a letter shared a turn (`turned_`): the configurations (1 + words each: word 0
+  // whether started, then the positions) that the orders of the turn so far reach, per subset
+  // of its letters (`dp_`, the last one: all of them), the turn's first step, and per letter
+  // the positions whose atom it matches. `over_cap_`: a turn with more than kTurnLetters
+  // letters, whose orders are not tried (a violation at the first letter past the cap).
+  bool turned_ = false, over_cap_ = false;
+  std::uint32_t letter_turn_ = kNoId;
+  std::vector<std::vector<std::uint64_t>> dp_;
+  std::vector<std::vector<std::uint64_t>> letter_masks_;
   std::uint32_t node_ = kNoId;  // lazy expect: its ExpectClasses node since the last step it was fed
 };
 

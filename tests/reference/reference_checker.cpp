@@ -441,6 +441,71 @@ struct Ref {
     return i;
   }
 
+  // A scope on a trace with turns: the tool calls that share the turn of a step opening or
+  // closing a segment (segments over the whole trace) on a side that matters — not another
+  // Q of an opening turn, not another R of a closing turn — and that the rule looks at: a
+  // pattern of its statements (PATH atoms included), or any call for a statement that looks
+  // at every call and for a rule with a variable.
+  std::vector<std::uint32_t> turn_ambiguous(const ir::Rule& rule, bool parametric) const {
+    std::vector<std::uint32_t> out;
+    const ir::Scope& sc = rule.scope;
+    if (sc.kind == ir::ScopeKind::global) return out;
+    bool every = parametric;
+    std::vector<ir::Id> looks;
+    for (const ir::Statement& st : rule.statements) {
+      switch (st.kind) {
+        case K::immediately_precedes:
+        case K::immediately_followed_by:
+        case K::starts_with:
+        case K::ends_with:
+        case K::only:
+        case K::in_a_row:
+        case K::expect_exactly: every = true; break;
+        default: break;
+      }
+      for (ir::Id p : {st.a, st.b})
+        if (p != ir::kNone) looks.push_back(p);
+      if (st.kind == K::expect || st.kind == K::expect_exactly) {
+        std::function<void(ir::Id)> collect = [&](ir::Id id) {
+          if (m.paths[id].kind == ir::PathExpr::Kind::atom) looks.push_back(m.paths[id].pattern);
+          for (ir::Id c : m.paths[id].children) collect(c);
+        };
+        collect(st.path);
+      }
+    }
+    const auto n = static_cast<std::uint32_t>(t.steps().size());
+    auto Q = [&](std::uint32_t i) { return sc.q != ir::kNone && match(sc.q, i); };
+    auto R = [&](std::uint32_t i) { return sc.r != ir::kNone && match(sc.r, i); };
+    // The boundary steps, and whether each opens.
+    std::vector<std::pair<std::uint32_t, bool>> bounds;
+    bool open = sc.kind == ir::ScopeKind::before, opened = false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (sc.kind == ir::ScopeKind::before) {
+        if (open && R(i)) bounds.push_back({i, false}), open = false;
+      } else if (sc.kind == ir::ScopeKind::after) {
+        if (!opened && Q(i)) bounds.push_back({i, true}), opened = true;
+      } else if (open && R(i)) {
+        bounds.push_back({i, false}), open = false;
+      } else if (!open && Q(i) && !R(i)) {
+        bounds.push_back({i, true}), open = true;
+      }
+    }
+    for (std::uint32_t c = 0; c < n; ++c) {
+      if (!is_call(c)) continue;
+      bool looked = every;
+      for (ir::Id p : looks) looked = looked || match(p, c);
+      for (const auto& [b, opens] : bounds) {
+        if (b == c || turn_start(b) != turn_start(c)) continue;
+        const bool amb = opens ? !(Q(c) && !R(c)) && (looked || R(c)) : !R(c) && (looked || Q(c));
+        if (amb) {
+          out.push_back(c);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
   // Adds witnesses to `w`; returns the statement's verdict on segment `S`.
   VerdictStatus statement(const ir::Statement& st, const std::vector<std::uint32_t>& S,
                           std::vector<std::uint32_t>& w) const {
@@ -551,9 +616,10 @@ struct Ref {
         for (std::size_t k = 0; k < n; ++k)
           if (A(k)) { first_a = k; break; }
         vacuous = !first_a;
+        // A B follows an A in some order when it is another step, in the A's turn or later.
         for (std::size_t k = 0; k < n; ++k) {
           bool a_before = false;
-          for (std::size_t j = 0; j < k; ++j) a_before = a_before || (A(j) && L[j] < turn_start(L[k]));
+          for (std::size_t j = 0; j < n; ++j) a_before = a_before || (A(j) && j != k && turn_start(L[j]) <= turn_start(L[k]));
           if (B(k) && a_before) mine.push_back(L[k]);
         }
         violated = !mine.empty();
@@ -643,12 +709,51 @@ struct Ref {
           for (ir::Id a : atoms) letter = letter || match(a, i);
           if (letter) letters.push_back(i);
         }
-        for (std::size_t lim = 1; lim <= letters.size() && !violated; ++lim)
-          if (!hit(st.path, 0, lim, letters)) {
-            violated = true;
-            mine.push_back(letters[lim - 1]);
+        // Every order of each turn's letters: the witness is the first letter (recorded
+        // order) such that some order of its turn's letters up to it, after some order of
+        // the turns before, is a prefix of no word; else the trace must be a word in every
+        // order. A turn with more than kTurnLetters letters: violated at the one past them.
+        std::vector<std::vector<std::uint32_t>> turns;  // the letters, by turn
+        for (std::uint32_t i : letters) {
+          if (turns.empty() || turn_start(turns.back().front()) != turn_start(i)) turns.emplace_back();
+          turns.back().push_back(i);
+        }
+        // f(seq) for each order of turns[0, upto) and of the first `last` letters of turns[upto].
+        auto orders = [&](std::size_t upto, std::size_t last, const std::function<bool(const std::vector<std::uint32_t>&)>& f) {
+          std::vector<std::vector<std::uint32_t>> parts(turns.begin(), turns.begin() + static_cast<std::ptrdiff_t>(upto));
+          if (last > 0) parts.emplace_back(turns[upto].begin(), turns[upto].begin() + static_cast<std::ptrdiff_t>(last));
+          for (auto& part : parts) std::sort(part.begin(), part.end());
+          std::function<bool(std::size_t)> rec = [&](std::size_t k) {
+            if (k == parts.size()) {
+              std::vector<std::uint32_t> seq;
+              for (const auto& part : parts) seq.insert(seq.end(), part.begin(), part.end());
+              return f(seq);
+            }
+            std::vector<std::uint32_t> keep_part = parts[k];
+            bool found = false;
+            do found = rec(k + 1); while (!found && std::next_permutation(parts[k].begin(), parts[k].end()));
+            parts[k] = keep_part;
+            return found;
+          };
+          return rec(0);
+        };
+        constexpr std::size_t kTurnLetters = 12;
+        for (std::size_t u = 0; u < turns.size() && !violated; ++u)
+          for (std::size_t l = 1; l <= turns[u].size() && !violated; ++l) {
+            if (l > kTurnLetters) {
+              violated = true;
+              mine.push_back(turns[u][l - 1]);
+              break;
+            }
+            if (orders(u, l, [&](const std::vector<std::uint32_t>& seq) { return !hit(st.path, 0, seq.size(), seq); })) {
+              violated = true;
+              mine.push_back(turns[u][l - 1]);
+            }
           }
-        if (!violated) violated = full(st.path, 0, letters).count(letters.size()) == 0;
+        if (!violated)
+          violated = orders(turns.size(), 0, [&](const std::vector<std::uint32_t>& seq) {
+            return full(st.path, 0, seq).count(seq.size()) == 0;
+          });
         break;
       }
     }
@@ -746,8 +851,17 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
     ref.env.reset();
     ref.env_from = 0;
     ref.keep = all;
+    const std::vector<std::uint32_t> unsided = ref.turn_ambiguous(rule, !binders.empty());
+    auto with_unsided = [&](Verdict v) {
+      v.status = VerdictStatus::violated;
+      v.steps.insert(v.steps.end(), unsided.begin(), unsided.end());
+      std::sort(v.steps.begin(), v.steps.end());
+      v.steps.erase(std::unique(v.steps.begin(), v.steps.end()), v.steps.end());
+      return v;
+    };
     if (binders.empty()) {
-      out.push_back(Entry{r, "", check_rule(ref, rule)});
+      Verdict v = check_rule(ref, rule);
+      out.push_back(Entry{r, "", unsided.empty() ? v : with_unsided(v)});
       continue;
     }
     // binds[i]: the values step i binds (a carrier matches it with the variable = v).
@@ -807,7 +921,9 @@ std::vector<Entry> check_entries(const ir::Module& module, const Trajectory& tra
     if (!violated) {
       Verdict verdict;
       verdict.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
-      out.push_back(Entry{r, "", verdict});
+      out.push_back(Entry{r, "", unsided.empty() ? verdict : with_unsided(Verdict{})});
+    } else if (!unsided.empty()) {  // an entry of its own, without a binding
+      out.push_back(Entry{r, "", with_unsided(Verdict{})});
     }
   }
   return out;

@@ -32,6 +32,40 @@ Trace parallel_lookup_and_refund() {
       .build();
 }
 
+// Calls `names` (a turn each, or `shared` for those in one turn): "a b|c d" is a, then b and c
+// in one turn, then d.
+Trace turns_of(const std::string& spec) {
+  TraceBuilder b;
+  int turn = 0;
+  std::size_t at = 0;
+  while (at <= spec.size()) {
+    std::size_t end = spec.find(' ', at);
+    if (end == std::string::npos) end = spec.size();
+    const std::string group = spec.substr(at, end - at);
+    ++turn;
+    std::size_t from = 0;
+    while (from <= group.size()) {
+      std::size_t bar = group.find('|', from);
+      if (bar == std::string::npos) bar = group.size();
+      std::string name = group.substr(from, bar - from);
+      std::string args = "{}";
+      if (const auto colon = name.find(':'); colon != std::string::npos) {
+        args = R"({"id":")" + name.substr(colon + 1) + R"("})";
+        name = name.substr(0, colon);
+      }
+      b.call(name, args).set("turn", std::to_string(turn));
+      from = bar + 1;
+    }
+    at = end + 1;
+  }
+  return b.build();
+}
+
+const RuleResult& only_result(const CheckOutcome& o) {
+  REQUIRE(o.results.size() == 1);
+  return o.results[0];
+}
+
 }  // namespace
 
 TEST_CASE("turns: an A in the same turn does not precede B") {
@@ -50,7 +84,7 @@ TEST_CASE("turns: an A in the same turn does not precede B") {
         "satisfied");
 }
 
-TEST_CASE("turns: followed by and never followed by need a later turn") {
+TEST_CASE("turns: followed by needs a later turn; never followed by counts a B beside the A") {
   Trace t = TraceBuilder{}
                 .call("a").set("turn", "1")
                 .call("b").set("turn", "1")
@@ -58,7 +92,13 @@ TEST_CASE("turns: followed by and never followed by need a later turn") {
                 .build();
   CHECK(verdict("a is followed by b", t) == "violated 0");
   CHECK(verdict("a is followed by c", t) == "satisfied");
-  CHECK(verdict("a is never followed by b", t) == "satisfied");
+  // The b beside the a may come after it: every order of the turn must keep the rule.
+  CHECK(verdict("a is never followed by b", t) == "violated 0 1");
+  CHECK(verdict("b is never followed by a", t) == "violated 0 1");
+  CHECK(verdict("a is never followed by a", turns_of("a|a")) == "violated 0 1");
+  CHECK(verdict("a is never followed by a", turns_of("a")) == "satisfied");
+  CHECK(verdict("a | b is never followed by b", turns_of("b|x")) == "satisfied");
+  CHECK(verdict("a is never followed by b", turns_of("b a")) == "satisfied");
   CHECK(verdict("a is never followed by c", t) == "violated 0 2");
   // Steps binding nothing (`c`) are logged once and caught up by the slices.
   CHECK(verdict("a where arguments.x == $v is followed by b | c", TraceBuilder{}
@@ -175,4 +215,126 @@ TEST_CASE("turns: a monitor fed one step at a time numbers the turns itself") {
   replay.observe(parallel, 1, v);
   REQUIRE(v.size() == 1);
   CHECK(v[0].steps == std::vector<std::uint32_t>{1});
+}
+
+
+TEST_CASE("turns: a call sharing the turn of a scope boundary the rule looks at is a violation") {
+  // The docs' parallel lookup and refund: the refund may come before the lookup.
+  Trace t = parallel_lookup_and_refund();
+  CHECK(verdict("before order_get: forbid refund_order", t) == "violated 2");
+  CheckOutcome o = satisfies(Rules::text("before order_get: forbid refund_order"), t);
+  REQUIRE(only_result(o).details.size() == 1);
+  CHECK(only_result(o).details[0] ==
+        "issued in one turn with step 1, which closes the scope's segment: it may come before or after it");
+  CHECK(verdict("before order_get: forbid refund_order", turns_of("order_get refund_order")) == "satisfied");
+  // Each scope form, both sides of the boundary.
+  CHECK(verdict("after login: forbid delete", turns_of("delete|login")) == "violated 0");
+  CHECK(verdict("after login: forbid delete", turns_of("delete login")) == "vacuous");
+  CHECK(verdict("after login: require audit", turns_of("login|audit")) == "violated 1");
+  CHECK(verdict("after login: require audit", turns_of("login audit")) == "satisfied");
+  CHECK(verdict("between login and logout: db_write at most 3", turns_of("login db_write|logout")) == "violated 1");
+  CHECK(verdict("between login and logout: db_write at most 3", turns_of("login db_write logout")) == "satisfied");
+  CHECK(verdict("after login until logout: require audit", turns_of("login audit|logout")) == "violated 1");
+  CHECK(verdict("after login until logout: require audit", turns_of("login audit logout")) == "satisfied");
+  CHECK(verdict("between login and logout: precedes_check precedes write", turns_of("login|precedes_check write logout")) ==
+        "violated 1");
+  // Calls the rule does not look at, and calls whose side is known, do not count.
+  CHECK(verdict("before order_get: forbid refund_order", turns_of("order_get|search refund_order")) == "satisfied");
+  CHECK(verdict("after login: login at most 2", turns_of("login|login")) == "satisfied");
+  CHECK(verdict("before logout: forbid write", turns_of("write logout|logout")) == "violated 0");
+  // The other boundary pattern counts: the logout may close the session before the write.
+  CHECK(verdict("between login and logout: forbid read", turns_of("login|logout")) == "violated 1");
+  // A statement that looks at every call: any call beside the boundary.
+  CHECK(verdict("after login: only login | read", turns_of("login|search")) == "violated 1");
+  CHECK(verdict("after login: expect read -> write", turns_of("login|read write")) == "violated 1");
+  // A later Q in an `after` scope is no boundary: the segment opened long before.
+  CHECK(verdict("after login: forbid delete", turns_of("login x login|read")) == "satisfied");
+  // A rule with a variable looks at every call; the violation has no binding.
+  CheckOutcome p = satisfies(
+      Rules::text("between login and logout: refund where arguments.id == $o at most 1"), turns_of("login refund:1 x|logout"));
+  REQUIRE(p.results.size() == 1);
+  CHECK(p.results[0].status == VerdictStatus::violated);
+  CHECK(p.results[0].binding.empty());
+  CHECK(p.results[0].steps == std::vector<std::uint32_t>{2});
+  // Without turns (each step its own), the same calls in the recorded order.
+  Trace plain = TraceBuilder{}.call("order_get").call("refund_order").build();
+  CHECK(verdict("before order_get: forbid refund_order", plain) == "satisfied");
+}
+
+TEST_CASE("turns: expect holds only when every order of each turn is a word of the PATH") {
+  Trace t = parallel_lookup_and_refund();
+  CHECK(verdict("expect order_get -> refund_order", t) == "violated 2");
+  CHECK(verdict("expect order_get -> refund_order", turns_of("order_get refund_order")) == "satisfied");
+  CHECK(verdict("expect {a, b} -> c", turns_of("a|b c")) == "satisfied");
+  CHECK(verdict("expect a -> (b | c)*", turns_of("a b|c|b c")) == "satisfied");
+  CHECK(verdict("expect a -> b -> c", turns_of("a b|c")) == "violated 2");
+  CHECK(verdict("expect a -> b -> c", turns_of("a b c")) == "satisfied");
+  // Ends early in some order: `b, a` leaves the PATH before its end? no — `a, b` and `b, a`
+  // are both prefixes of words of (a -> b | b -> a) -> c, and neither is a word.
+  CHECK(verdict("expect (a -> b | b -> a) -> c", turns_of("a|b")) == "violated");
+  CHECK(verdict("expect (a -> b | b -> a) -> c", turns_of("a|b c")) == "satisfied");
+  CHECK(verdict("expect exactly a -> x? -> b", turns_of("a|x b")) == "violated 1");
+  // A rule with a variable (its slices fed every step on such a trace).
+  CHECK(verdict("expect order_get where arguments.order_id == $o -> refund_order where arguments.order_id == $o", t) ==
+        "violated 2");
+  CHECK(verdict("expect order_get where arguments.order_id == $o -> refund_order where arguments.order_id == $o",
+                TraceBuilder{}
+                    .call("order_get", R"({"order_id":"ord_1"})").set("turn", "1")
+                    .call("refund_order", R"({"order_id":"ord_1"})").set("turn", "2")
+                    .build()) == "satisfied");
+}
+
+TEST_CASE("turns: a PATH turn of more than 12 letters is a violation with a note, not a pass") {
+  std::string twelve = "a", thirteen;
+  for (int k = 1; k < 12; ++k) twelve += "|a";
+  thirteen = twelve + "|a";
+  CHECK(verdict("expect a*", turns_of(twelve)) == "satisfied");
+  CheckOutcome o = satisfies(Rules::text("expect a*"), turns_of(thirteen));
+  CHECK(only_result(o).status == VerdictStatus::violated);
+  CHECK(only_result(o).steps == std::vector<std::uint32_t>{12});
+  REQUIRE(only_result(o).details.size() == 1);
+  CHECK(only_result(o).details[0] == "a turn with more than 12 calls of the PATH: its orders are not tried");
+  // Calls that are no letter of the PATH do not count toward the 12.
+  CHECK(verdict("expect a*", turns_of(twelve + "|x|x")) == "satisfied");
+}
+
+TEST_CASE("turns: a guard denies the call that shares a boundary's turn, and a PATH's turn order") {
+  CompileResult r = compile(Source("turns.rules", "before order_get: forbid refund_order\n"
+                                                  "expect order_get -> refund_order\n"));
+  REQUIRE(r.ok());
+  MonitorStep get = MonitorStep::call("order_get", R"({"order_id":"ord_1"})");
+  get.turn = 1;
+  MonitorStep refund = MonitorStep::call("refund_order", R"({"order_id":"ord_1"})");
+  refund.turn = 1;
+  Monitor mon(r.program);
+  std::vector<Violation> v;
+  mon.observe(get, v);
+  CHECK(v.empty());
+  mon.check(refund, v);
+  REQUIRE(v.size() == 2);  // both rules: the refund is denied
+  CHECK(v[0].steps == std::vector<std::uint32_t>{1});
+  CHECK(v[1].steps == std::vector<std::uint32_t>{1});
+  mon.observe(refund, v);
+  CHECK(v.size() == 2);
+  std::vector<RuleResult> out;
+  mon.finish(out);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].status == VerdictStatus::violated);
+  CHECK(out[1].status == VerdictStatus::violated);
+  // The refund in a turn of its own, or steps given no turn: allowed, as before.
+  for (bool numbered : {true, false}) {
+    Monitor seq(r.program);
+    MonitorStep g = get, f = refund;
+    if (numbered) f.turn = 2;
+    else g.turn = f.turn = std::nullopt;
+    seq.observe(g, v);
+    CHECK(v.empty());
+    seq.check(f, v);
+    CHECK(v.empty());
+    seq.observe(f, v);
+    CHECK(v.empty());
+    seq.finish(out);
+    CHECK(out[0].status == VerdictStatus::satisfied);
+    CHECK(out[1].status == VerdictStatus::satisfied);
+  }
 }
