@@ -265,7 +265,7 @@ struct Parametric {
   std::vector<std::string_view> step_keys;
   std::vector<std::string> mentioned;  // keys of slices a mention found (step_keys views them)
   bool has_no_duplicate = false;  // a lazy `no duplicate` statement (NbEvents::waiters)
-  bool lazy_expect = false;       // a lazy `expect` statement, and no other lazy one
+  bool lazy_expect = false;       // a lazy `expect` statement (see Checker::Impl::begin_trace)
   // A global rule whose statements a step binding nothing never changes (NbEffect::none):
   // such a step changes no slice, so guard mode need not feed them.
   bool inert = false;
@@ -590,12 +590,8 @@ struct Checker::Impl {
         pm.bottom.seg_log = &pm.segments;
         // Lazy `expect` keeps one automaton state per class of slices; on a trace whose calls
         // share turns each turn is taken in all its orders, so the slices are fed eagerly.
-        bool shared = false;
-        for (const detail::StatementSpec& st : program->specs[r].statements) {
+        for (const detail::StatementSpec& st : program->specs[r].statements)
           pm.lazy_expect = pm.lazy_expect || is_lazy_expect(st);
-          shared = shared || (st.nb == detail::NbEffect::lazy && !is_lazy_expect(st));
-        }
-        pm.lazy_expect = pm.lazy_expect && !shared;
       }
     turn_scopes.resize(rules.size());
     for (std::uint32_t r = 0; r < rules.size(); ++r)
@@ -746,7 +742,7 @@ struct Checker::Impl {
         step_reporting(sl.state, r, &sl.key, p.used != slices_before);
         if (sl.state.open) sl.state.bound = true;  // the step is in the open segment
         sl.seen_upto = i + 1;
-        if (p.has_no_duplicate)  // a key new to the slice and the log waits for a free step
+        if (p.has_no_duplicate && p.bottom.nb != nullptr)  // a key new to the slice and the log waits for a free step
           for (std::size_t k = 0; k < p.logs.size(); ++k)
             if (sl.state.monitors[k].take_new_key())
               p.logs[k].waiters.add(sl.state.monitors[k].last_key(), j, sl.state.seg_start);
@@ -1136,7 +1132,15 @@ struct Checker::Impl {
     for (std::size_t r = 0; r < rules.size(); ++r) {
       if (parametric[r]) {
         Parametric& p = *parametric[r];
-        if (!eager && p.lazy_expect) p.bottom.nb = shared_turns ? nullptr : &p.logs;
+        if (!eager && p.lazy_expect) {  // fed eagerly on a trace with shared turns: no log
+          p.bottom.nb = shared_turns ? nullptr : &p.logs;
+          for (std::size_t k = 0; k < p.logs.size(); ++k) {
+            const ir::StatementKind kind = rules[r].spec->statements[k].kind;
+            if (rules[r].spec->statements[k].nb == detail::NbEffect::lazy &&
+                (kind == ir::StatementKind::no_duplicate || kind == ir::StatementKind::retries))
+              p.bottom.monitors[k].share(shared_turns ? nullptr : &p.logs[k]);
+          }
+        }
         p.start_trace();
         for (std::size_t k = 0; k < p.logs.size(); ++k)
           if (p.logs[k].classes != nullptr) p.logs[k].classes->reset(&program->nfas[rules[r].spec->statements[k].nfa]);
