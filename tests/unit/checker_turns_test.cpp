@@ -229,26 +229,27 @@ TEST_CASE("turns: a call sharing the turn of a scope boundary the rule looks at 
   CHECK(verdict("before order_get: forbid refund_order", turns_of("order_get refund_order")) == "satisfied");
   // Each scope form, both sides of the boundary.
   CHECK(verdict("after login: forbid delete", turns_of("delete|login")) == "violated 0");
-  CHECK(verdict("after login: forbid delete", turns_of("delete login")) == "vacuous");
+  CHECK(verdict("after login: forbid delete", turns_of("delete login")) == "satisfied");
   CHECK(verdict("after login: require audit", turns_of("login|audit")) == "violated 1");
   CHECK(verdict("after login: require audit", turns_of("login audit")) == "satisfied");
   CHECK(verdict("between login and logout: db_write at most 3", turns_of("login db_write|logout")) == "violated 1");
   CHECK(verdict("between login and logout: db_write at most 3", turns_of("login db_write logout")) == "satisfied");
   CHECK(verdict("after login until logout: require audit", turns_of("login audit|logout")) == "violated 1");
   CHECK(verdict("after login until logout: require audit", turns_of("login audit logout")) == "satisfied");
-  CHECK(verdict("between login and logout: precedes_check precedes write", turns_of("login|precedes_check write logout")) ==
+  CHECK(verdict("between login and logout: precedes_check precedes db_write", turns_of("login|precedes_check db_write logout")) ==
         "violated 1");
   // Calls the rule does not look at, and calls whose side is known, do not count.
   CHECK(verdict("before order_get: forbid refund_order", turns_of("order_get|search refund_order")) == "satisfied");
   CHECK(verdict("after login: login at most 2", turns_of("login|login")) == "satisfied");
-  CHECK(verdict("before logout: forbid write", turns_of("write logout|logout")) == "violated 0");
-  // The other boundary pattern counts: the logout may close the session before the write.
-  CHECK(verdict("between login and logout: forbid read", turns_of("login|logout")) == "violated 1");
+  CHECK(verdict("before logout: forbid db_write", turns_of("db_write logout|logout")) == "violated 0");
+  // The other boundary pattern counts: the logout may come first and the login open a
+  // session after it, or the login first and the logout close it.
+  CHECK(verdict("between login and logout: forbid fetch", turns_of("login|logout")) == "violated 0 1");
   // A statement that looks at every call: any call beside the boundary.
-  CHECK(verdict("after login: only login | read", turns_of("login|search")) == "violated 1");
-  CHECK(verdict("after login: expect read -> write", turns_of("login|read write")) == "violated 1");
+  CHECK(verdict("after login: only login | fetch", turns_of("login|search")) == "violated 1");
+  CHECK(verdict("after login: expect fetch -> db_write", turns_of("login|fetch db_write")) == "violated 1");
   // A later Q in an `after` scope is no boundary: the segment opened long before.
-  CHECK(verdict("after login: forbid delete", turns_of("login x login|read")) == "satisfied");
+  CHECK(verdict("after login: forbid delete", turns_of("login x login|fetch")) == "satisfied");
   // A rule with a variable looks at every call; the violation has no binding.
   CheckOutcome p = satisfies(
       Rules::text("between login and logout: refund where arguments.id == $o at most 1"), turns_of("login refund:1 x|logout"));
@@ -274,10 +275,11 @@ TEST_CASE("turns: expect holds only when every order of each turn is a word of t
   CHECK(verdict("expect (a -> b | b -> a) -> c", turns_of("a|b")) == "violated");
   CHECK(verdict("expect (a -> b | b -> a) -> c", turns_of("a|b c")) == "satisfied");
   CHECK(verdict("expect exactly a -> x? -> b", turns_of("a|x b")) == "violated 1");
-  // A rule with a variable (its slices fed every step on such a trace).
-  CHECK(verdict("expect order_get where arguments.order_id == $o -> refund_order where arguments.order_id == $o", t) ==
-        "violated 2");
-  CHECK(verdict("expect order_get where arguments.order_id == $o -> refund_order where arguments.order_id == $o",
+  // In a rule with a variable (its slices fed every step on such a trace).
+  const std::string per_order = "rule r:\n    order_get where arguments.order_id == $o at most 1\n"
+                                "    expect order_get -> refund_order\n";
+  CHECK(verdict(per_order, t) == "violated 2");
+  CHECK(verdict(per_order,
                 TraceBuilder{}
                     .call("order_get", R"({"order_id":"ord_1"})").set("turn", "1")
                     .call("refund_order", R"({"order_id":"ord_1"})").set("turn", "2")
