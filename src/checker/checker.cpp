@@ -462,17 +462,44 @@ struct TurnScope {
     if (c.step == b.step) return false;
     return b.opens ? !(c.q && !c.r) && (c.looked_at || c.r) : !c.r && (c.looked_at || c.q);
   }
-  // Step i (eval's current step); what it makes ambiguous goes to `out` (and, with `commit`,
-  // to the witnesses). Without `commit` nothing changes (Monitor::check).
+  // Monitor::check: the calls step() would report at the current step, appended to `out`;
+  // nothing changes.
   template <class Eval>
-  void step(Eval& eval, bool commit, std::vector<std::uint32_t>* out) {
+  void probe(Eval& eval, std::vector<std::uint32_t>& out) const {
+    const detail::RuleSpec& s = *spec;
+    if (s.scope == ir::ScopeKind::global || !eval.is_tool_call()) return;
+    const std::uint32_t i = eval.index();
+    const bool same = eval.group() == turn;
+    const bool q = s.q != detail::kNoId && eval.match(s.q), r = s.r != detail::kNoId && eval.match(s.r);
+    bool is_bound = false, opens = false;
+    switch (s.scope) {
+      case ir::ScopeKind::global: return;
+      case ir::ScopeKind::before: is_bound = open && r; break;
+      case ir::ScopeKind::after: is_bound = opens = !opened_once && q; break;
+      case ir::ScopeKind::between:
+      case ir::ScopeKind::after_until:
+        is_bound = open ? r : q && !r;
+        opens = !open && is_bound;
+        break;
+    }
+    bool looked_at = every_call;
+    for (std::size_t k = 0; k < looks.size() && !looked_at; ++k) looked_at = eval.match(looks[k]);
+    const Call c{i, q, r, looked_at, false};
+    if (!same) return;  // the first call of its turn: nothing shares it yet
+    for (const Bound& b : bounds)
+      if (ambiguous(c, b)) {
+        out.push_back(i);
+        break;
+      }
+    if (is_bound)
+      for (const Call& o : calls)
+        if (!o.reported && ambiguous(o, Bound{i, opens})) out.push_back(o.step);
+  }
+  // Step i (eval's current step); what it makes ambiguous goes to the witnesses and to `out`.
+  template <class Eval>
+  void step(Eval& eval, std::vector<std::uint32_t>* out) {
     const detail::RuleSpec& s = *spec;
     const std::uint32_t i = eval.index();
-    if (!commit) {
-      TurnScope copy = *this;
-      copy.step(eval, true, out);
-      return;
-    }
     if (eval.group() != turn) {
       turn = eval.group();
       calls.clear();
@@ -1167,7 +1194,8 @@ struct Checker::Impl {
     for (std::uint32_t r : scoped) {
       newly.clear();
       eval.clear_binding();
-      turn_scopes[r].step(eval, commit, report != nullptr ? &newly : nullptr);
+      if (commit) turn_scopes[r].step(eval, report != nullptr ? &newly : nullptr);
+      else turn_scopes[r].probe(eval, newly);
       if (report != nullptr && !newly.empty()) add_violation(r, nullptr);
     }
   }

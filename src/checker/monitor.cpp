@@ -736,41 +736,45 @@ void StatementMonitor::step_expect_turn(StepEval& ev) {
   if (spec_->kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
     return;
   const std::size_t cw = std::size_t(n.words) + 1;  // one configuration: started, then the positions
+  if (dp_.empty()) dp_.resize(1);
   if (!turned_) {  // the one configuration the steps so far reached
     turned_ = true;
-    dp_.assign(1, std::vector<std::uint64_t>(cw, 0));
+    dp_[0].assign(cw, 0);
     dp_[0][0] = started_;
     if (started_) std::copy(cur_.begin(), cur_.end(), dp_[0].begin() + 1);
+    dp_used_ = 1;
     letter_turn_ = kNoId;
   }
   if (ev.group() != letter_turn_) {  // a new turn starts from what every order of the last reached
-    if (dp_.size() > 1) std::swap(dp_[0], dp_.back());
-    dp_.resize(1);
+    if (dp_used_ > 1) std::swap(dp_[0], dp_[dp_used_ - 1]);
+    dp_used_ = 1;
     letter_masks_.clear();
     letter_turn_ = ev.group();
   }
-  const std::size_t k = letter_masks_.size();
+  const std::size_t k = letter_masks_.size() / std::max<std::size_t>(n.words, 1);
   if (k >= kTurnLetters) {  // 2^k orders' worth of subsets: not tried, and not passed either
     buf_.push_back(ev.index());
     over_cap_ = done_ = true;
     return;
   }
-  std::vector<std::uint64_t> mask(n.words, 0);
+  letter_masks_.resize(letter_masks_.size() + n.words, 0);
+  std::uint64_t* mask = letter_masks_.data() + k * n.words;
   for (std::uint32_t p = 0; p < n.positions; ++p)
     if (ev.match(n.atom[p])) mask[p / 64] |= std::uint64_t(1) << (p % 64);
-  letter_masks_.push_back(std::move(mask));
-  dp_.resize(std::size_t(1) << (k + 1));
+  dp_used_ = std::size_t(1) << (k + 1);
+  if (dp_.size() < dp_used_) dp_.resize(dp_used_);
   // dp_[S]: the configurations some order of the letters in S reaches, from dp_[0]. The
   // subsets holding letter k, in increasing order: each one less a letter is computed before.
   bool stuck = false;
-  std::vector<std::uint64_t> next(cw);
-  for (std::size_t set = std::size_t(1) << k; set < dp_.size(); ++set) {
+  std::vector<std::uint64_t>& next = next_turn_;
+  next.resize(cw);
+  for (std::size_t set = std::size_t(1) << k; set < dp_used_; ++set) {
     std::vector<std::uint64_t>& out = dp_[set];
     out.clear();
     for (std::size_t j = 0; j <= k; ++j) {
       if (!(set >> j & 1)) continue;
       const std::vector<std::uint64_t>& from = dp_[set ^ (std::size_t(1) << j)];
-      const std::vector<std::uint64_t>& m = letter_masks_[j];
+      const std::uint64_t* m = letter_masks_.data() + j * n.words;
       for (std::size_t c = 0; c < from.size(); c += cw) {
         std::fill(next.begin(), next.end(), 0);
         if (from[c] == 0) {
@@ -808,7 +812,7 @@ void StatementMonitor::step_expect_turn(StepEval& ev) {
 bool StatementMonitor::turn_accepts() const {
   const Nfa& n = *nfa_;
   const std::size_t cw = std::size_t(n.words) + 1;
-  const std::vector<std::uint64_t>& confs = dp_.back();
+  const std::vector<std::uint64_t>& confs = dp_[dp_used_ - 1];
   for (std::size_t c = 0; c < confs.size(); c += cw) {
     bool accept = confs[c] == 0 && n.nullable;
     for (std::uint32_t w = 0; w < n.words && confs[c] != 0; ++w) accept = accept || (confs[c + 1 + w] & n.last[w]);

@@ -388,8 +388,9 @@ class StatementMonitor {
   // letters, whose orders are not tried (a violation at the first letter past the cap).
   bool turned_ = false, over_cap_ = false;
   std::uint32_t letter_turn_ = kNoId;
-  std::vector<std::vector<std::uint64_t>> dp_;
-  std::vector<std::vector<std::uint64_t>> letter_masks_;
+  std::vector<std::vector<std::uint64_t>> dp_;  // the first dp_used_ are the current turn's
+  std::size_t dp_used_ = 0;
+  std::vector<std::uint64_t> letter_masks_, next_turn_;  // letters × words; scratch
   std::uint32_t node_ = kNoId;  // lazy expect: its ExpectClasses node since the last step it was fed
 };
 
