@@ -1145,7 +1145,11 @@ struct Checker::Impl {
   void check(const Trajectory& trace, std::vector<RuleResult>& out) {
     begin_trace(trace);
     const auto n = static_cast<std::uint32_t>(trace.steps().size());
-    for (std::uint32_t i = 0; i < n; ++i) take_step(trace, i);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (i + 1 == n) eval.set_turn_ends(true);  // the trace is whole: its last step ends its turn
+      take_step(trace, i);
+    }
+    eval.set_turn_ends(std::nullopt);
     finish(trace, out);
   }
 
