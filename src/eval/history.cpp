@@ -30,6 +30,22 @@ constexpr const char* kHistoryColumns[] = {"selection", "arguments", "argument_v
                                            "pass_share", "calls_per_success", "tokens_per_success",
                                            "cost_per_success", "latency_per_success"};
 
+// One row per run of a case (attempt 1..k): in the schema and added by the version 1 upgrade.
+const char* const kCaseRunsTable = R"sql(
+CREATE TABLE case_runs (
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  run TEXT NOT NULL,
+  pass INTEGER NOT NULL,
+  selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL, outcome REAL,
+  overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
+  problems TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id, attempt)
+);
+)sql";
+
+// The schema without case_runs (kCaseRunsTable, created beside it).
 const char* const kHistorySchema = R"sql(
 CREATE TABLE runs (
   id INTEGER PRIMARY KEY,
@@ -67,17 +83,6 @@ CREATE TABLE cases (
   overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
   runs INTEGER, runs_passed INTEGER, pass_rate REAL, flaky INTEGER,
   PRIMARY KEY (run_id, case_id)
-);
-CREATE TABLE case_runs (
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  case_id TEXT NOT NULL,
-  attempt INTEGER NOT NULL,
-  run TEXT NOT NULL,
-  pass INTEGER NOT NULL,
-  selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL, outcome REAL,
-  overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
-  problems TEXT NOT NULL,
-  PRIMARY KEY (run_id, case_id, attempt)
 );
 CREATE TABLE gates (
   run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -210,26 +215,15 @@ bool history_record_cases(sqlite3* db, std::int64_t run, const nlohmann::json& j
 // Version 1 kept one row per case, with its first run only: the new columns and table are
 // added and every recorded run's cases are written again from its stored report.
 bool history_upgrade_v1(sqlite3* db, std::string& why) {
-  const char* ddl = R"sql(
+  const std::string ddl = fmt::format(R"sql(
 ALTER TABLE cases ADD COLUMN runs INTEGER;
 ALTER TABLE cases ADD COLUMN runs_passed INTEGER;
 ALTER TABLE cases ADD COLUMN pass_rate REAL;
 ALTER TABLE cases ADD COLUMN flaky INTEGER;
-CREATE TABLE case_runs (
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  case_id TEXT NOT NULL,
-  attempt INTEGER NOT NULL,
-  run TEXT NOT NULL,
-  pass INTEGER NOT NULL,
-  selection REAL, arguments_matched REAL, arguments_calls REAL, "order" REAL, recovery REAL, outcome REAL,
-  overall REAL, calls REAL, tokens REAL, cost REAL, latency_ms REAL,
-  problems TEXT NOT NULL,
-  PRIMARY KEY (run_id, case_id, attempt)
-);
-DELETE FROM cases;
-)sql";
+{}DELETE FROM cases;
+)sql", kCaseRunsTable);
   char* msg = nullptr;
-  if (sqlite3_exec(db, ddl, nullptr, nullptr, &msg) != SQLITE_OK) {
+  if (sqlite3_exec(db, ddl.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
     why = msg ? msg : "unknown";
     sqlite3_free(msg);
     return false;
@@ -322,8 +316,8 @@ bool open_history(const std::string& path, bool create, HistoryDb& h, std::strin
                         path, path);
     return false;
   }
-  std::string sql = fmt::format("BEGIN IMMEDIATE; {} PRAGMA user_version = {}; COMMIT;", kHistorySchema,
-                                kHistorySchemaVersion);
+  std::string sql = fmt::format("BEGIN IMMEDIATE; {} {} PRAGMA user_version = {}; COMMIT;", kHistorySchema,
+                                kCaseRunsTable, kHistorySchemaVersion);
   char* msg = nullptr;
   if (sqlite3_exec(h.db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
     std::string why = msg ? msg : "unknown";
