@@ -6,9 +6,18 @@
 import argparse
 import csv
 import os
+import re
 import statistics
 import subprocess
 from datetime import datetime, timezone
+
+
+def read_text(path):
+    """The file's text, or "" when no path was given or the file is absent."""
+    if not path or not os.path.exists(path):
+        return ""
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
 
 
 def read_tsv(path, names):
@@ -150,6 +159,10 @@ def main():
     ap.add_argument("--loadavg")
     ap.add_argument("--inputs", help="where the timed inputs were read from")
     ap.add_argument("--guard", help="bench_guard_latency runs: mode, p50, p90, p99, p99.9 (ns) per line")
+    ap.add_argument("--python", help="bench/python_per_trace.py's output")
+    ap.add_argument("--score-large", help="bench/score_large.sh's output")
+    ap.add_argument("--score-large-calls", default="100000")
+    ap.add_argument("--dask", help="bench/dask_bench.py's output")
     ap.add_argument("--out", required=True)
     ap.add_argument("--targets")
     a = ap.parse_args()
@@ -378,6 +391,35 @@ def main():
     r = sn.per_s(sn.records) / ae.per_s(ae.records) if sn and ae else None
     target(f"score -j {jobs} ≥ 18× agentevals (wall)", None if r is None else f"{r:.1f}×", r is not None and r >= 18,
            "no score or no agentevals figure (node/npm absent, or SKIP_PEERS=1)")
+    py = {}
+    py_text = read_text(a.python)
+    for line in py_text.splitlines():
+        m = re.match(r"(\w+)\s+([\d.]+) us/trace\s+([\d.]+)x cli", line)
+        if m:
+            py[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    for name, bound, what in (("dict", 1.25, "`rules.check(dict)`"), ("str", 1.0, "`rules.check(json line)`")):
+        v = py.get(name)
+        target(f"Python {what} ≤ {bound:g}× the CLI's CPU time per trace (`bench/python_per_trace.py`, bench data, "
+               "best of the runs)",
+               None if v is None or "cli" not in py else f"{v[1]:.2f}× ({v[0]:.1f} µs a trace; CLI {py['cli'][0]:.1f} µs)",
+               v is not None and v[1] <= bound, "no Python figures (SKIP_PYTHON=1, or the package did not build)")
+    sl = read_text(a.score_large)
+    m = re.search(r"wall ([\d:.]+), user ([\d.]+) s, system ([\d.]+) s, peak RSS (\d+) kB", sl)
+    if m:
+        wall = sum(float(x) * 60 ** i for i, x in enumerate(reversed(m.group(1).split(":"))))
+        rss_mb = int(m.group(4)) / 1000
+    calls = int(a.score_large_calls)
+    target(f"score one record of {calls:,} × {calls:,} calls in under 10 s and 64 MB (`bench/score_large.sh`)",
+           None if not m else f"{wall:.2f} s wall, {float(m.group(2)) + float(m.group(3)):.2f} s CPU, {rss_mb:.1f} MB",
+           bool(m) and wall < 10 and rss_mb <= 64, "no large score record figure (SKIP_SCORE_LARGE=1, or not scored)")
+    dk = read_text(a.dask)
+    m = re.search(r"2 workers / 1 worker: ([\d.]+)x", dk)
+    same = "output byte for byte the CLI's: yes" in dk
+    over = re.search(r"per-task overhead:\s+([\d.-]+) ms", dk)
+    target("Dask: 2 workers of 1 thread ≥ 1.7× one worker, verdicts byte for byte the CLI's (`bench/dask_bench.py`, wall)",
+           None if not m else f"{float(m.group(1)):.2f}×, output {'the same' if same else 'DIFFERENT'}"
+           + ("" if not over else f"; {float(over.group(1)):.0f} ms overhead a task"),
+           bool(m) and float(m.group(1)) >= 1.7 and same, "no Dask figures (SKIP_DASK=1, no package or no distributed)")
     # Quietness: the load average before the run, and before each group of figures (which
     # includes this harness's own load from the figure before: up to the -j threads).
     loads = []
@@ -446,6 +488,13 @@ def main():
     else:
         w("Not measured (no `check` command in this build).\n")
 
+    # ---------------------------------------------------------------- Python, large score, Dask
+    for title, text in (("Python per trace (`bench/python_per_trace.py`)", py_text),
+                        ("One large score record (`bench/score_large.sh`)", sl),
+                        ("Dask: 1 and 2 workers (`bench/dask_bench.py`)", dk)):
+        if text.strip():
+            w(f"## {title}\n")
+            w("```\n" + text.rstrip() + "\n```\n")
     # ---------------------------------------------------------------- notes, agreement
     if a.agreement and os.path.exists(a.agreement):
         with open(a.agreement, encoding="utf-8") as f:

@@ -16,8 +16,11 @@
 # times the native file is piped through check for the largest input (10 = 5 GB, never on
 # disk); RSS_RUNS (default 3) runs of each input size, the largest peak kept;
 # HOSTILE_STEPS (default 50 000) the smaller hostile trace; SKIP_PEERS=1, SKIP_SCALING=1,
-# SKIP_RSS=1, SKIP_HOSTILE=1, SKIP_GUARD=1 leave parts out; ONLY_DATA=1 stops after generating; SHM=0 times
-# the inputs from bench/out/ instead of copies in /dev/shm.
+# SKIP_RSS=1, SKIP_HOSTILE=1, SKIP_GUARD=1, SKIP_PYTHON=1, SKIP_SCORE_LARGE=1, SKIP_DASK=1 leave
+# parts out; ONLY_DATA=1 stops after generating; SHM=0 times the inputs from bench/out/ instead of
+# copies in /dev/shm; PYTHON (default /usr/bin/python3) the Python of the Python and Dask figures;
+# DASK_MB (default 500, QUICK 50) the Dask corpus; SCORE_LARGE_CALLS (default 100 000, QUICK
+# 20 000) the calls a side of the one large score record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -35,6 +38,10 @@ SKIP_RSS=${SKIP_RSS:-0}
 RSS_RUNS=${RSS_RUNS:-3}
 SKIP_HOSTILE=${SKIP_HOSTILE:-0}
 SKIP_GUARD=${SKIP_GUARD:-0}
+SKIP_PYTHON=${SKIP_PYTHON:-0}
+SKIP_SCORE_LARGE=${SKIP_SCORE_LARGE:-0}
+SKIP_DASK=${SKIP_DASK:-0}
+PYTHON=${PYTHON:-/usr/bin/python3}
 
 if [[ $QUICK == 1 ]]; then
   data=bench/out/quick
@@ -45,6 +52,7 @@ if [[ $QUICK == 1 ]]; then
   rss_copies=${RSS_COPIES:-10}
   tau_bytes=20M
   hostile_steps=${HOSTILE_STEPS:-5000}
+  dask_mb=${DASK_MB:-50}; score_large_calls=${SCORE_LARGE_CALLS:-20000}
 else
   data=bench/out/full
   native_bytes=500M; ae_records=20000
@@ -55,6 +63,7 @@ else
   rss_copies=${RSS_COPIES:-10}                                # 10 x 500 MB = 5 GB on stdin
   tau_bytes=200M
   hostile_steps=${HOSTILE_STEPS:-50000}
+  dask_mb=${DASK_MB:-500}; score_large_calls=${SCORE_LARGE_CALLS:-100000}
 fi
 build=build-bench
 mkdir -p "$data" bench/out
@@ -83,8 +92,10 @@ fi
 say "building Release into $build/"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+python_opts=(-DTRAJCHECK_PYTHON=OFF)  # the Python and Dask figures need the package, built for $PYTHON
+[[ $SKIP_PYTHON != 1 || $SKIP_DASK != 1 ]] && python_opts=(-DTRAJCHECK_PYTHON=AUTO -DPython3_EXECUTABLE="$PYTHON")
 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DTRAJCHECK_BUILD_BENCH=ON -DTRAJCHECK_NATIVE=${NATIVE:-ON} \
-  -DTRAJCHECK_BUILD_TESTS=OFF >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
+  -DTRAJCHECK_BUILD_TESTS=OFF "${python_opts[@]}" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 2; }
 cmake --build "$build" -j "$JOBS" --target bench_gen bench_floor bench_rusage bench_guard_latency >"$tmp/build.log" 2>&1 \
   || { cat "$tmp/build.log" >&2; exit 2; }
 gen=$build/bench/bench_gen
@@ -421,6 +432,45 @@ else
   note "guard decisions not measured (SKIP_GUARD=1, no bench_guard_latency, no taskset or one core)"
 fi
 
+# ------------------------------------------------------------------ Python, one large score record, Dask
+
+# Python per trace (bench/python_per_trace.py: CPU time, best of RUNS, against `check -j 1` on the
+# same traces): its output in bench/out/python.txt. The package is the bench build's.
+python_txt=bench/out/python.txt; score_large_txt=bench/out/score_large.txt; dask_txt=bench/out/dask.txt
+: >"$python_txt"; : >"$score_large_txt"; : >"$dask_txt"
+has_python=0
+if [[ ( $SKIP_PYTHON != 1 || $SKIP_DASK != 1 ) && -n $tc ]]; then
+  if cmake --build "$build" -j "$JOBS" --target trajcheck_python >bench/out/build-python.log 2>&1 \
+     && PYTHONPATH="$build/python" "$PYTHON" -c 'import trajcheck' 2>>bench/out/build-python.log; then
+    has_python=1
+  else
+    note "the Python package does not build or import with $PYTHON (bench/out/build-python.log): no Python or Dask figures"
+  fi
+fi
+if [[ $SKIP_PYTHON != 1 && $has_python == 1 && $has_check == 1 ]]; then
+  say "Python per trace (bench/python_per_trace.py, best of $RUNS)"
+  py_traces=$data/python.jsonl
+  [[ -s $py_traces ]] || "$gen" native -o "$py_traces" --bytes 20M --seed 7 2>/dev/null
+  PYTHONPATH="$build/python" "$PYTHON" bench/python_per_trace.py "$tc" bench/bench.rules "$py_traces" "$RUNS" \
+    >"$python_txt" 2>bench/out/python.err || note "bench/python_per_trace.py failed (bench/out/python.err)"
+elif [[ $SKIP_PYTHON != 1 ]]; then
+  note "Python per trace not measured (SKIP_PYTHON=1, or no package or no check command)"
+fi
+if [[ $SKIP_SCORE_LARGE != 1 && $has_score == 1 ]]; then
+  say "one record of $score_large_calls x $score_large_calls calls (bench/score_large.sh)"
+  bash bench/score_large.sh "$tc" "$score_large_calls" >"$score_large_txt" 2>bench/out/score_large.err \
+    || note "bench/score_large.sh failed (bench/out/score_large.err)"
+elif [[ $SKIP_SCORE_LARGE != 1 ]]; then
+  note "the large score record not measured (no score command)"
+fi
+if [[ $SKIP_DASK != 1 && $has_python == 1 ]] && PYTHONPATH="$build/python" "$PYTHON" -c 'import distributed' 2>/dev/null; then
+  say "Dask: 1 and 2 workers on $dask_mb MB (bench/dask_bench.py, $RUNS rounds)"
+  PYTHONPATH="$build/python" "$PYTHON" bench/dask_bench.py --cli "$tc" --mb "$dask_mb" --rounds "$RUNS" \
+    >"$dask_txt" 2>bench/out/dask.err || note "bench/dask_bench.py failed (bench/out/dask.err)"
+elif [[ $SKIP_DASK != 1 ]]; then
+  note "Dask not measured (SKIP_DASK=1, no package, or $PYTHON has no distributed)"
+fi
+
 # ------------------------------------------------------------------ verdict agreement and report
 
 compare_args=()
@@ -434,7 +484,8 @@ python3 bench/report.py --samples "$samples" --figures "$figures" --notes "$note
   --agreement bench/out/agreement.md --quick "$QUICK" --jobs "$JOBS" \
   --native-stats "$data/native.stats" --agentevals-stats "$data/agentevals.stats" \
   --tau-stats "$data/tau.stats" --rules-split bench/out/rules-split.tsv --loadavg bench/out/loadavg.tsv \
-  --inputs "$inputs" --guard "$guard_tsv" \
+  --inputs "$inputs" --guard "$guard_tsv" --python "$python_txt" --score-large "$score_large_txt" \
+  --score-large-calls "$score_large_calls" --dask "$dask_txt" \
   --out bench/out/results.md --targets bench/out/targets.md
 say "wrote bench/out/results.md ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s)"
 cat bench/out/results.md
