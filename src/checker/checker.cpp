@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <string>
-#include <unordered_map>
 
 #include "checker/monitor.hpp"
 #include "checker/step_eval.hpp"
@@ -208,33 +207,71 @@ struct RuleState {
 
 // Bound values of one trace, interned once for all parametric rules: a step's value is
 // hashed once per step, and each rule finds its slice by array index, not by its own map.
+// The keys are kept in one text and found through an open-addressing table (linear probing),
+// all reused from trace to trace: once warm, a value new to the trace allocates nothing (a
+// node-based map allocated one node per value, in the step that first bound it).
 struct ValueIds {
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> ids;
   std::vector<std::pair<std::string_view, std::uint32_t>> step_cache;  // this step's values
 
   std::uint32_t id(std::string_view key) {
     for (const auto& [k, v] : step_cache)
       if (k == key) return v;
-    auto it = ids.find(key);
-    std::uint32_t v;
-    if (it != ids.end()) {
-      v = it->second;
-    } else {
-      v = static_cast<std::uint32_t>(ids.size());
-      ids.emplace(std::string(key), v);
+    if (table_.empty()) grow();
+    const std::size_t h = hash(key);
+    std::size_t at = slot(key, h);
+    if (table_[at] == detail::kNoId) {
+      if (2 * (entries_.size() + 1) > table_.size()) {
+        grow();
+        at = slot(key, h);
+      }
+      table_[at] = static_cast<std::uint32_t>(entries_.size());
+      entries_.push_back({static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(key.size()),
+                          static_cast<std::uint32_t>(at), h});
+      text_.append(key);
     }
+    const std::uint32_t v = table_[at];
     step_cache.emplace_back(key, v);
     return v;
   }
   // The value's id, or kNoId when no step bound it yet (adds nothing).
   std::uint32_t find(std::string_view key) const {
-    auto it = ids.find(key);
-    return it != ids.end() ? it->second : detail::kNoId;
+    return table_.empty() ? detail::kNoId : table_[slot(key, hash(key))];
   }
+  // Forgets the trace's values, keeping the storage (O(values of the trace)).
+  void clear() {
+    for (const Entry& e : entries_) table_[e.slot] = detail::kNoId;
+    entries_.clear();
+    text_.clear();
+  }
+
+ private:
+  struct Entry {
+    std::uint32_t offset, size, slot;  // the key in text_, and its slot in table_
+    std::size_t hash;
+  };
+  static std::size_t hash(std::string_view key) { return std::hash<std::string_view>{}(key); }
+  std::string_view key_of(const Entry& e) const { return std::string_view(text_).substr(e.offset, e.size); }
+  // The slot holding `key`, or the empty slot where it would go. The table is never full.
+  std::size_t slot(std::string_view key, std::size_t h) const {
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t at = h & mask;; at = (at + 1) & mask) {
+      const std::uint32_t v = table_[at];
+      if (v == detail::kNoId || (entries_[v].hash == h && key_of(entries_[v]) == key)) return at;
+    }
+  }
+  void grow() {
+    table_.assign(table_.empty() ? 64 : 2 * table_.size(), detail::kNoId);
+    const std::size_t mask = table_.size() - 1;
+    for (std::uint32_t v = 0; v < entries_.size(); ++v) {
+      std::size_t at = entries_[v].hash & mask;
+      while (table_[at] != detail::kNoId) at = (at + 1) & mask;
+      table_[at] = v;
+      entries_[v].slot = static_cast<std::uint32_t>(at);
+    }
+  }
+  std::string text_;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> table_;  // value id per slot, kNoId when empty; a power of two in size
 };
 
 // A parametric rule (§5): one RuleState per bound value (its slice), plus `bottom`, the
@@ -1155,7 +1192,7 @@ struct Checker::Impl {
 
   void begin_trace(const Trajectory& trace) {
     eval.begin_trace(trace);
-    values.ids.clear();
+    values.clear();
     shared_turns = eager;
     for (std::size_t i = 1; i < trace.steps().size() && !shared_turns; ++i)
       shared_turns = detail::same_turn(trace.steps()[i - 1], trace.steps()[i]);
