@@ -188,11 +188,72 @@ void append_json_value(std::string& out, PyObject* v, int depth) {
   }
 }
 
+// A str's UTF-8 appended to `out`, encoded here from CPython's storage (one, two or four bytes a
+// character) instead of through PyUnicode_AsUTF8AndSize, which encodes into a cache kept with the
+// object that would then be copied again: runs of ASCII, most of a trace, go eight characters at
+// a time. A str that holds a surrogate has no UTF-8; it goes to utf8_of, which raises CPython's
+// own UnicodeEncodeError.
+template <class Unit>
+bool encode_utf8(const Unit* in, std::size_t n, char* out, std::size_t* written) {
+  char* o = out;
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n) {
+      Unit any = 0;
+      for (std::size_t k = 0; k < 8; ++k) any |= in[i + k];
+      if (any < 0x80) {
+        for (std::size_t k = 0; k < 8; ++k) o[k] = static_cast<char>(in[i + k]);
+        o += 8;
+        i += 8;
+        continue;
+      }
+    }
+    std::uint32_t c = in[i++];
+    if (c < 0x80) {
+      *o++ = static_cast<char>(c);
+    } else if (c < 0x800) {
+      *o++ = static_cast<char>(0xC0 | (c >> 6));
+      *o++ = static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      if (c >= 0xD800 && c <= 0xDFFF) return false;
+      *o++ = static_cast<char>(0xE0 | (c >> 12));
+      *o++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      *o++ = static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      *o++ = static_cast<char>(0xF0 | (c >> 18));
+      *o++ = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      *o++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      *o++ = static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  *written = static_cast<std::size_t>(o - out);
+  return true;
+}
+
+void append_utf8(std::string& out, PyObject* s) {
+  if (PyUnicode_READY(s) < 0) throw py::error_already_set();
+  const std::size_t n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(s));
+  const void* data = PyUnicode_DATA(s);
+  if (PyUnicode_IS_ASCII(s)) return void(out.append(static_cast<const char*>(data), n));
+  const int kind = PyUnicode_KIND(s);
+  const std::size_t at = out.size();
+  out.resize(at + n * (kind == PyUnicode_1BYTE_KIND ? 2 : kind == PyUnicode_2BYTE_KIND ? 3 : 4));
+  std::size_t written = 0;
+  bool ok = kind == PyUnicode_1BYTE_KIND ? encode_utf8(static_cast<const Py_UCS1*>(data), n, &out[at], &written)
+            : kind == PyUnicode_2BYTE_KIND ? encode_utf8(static_cast<const Py_UCS2*>(data), n, &out[at], &written)
+                                           : encode_utf8(static_cast<const Py_UCS4*>(data), n, &out[at], &written);
+  out.resize(at + written);
+  if (!ok) {
+    out.resize(at);
+    out.append(utf8_of(s));  // raises: a surrogate cannot be encoded
+  }
+}
+
 // The JSON text of a trace given to the package, appended to `out`: str (as UTF-8) and
 // bytes-like objects as they are, dicts, lists and tuples encoded.
 void append_trace_text(std::string& out, py::handle v, const char* what) {
   PyObject* o = v.ptr();
-  if (PyUnicode_Check(o)) return void(out.append(utf8_of(o)));
+  if (PyUnicode_Check(o)) return append_utf8(out, o);
   if (PyBytes_Check(o)) return void(out.append(PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))));
   if (PyByteArray_Check(o))
     return void(out.append(PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))));

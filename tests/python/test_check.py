@@ -318,3 +318,43 @@ def test_lone_surrogate_raises_as_utf8_encoding_does(refunds):
         refunds.check('{"steps": [{"type": "user_message", "content": "\ud800"}]}')
     with pytest.raises(UnicodeEncodeError):
         refunds.check({"steps": [{"type": "user_message", "content": "a\udfff\u2014"}]})
+
+
+# A str is encoded to UTF-8 by the package itself (eight ASCII characters at a time): every width
+# of storage, every boundary of the UTF-8 lengths, a non-ASCII character at every place in a run of
+# eight, and a surrogate anywhere must give what the str's own UTF-8 gives.
+EDGES = ["\x7f", "\x80", "\xff", "\u0100", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff", "\U00010000",
+         "\U0010ffff"]
+
+
+@pytest.mark.parametrize("edge", EDGES)
+def test_str_encoding_matches_utf8_at_every_offset(refunds, edge):
+    for offset in range(17):
+        text = "a" * offset + edge + "b" * (offset % 9)
+        line = json.dumps({"trace_id": text, "steps": [{"type": "user_message", "content": text}]},
+                          ensure_ascii=False)
+        assert refunds.check(line).to_json() == refunds.check(line.encode("utf-8")).to_json()
+
+
+def test_str_with_a_surrogate_after_an_ascii_run_raises(refunds):
+    for offset in range(17):
+        with pytest.raises(UnicodeEncodeError):
+            refunds.check('{"steps": [{"type": "user_message", "content": "' + "x" * offset + '\u00e9\udc80"}]}')
+
+
+def test_every_example_trace_reads_the_same_as_str_and_as_bytes(refunds):
+    files = sorted(p for p in (SOURCE / "examples" / "traces").rglob("*") if p.suffix in (".json", ".jsonl"))
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        records = data.splitlines() if path.suffix == ".jsonl" else [data]
+        for raw in records:
+            if not raw.strip():
+                continue
+            outcomes = []
+            for value in (raw.decode("utf-8"), raw):
+                try:
+                    outcomes.append(refunds.check(value).to_json())
+                except trajcheck.TraceError as e:
+                    outcomes.append(str(e))
+            assert outcomes[0] == outcomes[1], path
