@@ -186,8 +186,9 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   const char* const end = text + size;
   // The next backslash of the record: a string before it holds no escape.
   const char* slash = static_cast<const char*>(std::memchr(text, '\\', size));
-  auto& open = s.open;
-  open.clear();
+  if (!s.open) s.open = std::make_unique<TapeScratch::Open[]>(static_cast<std::size_t>(kMaxJsonDepth));
+  TapeScratch::Open* const open = s.open.get();
+  int depth = 0;  // open[0, depth) are open, the innermost last
 
   // The string at token k: its escapes checked and decoded through simdjson's own decoder;
   // `*out` its decoded text (keys), `*flags` |= kEscaped when an escape is not canonical.
@@ -271,8 +272,8 @@ value:
   if (k >= n_) return false;
   c = text[idx[k]];
   if (c == '{' || c == '[') {
-    if (open.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
-    open.push_back({k, flags, seen, c == '{'});
+    if (depth >= kMaxJsonDepth) return false;
+    open[depth++] = {k, flags, seen, c == '{'};
     flags = 0;
     seen = 0;
     ++k;
@@ -305,21 +306,20 @@ key: {
 }
 
 after_value:
-  if (open.empty()) return k == n_;
+  if (depth == 0) return k == n_;
   if (k >= n_) return false;
   c = text[idx[k]];
   if (c == ',') {
     ++k;
     flags |= spaced(k);
-    if (open.back().object) goto key;
+    if (open[depth - 1].object) goto key;
     goto value;
   }
-  if (c != (open.back().object ? '}' : ']')) return false;
+  if (c != (open[depth - 1].object ? '}' : ']')) return false;
 
 close: {
   // Token k closes the innermost container.
-  const TapeScratch::Open o = open.back();
-  open.pop_back();
+  const TapeScratch::Open o = open[--depth];
   if (o.object && (flags & kMaybeTwice) && !distinct_names(o.token, s)) return false;
   seen = o.seen;
   std::uint32_t mine = (flags & 1 ? kBlank : 0) | (flags & kEscaped);

@@ -49,7 +49,9 @@ struct TapeScratch {
     std::uint64_t seen;   // the enclosing object's name filter, restored at the close
     bool object;
   };
-  std::vector<Open> open;
+  // The open containers, innermost last: kMaxJsonDepth of them at most, so a fixed array
+  // (allocated once) and a depth, not a vector whose size is checked at every push.
+  std::unique_ptr<Open[]> open;
   std::vector<Name> names;                // one object's member names, when they are compared
   std::vector<std::uint32_t> name_slots;  // and the table that compares many
 };
