@@ -83,22 +83,47 @@ def assert_same(expected, got):
     assert got[0] == expected[0]
 
 
+@pytest.mark.parametrize("spooled", [False, True])
 @pytest.mark.parametrize("fmt", ["jsonl", "text", "json", "junit"])
-def test_check_matches_cli(cluster, corpus, fmt):
+def test_check_matches_cli(cluster, corpus, fmt, spooled, tmp_path):
     expected = cli(*check_args(corpus, fmt))
     assert expected[0] == 2 and b"a-big.jsonl:" in expected[2]  # the bad records are rejected
-    assert_same(expected, dask(cluster, *check_args(corpus, fmt)))
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    assert_same(expected, dask(cluster, *check_args(corpus, fmt), extra=["--spool-dir", spool] if spooled else []))
+    assert not list(spool.iterdir())  # the run's spool is removed
 
 
-def test_check_partition_sizes_and_out_dir(cluster, corpus, tmp_path):
+@pytest.mark.parametrize("spooled", [False, True])
+def test_check_partition_sizes_and_out_dir(cluster, corpus, tmp_path, spooled):
     expected = cli(*check_args(corpus, "jsonl"))
-    assert_same(expected, dask(cluster, *check_args(corpus, "jsonl"), partition="1G"))
-    got = dask(cluster, *check_args(corpus, "jsonl"), partition="3000", extra=["--out-dir", tmp_path / "parts"])
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    extra = ["--spool-dir", spool] if spooled else []
+    assert_same(expected, dask(cluster, *check_args(corpus, "jsonl"), partition="1G", extra=extra))
+    got = dask(cluster, *check_args(corpus, "jsonl"), partition="3000",
+               extra=["--out-dir", tmp_path / "parts", *extra])
     assert got[2].decode() == expected[2].decode()
     assert got[0] == expected[0]
     parts = sorted((tmp_path / "parts").iterdir())
     assert len(parts) > 10
     assert b"".join(p.read_bytes() for p in parts) + got[1] == expected[1]
+    assert not list(spool.iterdir())
+
+
+def test_spooled_output_of_another_size_ends_the_run(tmp_path):
+    """A spooled piece that is not what its task wrote (a file system that lost or truncated
+    it) is an error, never a shorter output."""
+    import io
+    import trajcheck.dask as td
+    piece = tmp_path / "piece-000000"
+    piece.write_bytes(b"12345")
+    sink = td._Sink(io.BytesIO(), False, None, "jsonl")
+    with pytest.raises(RuntimeError, match="has 5 bytes, the task wrote 6"):
+        sink.write_spooled(str(piece), 6)
+    out = io.BytesIO()
+    td._Sink(out, False, None, "jsonl").write_spooled(str(piece), 5)
+    assert out.getvalue() == b"12345" and not piece.exists()
 
 
 @pytest.mark.parametrize("fmt,extra", [
@@ -158,9 +183,10 @@ def test_rules_without_a_rule_are_refused_as_the_cli_refuses_them(cluster, corpu
     assert_same(allowed, dask(cluster, *args, extra=["--allow-no-rules"]))
 
 
-def test_worker_killed_mid_run(cluster, corpus):
+@pytest.mark.parametrize("spooled", [False, True])
+def test_worker_killed_mid_run(cluster, corpus, spooled, tmp_path):
     """SIGKILL one worker after some tasks are done: Dask runs its tasks again on the other
-    worker (and a new one joins); the output is still exactly the CLI's."""
+    worker (and a new one joins); the output is still exactly the CLI's, spooled or not."""
     # Nested, so that it is pickled by value for the scheduler.
     def state(dask_scheduler, name):
         """(tasks of the run finished, tasks assigned to the worker `name`)."""
@@ -171,7 +197,8 @@ def test_worker_killed_mid_run(cluster, corpus):
 
     expected = cli(*check_args(corpus, "jsonl"))
     proc = subprocess.Popen([PYTHON, "-m", "trajcheck.dask", *map(str, check_args(corpus, "jsonl")), "--scheduler",
-                             cluster.address, "--partition-size", "2000"],
+                             cluster.address, "--partition-size", "2000",
+                             *(["--spool-dir", str(tmp_path)] if spooled else [])],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     victim = cluster.workers[0]
     victim_name = cluster.names[victim.pid]
@@ -192,12 +219,13 @@ def test_worker_killed_mid_run(cluster, corpus):
         reader.join(timeout=160)
         assert killed_mid_run, "the run ended before a worker with tasks could be killed"
         assert_same(expected, (proc.returncode, out["out"], out["err"]))
+        assert not list(tmp_path.iterdir())  # the spool, with what the killed worker left in it
     finally:
         stop(proc)
         stop(victim)
         # Give the later tests their two workers back.
         cluster.workers.remove(victim)
-        cluster.add_worker("w-after-kill")
+        cluster.add_worker(f"w-after-kill-{len(cluster.procs)}")  # names are unique in a cluster
         cluster.wait_workers(2)
 
 

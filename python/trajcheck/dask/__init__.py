@@ -135,10 +135,25 @@ def _task(kind: str, options: Dict[str, Any]):
     return task
 
 
-def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int) -> Tuple[bytes, bytes, str]:
+def _spooled(spool: str, ordinal: int) -> str:
+    return os.path.join(spool, f"piece-{ordinal:06d}")
+
+
+def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int,
+              spool: Optional[str] = None) -> Tuple[Any, bytes, str]:
     """The piece numbered `ordinal` checked (or scored): its output, its messages, its
-    statistics as JSON."""
-    return _task(kind, options).run(piece, ordinal)
+    statistics as JSON. With `spool` (a directory the driver reads too), the output is written
+    to a file there (replaced whole, so a task run again after its worker died writes it anew)
+    and its size is returned in its place."""
+    out, messages, stats = _task(kind, options).run(piece, ordinal)
+    if spool is None:
+        return out, messages, stats
+    path = _spooled(spool, ordinal)
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(out)
+    os.replace(tmp, path)
+    return len(out), messages, stats
 
 
 def run_joined(options: Dict[str, Any], pieces: List[Piece]) -> Tuple[bytes, bytes, str]:
@@ -202,7 +217,36 @@ def _local_client():
     from distributed import Client, LocalCluster
     cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=None,
                            processes=True)
-    return Client(cluster), cluster
+    # The pieces' outputs are fetched from the workers themselves, not relayed through the
+    # scheduler: on one machine the relay is a third copy of every byte of output, made by a
+    # process that shares the workers' cores.
+    return Client(cluster, direct_to_workers=True), cluster
+
+
+def _copy(src, dst, size: int):
+    """`size` bytes of the file `src` appended to the binary stream `dst`: by the kernel
+    (sendfile) when `dst` is a file descriptor's stream, else through a buffer."""
+    try:
+        fd = dst.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is not None:
+        dst.flush()
+        offset = 0
+        try:
+            while offset < size:
+                sent = os.sendfile(fd, src.fileno(), offset, size - offset)
+                if sent == 0:
+                    break
+                offset += sent
+        except OSError:
+            if offset:
+                raise
+        else:
+            if offset == size:
+                return
+        src.seek(offset)
+    shutil.copyfileobj(src, dst, 1 << 20)
 
 
 class _Sink:
@@ -214,6 +258,26 @@ class _Sink:
         self.parts = 0
         if out_dir:
             os.makedirs(out_dir, exist_ok=True)
+
+    def write_spooled(self, path: str, size: int):
+        """The output a worker spooled to `path` (`size` bytes, as the task said), moved where
+        `write` would put it, then removed. A file missing or of another size ends the run."""
+        with open(path, "rb") as f:
+            found = os.fstat(f.fileno()).st_size
+            if found != size:
+                raise RuntimeError(f"{path}: the spooled output has {found} bytes, the task wrote {size}")
+            if size == 0:
+                pass
+            elif self.out_dir and self.body is None:
+                name = os.path.join(self.out_dir, f"part-{self.parts:05d}.{self.ext}")
+                tmp = name + ".tmp"
+                with open(tmp, "wb") as o:
+                    _copy(f, o, size)
+                os.replace(tmp, name)
+                self.parts += 1
+            else:
+                _copy(f, self.body if self.body is not None else self.out, size)
+        os.unlink(path)
 
     def write(self, data: bytes):
         if self.body is not None:
@@ -258,10 +322,14 @@ def _merge(kind: str, parts: List[str]) -> str:
 
 def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, *,
         partition_size: int = DEFAULT_PARTITION_SIZE, out=None, err=None, out_dir: Optional[str] = None,
-        progress: Optional[bool] = None, keep: bool = False):
+        progress: Optional[bool] = None, keep: bool = False, spool_dir: Optional[str] = None):
     """Runs `kind` ("check" or "score") with the command line's option spellings, writing what
     the command writes to `out` and `err` (binary streams). Returns (exit status, merged
-    statistics JSON or None, the futures of the pieces when `keep`)."""
+    statistics JSON or None, the futures of the pieces when `keep`).
+
+    The pieces' per-trace output reaches the driver through the cluster, or, with `spool_dir`
+    (a directory the workers and the driver see at the same path), through files the workers
+    write there; a local cluster started for the run always spools to a temporary directory."""
     out = out if out is not None else sys.stdout.buffer
     err = err if err is not None else sys.stderr.buffer
     prefix = f"trajcheck {kind}"
@@ -276,7 +344,7 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
         err.write(f"{prefix}: --out-dir writes per-trace parts: use --format text or jsonl\n".encode())
         return EXIT_BAD_INPUT, None, []
 
-    own = None
+    own = spool = None
     try:
         if client is None:
             client, own = _local_client()
@@ -287,7 +355,17 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
             return EXIT_BAD_INPUT, None, []
         from distributed import as_completed
         run_id = uuid.uuid4().hex[:12]
-        futures = [client.submit(run_piece, kind, options, p, i, key=f"trajcheck-{kind}-{run_id}-{i}", pure=False)
+        if keep:
+            spool = None  # the verdicts are read from the pieces' results
+        elif spool_dir:
+            spool = os.path.join(spool_dir, f"trajcheck-{run_id}")
+            os.makedirs(spool)
+        elif own is not None:
+            spool = tempfile.mkdtemp(prefix="trajcheck-spool-")
+        else:
+            spool = None
+        futures = [client.submit(run_piece, kind, options, p, i, spool, key=f"trajcheck-{kind}-{run_id}-{i}",
+                                 pure=False)
                    for i, p in enumerate(pieces)]
         index = {f.key: i for i, f in enumerate(futures)}
         if progress is None:
@@ -308,7 +386,10 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
                     if e:
                         bar.finish()
                     err.write(e)
-                    sink.write(o)
+                    if isinstance(o, int):
+                        sink.write_spooled(_spooled(spool, next_out), o)
+                    else:
+                        sink.write(o)
                     stats.append(s)
                     if not keep:
                         futures[next_out].release()
@@ -343,6 +424,8 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
         err.flush()
         return status, merged, futures if keep else []
     finally:
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
         if own is not None:
             client.close()
             own.close()

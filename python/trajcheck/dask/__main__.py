@@ -49,6 +49,11 @@ def _common(p: argparse.ArgumentParser):
     p.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     p.add_argument("--color", default="auto", choices=["auto", "always", "never"])
     p.add_argument("--scheduler", help="address of the Dask scheduler (default: start a local cluster)")
+    p.add_argument("--direct-to-workers", action="store_true",
+                   help="with --scheduler: fetch each task's output from its worker, not through the scheduler")
+    p.add_argument("--spool-dir",
+                   help="with --scheduler: a directory every worker and this process see at the same path; "
+                        "the tasks' per-trace output goes through files there instead of the network")
     p.add_argument("--partition-size", type=_size, default=DEFAULT_PARTITION_SIZE,
                    help="bytes of a JSONL file per task (default 64M)")
     p.add_argument("--out-dir", help="write per-trace output to part files in this directory (text, jsonl)")
@@ -95,10 +100,10 @@ def main(argv=None) -> int:
     client = None
     if a.scheduler:
         from distributed import Client
-        client = Client(a.scheduler)
+        client = Client(a.scheduler, direct_to_workers=a.direct_to_workers or None)
     try:
         status, _, _ = run(a.command, options, a.traces, client, partition_size=a.partition_size,
-                           out_dir=a.out_dir)
+                           out_dir=a.out_dir, spool_dir=a.spool_dir)
     finally:
         if client is not None:
             client.close()
