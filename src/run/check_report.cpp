@@ -242,16 +242,31 @@ void CheckReport::trace(const Trajectory& t, const TraceVerdict& v, std::string&
 }
 
 void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::string& out) const {
+  // Appended piece by piece, without a format call per line: a failing trace's report is
+  // written for every failing trace, and formatting measured most of writing it.
   const bool c = options_.color;
   const bool failed = v.failed;
-  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}{}{} {}{}{}  {}({}, {} step{}){}\n"), c ? kBold : "",
-                     c ? (failed ? kRed : kYellow) : "", failed ? "FAIL" : "WARN", detail::printable(t.trace_id()),
-                     c ? kReset : "", "", c ? kDim : "", origin_text(t.origin), t.steps().size(),
-                     t.steps().size() == 1 ? "" : "s", c ? kReset : "");
-  auto append_decimal = [&](std::uint32_t n) {
+  auto append_decimal = [&](std::uint64_t n) {
     const fmt::format_int digits(n);
     out.append(digits.data(), digits.size());
   };
+  auto append_steps = [&](std::size_t n) {  // "N step" / "N steps"
+    append_decimal(n);
+    out += n == 1 ? " step" : " steps";
+  };
+  if (c) (out += kBold) += failed ? kRed : kYellow;
+  out += failed ? "FAIL " : "WARN ";
+  detail::append_printable(out, t.trace_id());
+  if (c) out += kReset;
+  out += "  ";
+  if (c) out += kDim;
+  ((out += '(') += t.origin.file) += ':';
+  append_decimal(t.origin.line);
+  out += ", ";
+  append_steps(t.steps().size());
+  out += ')';
+  if (c) out += kReset;
+  out += '\n';
   // Results of one rule are adjacent (rules-file order), so capping counts a run.
   std::uint32_t run_rule = 0xffffffffu;
   std::size_t run_count = 0;
@@ -270,22 +285,33 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
     }
     if (++run_count > kMaxResultsPerRule) continue;
     const RuleInfo& info = *rules_->rules()[g].info;
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("  {}{}{} {}{}"), c ? severity_color(info.severity) : "",
-                       to_string(info.severity), c ? kReset : "", c ? kBold : "", info.name);
+    out += "  ";
+    if (c) out += severity_color(info.severity);
+    out += to_string(info.severity);
+    if (c) out += kReset;
+    out += ' ';
+    if (c) out += kBold;
+    out += info.name;
     if (c) out += kReset;
     if (!r.binding.empty()) {
       out += " [";
       for (std::size_t i = 0; i < r.binding.size(); ++i) {
         if (i) out += ", ";
-        fmt::format_to(std::back_inserter(out), FMT_COMPILE("${}={}"), r.binding[i].first, r.binding[i].second);
+        ((out += '$') += r.binding[i].first) += '=';
+        out += r.binding[i].second;
       }
       out += ']';
     }
-    if (!info.message.empty()) fmt::format_to(std::back_inserter(out), FMT_COMPILE(": {}"), info.message);
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("  {}{}{}\n"), c ? kDim : "", info.location, c ? kReset : "");
+    if (!info.message.empty()) (out += ": ") += info.message;
+    out += "  ";
+    if (c) out += kDim;
+    out += info.location;
+    if (c) out += kReset;
+    out += '\n';
     if (r.steps.empty()) {
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("      at end of trace ({} step{})\n"), t.steps().size(),
-                         t.steps().size() == 1 ? "" : "s");
+      out += "      at end of trace (";
+      append_steps(t.steps().size());
+      out += ")\n";
       continue;
     }
     std::uint32_t shown_until = 0;  // steps below this index were already printed
@@ -314,8 +340,7 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
       append_step(out, t, s);
       out += c ? kReset : "";
       out += '\n';
-      if (w < r.details.size() && !r.details[w].empty())
-        fmt::format_to(std::back_inserter(out), FMT_COMPILE("        {}\n"), r.details[w]);
+      if (w < r.details.size() && !r.details[w].empty()) ((out += "        ") += r.details[w]) += '\n';
       shown_until = s + 1;
       first = false;
     }
