@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstring>
 #include <functional>
 
@@ -13,6 +14,7 @@
 #include "compiler/regex_prefilter.hpp"
 #include "json/text.hpp"
 #include "trajcheck/catalog.hpp"
+#include "util/find_bytes.hpp"
 
 namespace trajcheck::detail {
 
@@ -280,10 +282,7 @@ bool plain(std::string_view s) {
   return true;
 }
 
-bool contains(std::string_view text, std::string_view s) {
-  if (s.empty()) return true;  // (memmem may answer null for an empty text's null data)
-  return ::memmem(text.data(), text.size(), s.data(), s.size()) != nullptr;
-}
+bool contains(std::string_view text, std::string_view s) { return find_bytes(text, s) != std::string_view::npos; }
 
 // Whether `json`, valid JSON text without a backslash, has a string leaf equal to `quoted`'s
 // inside (`quoted` is a plain string between two quotes). Without escapes every quote delimits
@@ -291,8 +290,7 @@ bool contains(std::string_view text, std::string_view s) {
 // is a member name when a colon follows it (blanks between), a leaf otherwise.
 bool has_quoted_leaf(std::string_view json, std::string_view quoted) {
   std::size_t from = 0;  // where the next search starts: an even number of quotes before it
-  while (const void* hit = ::memmem(json.data() + from, json.size() - from, quoted.data(), quoted.size())) {
-    const std::size_t at = static_cast<const char*>(hit) - json.data();
+  for (std::size_t at; (at = find_bytes(json, quoted, from)) != std::string_view::npos;) {
     if (std::count(json.begin() + from, json.begin() + at, '"') % 2 != 0) {
       from = at + 1;  // the match's first quote closes a string: one more quote, even again
       continue;
@@ -321,6 +319,58 @@ void StepDocs::begin_step(const Step& step, std::uint32_t index) {
   step_ = &step;
   index_ = index;
   arguments_.parsed = result_.parsed = extra_.parsed = false;
+  flat_arguments_.state = flat_extra_.state = Flat::State::unread;
+}
+
+bool StepDocs::read_flat(Flat& f, std::string_view text) {
+  f.size = 0;
+  bool fits = true;
+  // An integer past 15 digits anywhere leaves the whole text to the parse, which refuses
+  // one past 64 bits (and with it every member).
+  const bool flat = json::scan_flat_object(text, [&](std::string_view name, std::string_view value, bool number) {
+    if (f.size == Flat::kMax || (number && value.size() - (value[0] == '-') > 15)) fits = false;
+    else f.members[f.size++] = {name, value, number};
+  });
+  f.state = flat && fits ? Flat::State::flat : Flat::State::other;
+  return f.state == Flat::State::flat;
+}
+
+bool StepDocs::flat_member(ir::FieldPath::Root r, std::string_view key, Value* out) {
+  Flat* f = nullptr;
+  Slice text;
+  if (r == ir::FieldPath::Root::arguments) {
+    f = &flat_arguments_;
+    text = step_->arguments;
+  } else if (r == ir::FieldPath::Root::step) {
+    f = &flat_extra_;
+    text = step_->extra;
+  } else {
+    return false;
+  }
+  if (f->state == Flat::State::unread) read_flat(*f, trace_->text(text));
+  if (f->state != Flat::State::flat) return false;
+  const Flat::Member* found = nullptr;
+  for (std::size_t i = 0; i < f->size; ++i) {
+    if (f->members[i].name != key) continue;
+    if (found != nullptr) return false;  // a name twice: which value a parse keeps is the parser's
+    found = &f->members[i];
+  }
+  *out = Value{};
+  if (found == nullptr) return true;
+  if (!found->number) {
+    out->kind = Value::Kind::string;  // a plain string: its text is its value
+    out->string = found->value;
+    return true;
+  }
+  // An integer of at most 15 digits (read_flat) is exact as a double, as the parse reads it;
+  // -0 is left to the parse.
+  const std::string_view digits = found->value;
+  if (digits == "-0") return false;
+  std::int64_t n = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  out->kind = Value::Kind::number;
+  out->number = static_cast<double>(n);
+  return true;
 }
 
 void StepDocs::index_earlier() {
@@ -465,7 +515,13 @@ Value eval_operand(const CondOperand& op, StepDocs& docs) {
     case CondOperand::Kind::literal: return value_of(op.literal);
     case CondOperand::Kind::path: break;
   }
-  if (op.root != ir::FieldPath::Root::step) return navigate(docs.root(op.root), op.segments, 0);
+  // One member of flat arguments or step fields is read from the text itself.
+  const bool one_key = op.segments.size() == 1 && op.segments[0].index < 0;
+  Value flat;
+  if (op.root != ir::FieldPath::Root::step) {
+    if (one_key && docs.flat_member(op.root, op.segments[0].key, &flat)) return flat;
+    return navigate(docs.root(op.root), op.segments, 0);
+  }
   const Step& s = docs.step();
   const Trajectory& t = docs.trace();
   // Core fields are strings (or the turn number) with nothing below them.
@@ -498,6 +554,7 @@ Value eval_operand(const CondOperand& op, StepDocs& docs) {
     }
     case StepField::extra: break;
   }
+  if (one_key && docs.flat_member(ir::FieldPath::Root::step, op.segments[0].key, &flat)) return flat;
   return navigate(docs.extra(), op.segments, 0);
 }
 

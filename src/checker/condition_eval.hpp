@@ -3,6 +3,7 @@
 // when a condition (or `no duplicate`) asks for it; the context at most once per trace.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -124,6 +125,12 @@ class StepDocs {
   // The parsed root, or nullptr when the field is absent or not valid JSON.
   const simdjson::dom::element* root(ir::FieldPath::Root r);
   const simdjson::dom::element* extra();
+  // The member `key` of the arguments (Root::arguments) or of the step's other fields
+  // (Root::step) into *out (absent when there is none), read from the raw text without a
+  // parse when it is an object of plain strings and short integers written minified
+  // (json::scan_flat_object: most arguments); false when the text is not such an object, or
+  // the member is not such a value: then the parse decides (root(), extra()).
+  bool flat_member(ir::FieldPath::Root r, std::string_view key, Value* out);
   // seen(v) at the current step (§4a): the context's leaves, earlier results' leaves and
   // earlier user text. Nothing is done before a step asks. The steps a question needs that
   // are not indexed yet are searched raw for a plain string (its quoted bytes in each result,
@@ -161,6 +168,19 @@ class StepDocs {
     std::size_t size = 0;
   };
   const simdjson::dom::element* load(Doc& d, std::string_view text);
+  // The members of a flat object (flat_member), read once per step.
+  struct Flat {
+    struct Member {
+      std::string_view name, value;
+      bool number;
+    };
+    static constexpr std::size_t kMax = 16;
+    enum class State : std::uint8_t { unread, flat, other } state = State::unread;
+    std::uint8_t size = 0;
+    std::array<Member, kMax> members;
+  };
+  static bool read_flat(Flat& f, std::string_view text);
+  Flat flat_arguments_, flat_extra_;
   const Trajectory* trace_ = nullptr;
   const Step* step_ = nullptr;
   std::uint32_t index_ = 0;
