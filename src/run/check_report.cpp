@@ -18,6 +18,8 @@
 
 namespace trajcheck {
 
+using namespace std::string_view_literals;
+
 namespace {
 
 // Text output shows this many witnesses of one result, and this many results (bindings)
@@ -174,7 +176,7 @@ void append_one_line(std::string& out, std::string_view s, std::size_t max) {
 
 void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std::size_t max_bytes) {
   if (index >= t.steps().size()) {
-    out += "(end of trace)";
+    out += "(end of trace)"sv;
     return;
   }
   const Step& s = t.steps()[index];
@@ -184,7 +186,7 @@ void append_step(std::string& out, const Trajectory& t, std::uint32_t index, std
       out += ' ';
       append_one_line(out, t.text(s.arguments), max_bytes);
     }
-    if (s.status == StepStatus::error) out += " -> error";
+    if (s.status == StepStatus::error) out += " -> error"sv;
     return;
   }
   if (s.type == StepType::other) detail::append_printable(out, t.text(s.type_name));
@@ -252,17 +254,17 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
   };
   auto append_steps = [&](std::size_t n) {  // "N step" / "N steps"
     append_decimal(n);
-    out += n == 1 ? " step" : " steps";
+    out += n == 1 ? " step"sv : " steps"sv;
   };
   if (c) (out += kBold) += failed ? kRed : kYellow;
-  out += failed ? "FAIL " : "WARN ";
+  out += failed ? "FAIL "sv : "WARN "sv;
   detail::append_printable(out, t.trace_id());
   if (c) out += kReset;
-  out += "  ";
+  out += "  "sv;
   if (c) out += kDim;
   ((out += '(') += t.origin.file) += ':';
   append_decimal(t.origin.line);
-  out += ", ";
+  out += ", "sv;
   append_steps(t.steps().size());
   out += ')';
   if (c) out += kReset;
@@ -285,7 +287,7 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
     }
     if (++run_count > kMaxResultsPerRule) continue;
     const RuleInfo& info = *rules_->rules()[g].info;
-    out += "  ";
+    out += "  "sv;
     if (c) out += severity_color(info.severity);
     out += to_string(info.severity);
     if (c) out += kReset;
@@ -294,24 +296,24 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
     out += info.name;
     if (c) out += kReset;
     if (!r.binding.empty()) {
-      out += " [";
+      out += " ["sv;
       for (std::size_t i = 0; i < r.binding.size(); ++i) {
-        if (i) out += ", ";
+        if (i) out += ", "sv;
         ((out += '$') += r.binding[i].first) += '=';
         out += r.binding[i].second;
       }
       out += ']';
     }
-    if (!info.message.empty()) (out += ": ") += info.message;
-    out += "  ";
+    if (!info.message.empty()) (out += ": "sv) += info.message;
+    out += "  "sv;
     if (c) out += kDim;
     out += info.location;
     if (c) out += kReset;
     out += '\n';
     if (r.steps.empty()) {
-      out += "      at end of trace (";
+      out += "      at end of trace ("sv;
       append_steps(t.steps().size());
-      out += ")\n";
+      out += ")\n"sv;
       continue;
     }
     std::uint32_t shown_until = 0;  // steps below this index were already printed
@@ -323,24 +325,24 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
       // per line measured a tenth of writing it.)
       if (s > 0 && (first || s - 1 >= shown_until) &&
           !(w > 0 && r.steps[w - 1] == s - 1)) {
-        out += "      ";
+        out += "      "sv;
         if (c) out += kDim;
         out += '#';
         append_decimal(s - 1);
         out += ' ';
         append_step(out, t, s - 1);
-        out += c ? kReset : "";
+        if (c) out += kReset;
         out += '\n';
       }
-      out += "    ";
+      out += "    "sv;
       if (c) out += kBold;
-      out += "> #";
+      out += "> #"sv;
       append_decimal(s);
       out += ' ';
       append_step(out, t, s);
-      out += c ? kReset : "";
+      if (c) out += kReset;
       out += '\n';
-      if (w < r.details.size() && !r.details[w].empty()) ((out += "        ") += r.details[w]) += '\n';
+      if (w < r.details.size() && !r.details[w].empty()) ((out += "        "sv) += r.details[w]) += '\n';
       shown_until = s + 1;
       first = false;
     }
