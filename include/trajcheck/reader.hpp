@@ -23,9 +23,12 @@
 // Trajectory (and its ToolTable) passed to parse() belong to the calling thread.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,6 +78,57 @@ constexpr std::size_t kRecordPadding = 64;
 // be lent (RawRecord::borrowed) rather than copied.
 constexpr std::size_t kRecordReadBuffer = std::size_t{1} << 16;
 
+// Bytes read from an input, shared by the records lent from them (RawRecord::block): a handle
+// counts the holders, and the bytes are freed with the last of them. A holder writes into
+// them only while it is the only one (exclusive()), so a record lent from a block reads bytes
+// that no one writes while it holds its handle.
+class SharedBlock {
+ public:
+  SharedBlock() = default;
+  // `size` bytes, not initialized. Throws std::bad_alloc.
+  static SharedBlock make(std::size_t size) {
+    SharedBlock b;
+    b.h_ = new (::operator new(sizeof(Header) + size, std::align_val_t{alignof(Header)})) Header{{1}, size};
+    return b;
+  }
+  SharedBlock(const SharedBlock& o) noexcept : h_(o.h_) {
+    if (h_) h_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  SharedBlock(SharedBlock&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  SharedBlock& operator=(const SharedBlock& o) noexcept {
+    SharedBlock(o).swap(*this);
+    return *this;
+  }
+  SharedBlock& operator=(SharedBlock&& o) noexcept {
+    SharedBlock(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~SharedBlock() { reset(); }
+  void swap(SharedBlock& o) noexcept { std::swap(h_, o.h_); }
+  void reset() noexcept {
+    // The release orders this holder's reads before the write of whoever finds itself the
+    // only holder (exclusive(), an acquire) or frees the bytes.
+    if (h_ && h_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      h_->~Header();
+      ::operator delete(h_, std::align_val_t{alignof(Header)});
+    }
+    h_ = nullptr;
+  }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const SharedBlock& o) const { return h_ == o.h_; }
+  char* data() const { return h_ ? reinterpret_cast<char*>(h_ + 1) : nullptr; }
+  std::size_t size() const { return h_ ? h_->size : 0; }
+  // Whether this is the only handle: the bytes may then be written.
+  bool exclusive() const { return h_ && h_->refs.load(std::memory_order_acquire) == 1; }
+
+ private:
+  struct alignas(64) Header {  // the bytes start on a cache line of their own
+    std::atomic<std::uint32_t> refs;
+    std::size_t size;
+  };
+  Header* h_ = nullptr;
+};
+
 // One record's bytes and where they came from.
 struct RawRecord {
   std::string text;  // reused between records; capacity() >= size() + kRecordPadding when
@@ -83,10 +137,15 @@ struct RawRecord {
   // one-thread pipeline does): RecordSource may then lend it a line of its own read buffer
   // (`borrowed`) instead of copying the line into `text`.
   bool may_borrow = false;
+  // Set by a caller that holds records after it asks for the next (the pipeline's batches):
+  // RecordSource may then lend a line of its read block together with a handle on the block
+  // (`block`), which keeps the bytes valid and unchanged for as long as the record holds it.
+  bool may_share = false;
   // The record's bytes in RecordSource's read buffer, with kRecordPadding readable bytes past
   // them, when it lent them (then `text` holds nothing of this record); valid until the next
-  // call to that source. Empty otherwise.
+  // call to that source, or, with `block` set, until `block` is reset. Empty otherwise.
   std::string_view borrowed;
+  SharedBlock block;  // the read block `borrowed` lies in, when lent with `may_share`
   // The record's bytes, wherever they are, and how many bytes from their start may be read.
   std::string_view bytes() const { return borrowed.data() ? borrowed : std::string_view(text); }
   std::size_t readable() const { return borrowed.data() ? borrowed.size() + kRecordPadding : text.capacity(); }

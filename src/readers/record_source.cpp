@@ -60,10 +60,10 @@ std::vector<std::string_view> object_keys(std::string_view text) {
 
 // Fills `buf` with up to `limit` bytes from the start of a stream (up to its end or an error);
 // returns the bytes read.
-std::size_t read_head(detail::InputStream& stream, std::vector<char>& buf, std::size_t limit, std::string& error) {
+std::size_t read_head(detail::InputStream& stream, char* buf, std::size_t limit, std::string& error) {
   std::size_t end = 0;
   while (end < limit) {
-    std::size_t n = stream.read(buf.data() + end, limit - end, error);
+    std::size_t n = stream.read(buf + end, limit - end, error);
     if (n == 0) break;
     end += n;
   }
@@ -181,8 +181,10 @@ struct RecordSource::Impl {
   // lines
   detail::InputStream stream;
   // kReadBuffer bytes are read at a time; the padding past them makes every line in it
-  // readable as simdjson reads (kRecordPadding past its end), so a line can be lent.
-  std::vector<char> buf = std::vector<char>(kReadBuffer + kRecordPadding);
+  // readable as simdjson reads (kRecordPadding past its end), so a line can be lent. Records
+  // lent with RawRecord::may_share hold the block: while any does, the next read goes to a
+  // new block (writable()), and the block is freed with the last record holding it.
+  SharedBlock block = SharedBlock::make(kReadBuffer + kRecordPadding);
   std::size_t pos = 0, end = 0;
   bool eof = false;
   std::uint64_t line = 0;
@@ -199,6 +201,20 @@ struct RecordSource::Impl {
   std::size_t next_element = 0;
 
   ~Impl() { close(); }
+
+  // The read buffer, made writable: a new block when records lent from the current one still
+  // hold it, with the `keep` bytes from `keep_from` (a line begun in the current block) copied
+  // to its front; else the current one, those bytes moved to its front.
+  char* writable(std::size_t keep_from = 0, std::size_t keep = 0) {
+    if (!block.exclusive()) {
+      SharedBlock fresh = SharedBlock::make(kReadBuffer + kRecordPadding);
+      if (keep) std::memcpy(fresh.data(), block.data() + keep_from, keep);
+      block = std::move(fresh);
+    } else if (keep && keep_from) {
+      std::memmove(block.data(), block.data() + keep_from, keep);
+    }
+    return block.data();
+  }
 
   void close() {
     stream.close();
@@ -241,7 +257,7 @@ struct RecordSource::Impl {
       if (pos == end) {
         if (eof) return any;
         base += end;
-        end = stream.read(buf.data(), kReadBuffer, *error);
+        end = stream.read(writable(), kReadBuffer, *error);
         if (end == 0 && error->empty()) error->swap(pending_error);
         pos = 0;
         if (end == 0) {
@@ -251,7 +267,7 @@ struct RecordSource::Impl {
         }
       }
       any = true;
-      const char* start = buf.data() + pos;
+      const char* start = block.data() + pos;
       const void* nl = std::memchr(start, '\n', end - pos);
       std::size_t n = nl ? static_cast<const char*>(nl) - start : end - pos;
       if (lent && nl && !partial) {
@@ -260,14 +276,15 @@ struct RecordSource::Impl {
         return true;
       }
       // A line that runs past the bytes read, for a caller that borrows: when its first part
-      // fills at most half the buffer, it moves to the front and the rest is read behind it,
-      // so the line is lent whole (copying it out instead costs a copy of all of it).
+      // fills at most half the buffer, it moves to the front (of a new block when records
+      // still hold this one) and the rest is read behind it, so the line is lent whole
+      // (copying it out instead costs a copy of all of it).
       if (lent && !nl && !partial && !eof && end - pos <= kReadBuffer / 2) {
         const std::size_t have = end - pos;
-        std::memmove(buf.data(), start, have);
+        char* front = writable(pos, have);
         base += pos;
         pos = 0;
-        std::size_t got = stream.read(buf.data() + have, kReadBuffer - have, *error);
+        std::size_t got = stream.read(front + have, kReadBuffer - have, *error);
         if (got == 0 && error->empty()) error->swap(pending_error);
         if (got == 0) {
           eof = true;
@@ -296,7 +313,7 @@ struct RecordSource::Impl {
       std::string error;
       bool too_long = false;
       std::string_view lent;
-      if (!read_line(out.text, out.may_borrow ? &lent : nullptr, &error, &too_long)) {
+      if (!read_line(out.text, out.may_borrow || out.may_share ? &lent : nullptr, &error, &too_long)) {
         if (!error.empty()) {
           emit_error(out, name, line + 1, 1, error);
           close();
@@ -319,6 +336,7 @@ struct RecordSource::Impl {
       if (std::all_of(l.begin(), l.end(), is_ws)) continue;  // blank: not a record
       if (lent.data()) {
         out.borrowed = l;
+        if (out.may_share) out.block = block;
       } else {
         out.text.resize(bom + l.size());
         out.text.erase(0, bom);
@@ -623,8 +641,8 @@ struct RecordSource::Impl {
   // log, read whole; else its lines are records. True when an error record was emitted.
   bool start_lines(RawRecord& out) {
     begin_lines(0, 0, UINT64_MAX);
-    end = read_head(stream, buf, kReadBuffer, pending_error);
-    if (format != InputFormat::session && !session_log_head(std::string_view(buf.data(), end))) return false;
+    end = read_head(stream, writable(), kReadBuffer, pending_error);
+    if (format != InputFormat::session && !session_log_head(std::string_view(block.data(), end))) return false;
     return read_session_log(out);
   }
 
@@ -697,7 +715,7 @@ struct RecordSource::Impl {
                                               size_text(detail::kMaxJsonFileBytes));
     try {
       read_bytes = end;
-      feed(std::string_view(buf.data(), end));
+      feed(std::string_view(block.data(), end));
       std::vector<char> chunk(error.empty() ? kReadBuffer : 0);
       while (error.empty()) {
         std::size_t n = stream.read(chunk.data(), chunk.size(), error);
@@ -792,7 +810,7 @@ FileLayout file_layout(const std::string& path, InputFormat format) {
   stream.open(f, true);
   std::vector<char> head(kReadBuffer);
   std::string error;
-  std::size_t end = read_head(stream, head, head.size(), error);
+  std::size_t end = read_head(stream, head.data(), head.size(), error);
   if (format == InputFormat::session || session_log_head(std::string_view(head.data(), end)))
     return FileLayout::session_log;
   return stream.compressed() ? FileLayout::compressed_lines : FileLayout::lines;
@@ -801,6 +819,7 @@ FileLayout file_layout(const std::string& path, InputFormat format) {
 bool RecordSource::next(RawRecord& out) {
   out.skip_warning.clear();
   out.borrowed = {};
+  if (out.block) out.block.reset();
   if (!impl_->next(out)) return false;
   // Spare capacity lets TraceParser hand the text to simdjson in place (see RawRecord).
   if (!out.borrowed.data() && out.text.capacity() < out.text.size() + kRecordPadding)

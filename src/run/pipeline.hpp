@@ -99,17 +99,38 @@ template <class Worker>
 std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
                                     const std::function<Worker()>& make_worker, const RunOutput& output) {
   using detail::Batch;
+  // Records lent from the source's read blocks hold them (RawRecord::may_share) until their
+  // batch is processed; a block counts in full towards the batch's bytes once, for the first
+  // record that holds it, so the blocks held by the batches in flight stay within their budget
+  // whatever lies between the records (blank lines, records copied out).
   auto fill = [&](Batch& b) {
     b.used = 0;
     std::size_t bytes = 0;
+    const char* last_block = nullptr;
     while (b.used < kBatchRecords && bytes < kBatchBytes) {
-      if (b.used == b.records.size()) b.records.emplace_back();
-      if (!input(b.records[b.used])) break;
-      bytes += b.records[b.used].bytes().size();
+      if (b.used == b.records.size()) b.records.emplace_back().may_share = true;
+      RawRecord& rec = b.records[b.used];
+      if (!input(rec)) break;
+      if (!rec.block) {
+        bytes += rec.bytes().size();
+      } else if (rec.block.data() != last_block) {
+        last_block = rec.block.data();
+        bytes += rec.block.size();
+      }
       ++b.used;
     }
     detail::bound_kept_memory(b);
     return b.used > 0;
+  };
+  // Lets go of the read blocks a processed batch's records hold (the last holder frees one).
+  auto release_blocks = [](Batch& b) {
+    for (std::size_t r = 0; r < b.used; ++r) {
+      RawRecord& rec = b.records[r];
+      if (rec.block) {
+        rec.block.reset();
+        rec.borrowed = {};
+      }
+    }
   };
   std::vector<Worker> workers;
   // One thread: each record is processed right after it is read, while its bytes are still
@@ -149,8 +170,10 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
 
   for (unsigned i = 0; i < jobs; ++i) workers.push_back(make_worker());
   // Each worker reads its own batch (one at a time, under `input_mu`) and then processes it,
-  // so a record's bytes are copied, parsed and checked on one core; the calling thread writes
-  // the processed batches in input order and hands them back for refilling.
+  // so a record's bytes are parsed and checked on the core that read them; the calling thread
+  // writes the processed batches in input order and hands them back for refilling. A record
+  // is lent from the read block it lies in, not copied into its batch slot: the part under the
+  // lock is the reading and the search for line ends.
   std::mutex input_mu;                  // held while a batch is filled: input() is not reentrant
   std::uint64_t next_seq = 0;           // under input_mu
   bool input_done = false;              // under input_mu
@@ -191,6 +214,7 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
       b->out.clear();
       b->err.clear();
       for (std::size_t r = 0; r < b->used; ++r) workers[i].process(b->records[r], b->out, b->err);
+      release_blocks(*b);
       {
         std::lock_guard<std::mutex> lk(mu);
         done.emplace(b->seq, b);

@@ -88,9 +88,38 @@ TEST_CASE("pipeline: -j 4 keeps input order and processes every record") {
   Run parallel = run(p.string(), 4);
   CHECK(parallel.workers == 4);
   CHECK(parallel.seen == 5000);
-  CHECK(parallel.lent == 0);  // batches outlive the next read: every record is copied
+  // Batches outlive the next read: each record is lent with a handle on its read block.
+  CHECK(parallel.lent == 5000);
   CHECK(parallel.out == expected);
   CHECK(parallel.err == expected_err);
+  fs::remove(p);
+}
+
+TEST_CASE("pipeline: records of every size lent from shared read blocks come out as one thread reads them") {
+  // Lines begun near the end of a read (moved to a new block while the batches in flight hold
+  // the old one), lines longer than half a read (copied), blank lines and CRLF.
+  fs::path p = fs::temp_directory_path() / ("trajcheck_pipeline_sizes_" + std::to_string(::getpid()) + ".jsonl");
+  {
+    std::ofstream f(p, std::ios::binary);
+    std::uint64_t seed = 99;
+    auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+    for (int i = 0; i < 3000; ++i) {
+      std::size_t size = next() % 16 == 0 ? next() % (kRecordReadBuffer * 2) : next() % 12000;
+      f << R"({"i":)" << i << R"(,"s":")" << std::string(size, static_cast<char>('a' + i % 26)) << "\"}"
+        << (i % 5 == 0 ? "\r\n" : "\n");
+      if (i % 11 == 0) f << " \n";
+    }
+  }
+  Run serial = run(p.string(), 1);
+  CHECK(serial.seen == 3000);
+  for (unsigned jobs : {2u, 3u}) {
+    CAPTURE(jobs);
+    Run parallel = run(p.string(), jobs);
+    CHECK(parallel.seen == 3000);
+    CHECK(parallel.lent > 2700);
+    CHECK(parallel.out == serial.out);
+    CHECK(parallel.err == serial.err);
+  }
   fs::remove(p);
 }
 

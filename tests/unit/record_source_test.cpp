@@ -383,3 +383,85 @@ TEST_CASE("input layer: only plain JSONL is cut; its ranges read every record on
   CHECK(located(RecordSource(lost, InputFormat::auto_detect)) ==
         std::vector<std::string>{gone + ":1:1 cannot open file: No such file or directory"});
 }
+
+TEST_CASE("jsonl: records lent with their read block stay whole while held, and the blocks go with them") {
+  // Records of every size (lines begun near the end of a read, lines longer than half of it,
+  // blank lines, CRLF), plain and gzip: every record is held until the end, as a batch holds
+  // its records while the source reads on, and each is what a copying read gives.
+  TempDir d;
+  std::string body;
+  std::uint64_t seed = 777;
+  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int i = 0; i < 600; ++i) {
+    std::size_t size = next() % 8 == 0 ? next() % (kRecordReadBuffer * 2) : next() % 5000;
+    body += R"({"i":)" + std::to_string(i) + R"(,"s":")" + std::string(size, static_cast<char>('a' + i % 26)) + "\"}";
+    body += i % 5 == 0 ? "\r\n" : "\n";
+    if (i % 9 == 0) body += "  \n";
+  }
+  for (const std::string& f : {d.write("shared.jsonl", body), d.write("shared.jsonl.gz", gzip_of(body))}) {
+    CAPTURE(f);
+    std::vector<RawRecord> copied = read_all({f});
+    REQUIRE(copied.size() == 600);
+    RecordSource src({f});
+    std::vector<RawRecord> held;
+    std::size_t lent = 0;
+    for (;;) {
+      RawRecord r;
+      r.may_share = true;
+      if (!src.next(r)) break;
+      if (r.borrowed.data()) {
+        ++lent;
+        REQUIRE(r.block);
+        CHECK(r.text.empty());
+        CHECK(r.bytes().data() >= r.block.data());
+        CHECK(r.bytes().data() + r.bytes().size() + kRecordPadding <= r.block.data() + r.block.size());
+      } else {
+        CHECK(!r.block);
+      }
+      held.push_back(std::move(r));
+    }
+    REQUIRE(held.size() == copied.size());
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      CAPTURE(i);
+      CHECK(held[i].bytes() == copied[i].text);
+      CHECK(held[i].origin.line == copied[i].origin.line);
+    }
+    CHECK(lent > 450);  // all but lines begun with more than half a read left to come
+    CHECK(lent < 600);
+    // The source has moved on from every block a record holds, so each record's block is held
+    // by records alone: freed with the last of them.
+    for (const RawRecord& r : held)
+      if (r.block) {
+        std::size_t holders = 0;
+        for (const RawRecord& o : held) holders += o.block == r.block;
+        CHECK(r.block.exclusive() == (holders == 1));
+      }
+  }
+}
+
+TEST_CASE("jsonl: a record lent with its block keeps its bytes when the source reads on, borrowed ones do not need to") {
+  TempDir d;
+  // The second line starts 100 bytes before the end of the first read and ends in the second.
+  const std::size_t first = kRecordReadBuffer - 100;
+  std::string second = R"({"s":")" + std::string(3000, 'y') + "\"}";
+  std::string f = d.write("span.jsonl", "\"" + std::string(first - 3, 'x') + "\"\n" + second + "\n{\"c\":3}\n");
+  RecordSource src({f});
+  RawRecord a, b, c;
+  a.may_share = b.may_share = c.may_share = true;
+  REQUIRE(src.next(a));
+  REQUIRE(src.next(b));  // moved to the front of a new block: `a` still holds the first
+  REQUIRE(a.block);
+  REQUIRE(b.block);
+  CHECK(!(a.block == b.block));
+  CHECK(a.block.exclusive());  // the source holds the new block only
+  CHECK(a.bytes() == "\"" + std::string(first - 3, 'x') + "\"");
+  CHECK(b.bytes() == second);
+  REQUIRE(src.next(c));
+  CHECK(c.block == b.block);
+  CHECK(!b.block.exclusive());
+  CHECK(c.bytes() == "{\"c\":3}");
+  c.block.reset();
+  CHECK(!src.next(c));
+  CHECK(!c.block);
+  CHECK(b.bytes() == second);
+}
