@@ -185,6 +185,11 @@ struct RecordSource::Impl {
   // lent with RawRecord::may_share hold the block: while any does, the next read goes to a
   // new block (writable()), and the block is freed with the last record holding it.
   SharedBlock block = SharedBlock::make(kReadBuffer + kRecordPadding);
+  // Blocks left for a new one while records held them, oldest first: reused once none does
+  // (records are let go of roughly in the order they were read), rather than freed and
+  // allocated again, which cost a page fault for every 4 KiB of them. At most kKeptBlocks.
+  std::deque<SharedBlock> kept;
+  static constexpr std::size_t kKeptBlocks = 128;
   std::size_t pos = 0, end = 0;
   bool eof = false;
   std::uint64_t line = 0;
@@ -207,8 +212,15 @@ struct RecordSource::Impl {
   // to its front; else the current one, those bytes moved to its front.
   char* writable(std::size_t keep_from = 0, std::size_t keep = 0) {
     if (!block.exclusive()) {
-      SharedBlock fresh = SharedBlock::make(kReadBuffer + kRecordPadding);
+      SharedBlock fresh;
+      if (!kept.empty() && kept.front().exclusive()) {
+        fresh = std::move(kept.front());
+        kept.pop_front();
+      } else {
+        fresh = SharedBlock::make(kReadBuffer + kRecordPadding);
+      }
       if (keep) std::memcpy(fresh.data(), block.data() + keep_from, keep);
+      if (kept.size() < kKeptBlocks) kept.push_back(std::move(block));
       block = std::move(fresh);
     } else if (keep && keep_from) {
       std::memmove(block.data(), block.data() + keep_from, keep);
