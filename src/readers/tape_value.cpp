@@ -178,6 +178,9 @@ bool TapeDoc::walk(TapeScratch& s, const simdjson::internal::dom_parser_implemen
 bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   const char* const text = text_;
   const std::uint32_t* const idx = idx_;
+  // The token count, read once: through `this` it would be loaded again after every store to
+  // aux (which the compiler cannot tell apart from n_).
+  const std::uint32_t n = n_;
   std::uint32_t* const aux = s.aux.get();
   char* const decoded = s.decoded.get();
   // Strings decoded here take the start of `decoded`; those decoded when first read follow.
@@ -266,10 +269,10 @@ bool TapeDoc::validate(TapeScratch& s, std::size_t size) {
   // Each state reads token k; `flags` collects what the innermost open container holds. A
   // blank between two tokens is noted as the second is reached (after a one-byte token) or as
   // the first is checked (after a string, literal or number, whose end is found anyway).
-  // Token k < n_ is checked before it is read: past the last token the indexes point at the
+  // Token k < n is checked before it is read: past the last token the indexes point at the
   // padding, whatever bytes it holds.
 value:
-  if (k >= n_) return false;
+  if (k >= n) return false;
   c = text[idx[k]];
   if (c == '{' || c == '[') {
     if (depth >= kMaxJsonDepth) return false;
@@ -278,7 +281,7 @@ value:
     seen = 0;
     ++k;
     flags |= spaced(k);
-    if (k < n_ && text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
+    if (k < n && text[idx[k]] == (c == '{' ? '}' : ']')) goto close;
     if (c == '{') goto key;
     goto value;
   }
@@ -291,7 +294,7 @@ value:
   goto after_value;
 
 key: {
-  if (k >= n_ || text[idx[k]] != '"') return false;
+  if (k >= n || text[idx[k]] != '"') return false;
   std::string_view name;
   if (!string(k, &name, &flags)) return false;
   const std::uint64_t mixed = fingerprint(name) * kGolden;
@@ -299,15 +302,15 @@ key: {
   if ((seen & bits) == bits) flags |= kMaybeTwice;
   seen |= bits;
   ++k;
-  if (k >= n_ || text[idx[k]] != ':') return false;
+  if (k >= n || text[idx[k]] != ':') return false;
   ++k;
   flags |= spaced(k);
   goto value;
 }
 
 after_value:
-  if (depth == 0) return k == n_;
-  if (k >= n_) return false;
+  if (depth == 0) return k == n;
+  if (k >= n) return false;
   c = text[idx[k]];
   if (c == ',') {
     ++k;
