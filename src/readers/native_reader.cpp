@@ -10,6 +10,35 @@ namespace trajcheck::detail {
 
 namespace {
 
+// The step fields read_step knows, told apart by a member name's length first: one comparison
+// of its bytes, not one per field.
+enum class StepField : std::uint8_t {
+  other, type, tool, raw_tool, id, arguments, arguments_invalid, result, content, status, is_error, error, turn
+};
+StepField step_field(std::string_view key) {
+  switch (key.size()) {
+    case 2: return key == "id" ? StepField::id : StepField::other;
+    case 4:
+      return key == "type"   ? StepField::type
+             : key == "tool" ? StepField::tool
+             : key == "turn" ? StepField::turn
+                             : StepField::other;
+    case 5: return key == "error" ? StepField::error : StepField::other;
+    case 6:
+      return key == "result"   ? StepField::result
+             : key == "status" ? StepField::status
+                               : StepField::other;
+    case 7: return key == "content" ? StepField::content : StepField::other;
+    case 8:
+      return key == "raw_tool"   ? StepField::raw_tool
+             : key == "is_error" ? StepField::is_error
+                                 : StepField::other;
+    case 9: return key == "arguments" ? StepField::arguments : StepField::other;
+    case 17: return key == "arguments_invalid" ? StepField::arguments_invalid : StepField::other;
+    default: return StepField::other;
+  }
+}
+
 // V is od::value, or TapeValue for a record the DOM parser has validated.
 template <class V>
 bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
@@ -25,33 +54,34 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   std::string_view raw_tool_field;
   bool has_raw_tool = false;
   bool fields_ok = for_fields(c, o, [&](std::string_view key, V v) {
-    if (key == "type") {
+    const StepField field = step_field(key);
+    if (field == StepField::type) {
       std::string_view type;
       if (!c.get_string(v, &type, "step \"type\"")) return false;
       st.type = step_type_from_string(type);
       if (st.type == StepType::other) st.type_name = c.t.store(type);
       has_type = true;
-    } else if (key == "tool") {
+    } else if (field == StepField::tool) {
       std::string_view name;
       if (!c.get_string(v, &name, "step \"tool\"")) return false;
       c.set_tool(st, name);  // raw_tool is fixed below if the record carries one
       has_tool = true;
-    } else if (key == "raw_tool") {
+    } else if (field == StepField::raw_tool) {
       if (!c.get_string(v, &raw_tool_field, "step \"raw_tool\"")) return false;
       has_raw_tool = true;
-    } else if (key == "id") {
+    } else if (field == StepField::id) {
       if (!c.get_id(v, &st.id, "step \"id\"")) return false;
-    } else if (key == "arguments") {
+    } else if (field == StepField::arguments) {
       if (!c.store_value(v, &st.arguments)) return false;
-    } else if (key == "arguments_invalid") {
+    } else if (field == StepField::arguments_invalid) {
       bool b = false;
       if (v.get_bool().get(b)) return c.fail(location_of(v), "\"arguments_invalid\" must be true or false");
       st.arguments_invalid = b;
-    } else if (key == "result") {
+    } else if (field == StepField::result) {
       bool pattern = false;
       if (!c.store_json_result(v, &st.result, &pattern)) return false;
       error |= pattern;
-    } else if (key == "content") {
+    } else if (field == StepField::content) {
       od::json_type type;
       if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
       if (type == od::json_type::string) {
@@ -63,7 +93,7 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
         if (!c.is_null(v, &null)) return false;
         if (!null) return c.fail(location_of(v), "step \"content\" must be a string");
       }
-    } else if (key == "status") {
+    } else if (field == StepField::status) {
       od::json_type type;
       if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
       std::string_view status;
@@ -77,11 +107,11 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
         if (!c.is_null(v, &null)) return false;
         if (!null && !c.write_value(v, extra.key("source_status"))) return false;
       }
-    } else if (key == "is_error") {
+    } else if (field == StepField::is_error) {
       bool b = false;
       if (v.get_bool().get(b)) return c.fail(location_of(v), "\"is_error\" must be true or false");
       error |= b;
-    } else if (key == "error") {
+    } else if (field == StepField::error) {
       // Any error value but null/false marks the call failed; the value stays readable.
       od::json_type type;
       if (auto e = v.type().get(type)) return c.fail(location_of(v), json_error_message(e));
@@ -100,7 +130,7 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
       error = true;
       if (!c.write_member(extra, key, v)) return false;
     } else {
-      if (key == "turn") {  // a whole number: the step's turn (written back by normalize)
+      if (field == StepField::turn) {  // a whole number: the step's turn (written back by normalize)
         std::string_view raw = trim_ws(v.raw_json_token());
         std::uint64_t n = 0;
         if (is_json_number(raw) && raw.size() < 10 && raw.find_first_of(".eE-") == std::string_view::npos) {

@@ -195,6 +195,12 @@ class ParseCtx {
   // A string value, decoded (valid until the record is done).
   template <class V>
   bool get_string(V v, std::string_view* out, std::string_view what);
+  // The same for a value of a validated record: nothing to check but its type.
+  bool get_string(const TapeValue& v, std::string_view* out, std::string_view what) {
+    if (v.doc()->at(v.token_index()) != '"') return fail(location_of(v), fmt::format("{} must be a string", what));
+    *out = v.doc()->string_at(v.token_index());
+    return true;
+  }
   // A string or number as text (ids); false with an error for other types.
   template <class V>
   bool get_id(V v, Slice* out, std::string_view what);
