@@ -20,4 +20,11 @@ namespace trajcheck {
 // and the readers' canonical-source checks assume it stays raw.
 void append_json_string(std::string& out, std::string_view s, bool escape_del = false);
 
+// The bytes append_json_string escapes (DEL aside): control characters, `"` and `\`.
+inline bool json_needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
+// Writes the escape append_json_string writes for byte `c` (`\"`, `\n`, `\u001f`...: at most 6
+// bytes) at `out` and returns its end, for writers that fill a buffer through a pointer.
+char* write_json_escape(char* out, unsigned char c);
+
 }  // namespace trajcheck

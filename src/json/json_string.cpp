@@ -1,12 +1,35 @@
 // JSON string escaping (trajcheck/json_string.hpp), copying runs of plain bytes in bulk.
 #include "trajcheck/json_string.hpp"
 
+#include <cstring>
+
 #include "json/swar.hpp"
 
 namespace trajcheck {
 
-void append_json_string(std::string& out, std::string_view s, bool escape_del) {
+char* write_json_escape(char* out, unsigned char c) {
   static constexpr char kHex[] = "0123456789abcdef";
+  char e;
+  switch (c) {
+    case '"': e = '"'; break;
+    case '\\': e = '\\'; break;
+    case '\n': e = 'n'; break;
+    case '\r': e = 'r'; break;
+    case '\t': e = 't'; break;
+    case '\b': e = 'b'; break;
+    case '\f': e = 'f'; break;
+    default:
+      std::memcpy(out, "\\u00", 4);
+      out[4] = kHex[c >> 4];
+      out[5] = kHex[c & 15];
+      return out + 6;
+  }
+  out[0] = '\\';
+  out[1] = e;
+  return out + 2;
+}
+
+void append_json_string(std::string& out, std::string_view s, bool escape_del) {
   out.push_back('"');
   const char* p = s.data();
   const char* const end = p + s.size();
@@ -30,19 +53,8 @@ void append_json_string(std::string& out, std::string_view s, bool escape_del) {
     }
     out.append(run, static_cast<std::size_t>(p - run));
     run = ++p;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 15]);
-    }
+    char escape[6];
+    out.append(escape, write_json_escape(escape, c));
   }
   out.append(run, static_cast<std::size_t>(end - run));
   out.push_back('"');
