@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
@@ -17,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "json/swar.hpp"  // the library's eight-bytes-at-a-time byte tests
 #include "trajcheck/diagnostic.hpp"
 #include "trajcheck/eval.hpp"
 #include "trajcheck/metrics.hpp"
@@ -105,7 +107,9 @@ FailOn fail_on_from(const std::string& name) {
 // ---------------------------------------------------------------------------------------
 // Python values as JSON text: the text json.dumps(v, separators=(",", ":"), ensure_ascii=False,
 // allow_nan=False) gives (same key order, number spellings and escapes), written without
-// building intermediate Python strings; for a large trace this is most of the cost of a call.
+// building intermediate Python strings. A str is encoded and escaped in one pass from CPython's
+// own storage, and everything goes through a pointer into a buffer grown ahead of need, so a
+// key, a comma or a `null` is a few stores rather than a std::string append each.
 
 // A str's UTF-8 (CPython's, kept in the object), or the error for a str that has none.
 std::string_view utf8_of(PyObject* s) {
@@ -115,107 +119,98 @@ std::string_view utf8_of(PyObject* s) {
   return {p, static_cast<std::size_t>(n)};
 }
 
-void append_json_text(std::string& out, PyObject* s) { append_json_string(out, utf8_of(s)); }
-
-void append_number(std::string& out, PyObject* v) {
-  if (PyLong_Check(v)) {
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow == 0 && !(x == -1 && PyErr_Occurred())) {
-      char buf[24];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
-      out.append(buf, end);
-      return;
-    }
-    PyErr_Clear();
-    py::object r = py::reinterpret_steal<py::object>(PyLong_Type.tp_repr(v));  // a big int
-    if (!r) throw py::error_already_set();
-    out.append(utf8_of(r.ptr()));
-    return;
+// Writes into a std::string through a pointer: room(k) makes room for k more bytes and returns
+// where they go, commit(end) records what was written. The writer starts at `at` and takes the
+// string's bytes after it as scratch, growing its size ahead (doubling) only when they run out:
+// a buffer used again for text of about the same length is neither reallocated nor cleared. With
+// `trim` the string holds exactly what was committed once the writer is gone (an exception
+// included); without, its size stays and size() says how much of it is the text.
+class TextWriter {
+ public:
+  TextWriter(std::string& s, std::size_t at, bool trim = true) : s_(s), n_(at), trim_(trim) {}
+  explicit TextWriter(std::string& s) : TextWriter(s, s.size()) {}
+  TextWriter(const TextWriter&) = delete;
+  TextWriter& operator=(const TextWriter&) = delete;
+  ~TextWriter() {
+    if (trim_) s_.resize(n_);
   }
-  double d = PyFloat_AS_DOUBLE(v);
-  if (!std::isfinite(d)) throw py::value_error("Out of range float values are not JSON compliant");
-  char* text = PyOS_double_to_string(d, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);  // float.__repr__
-  if (!text) throw py::error_already_set();
-  out += text;
-  PyMem_Free(text);
-}
 
-void append_json_value(std::string& out, PyObject* v, int depth) {
-  if (depth > 1000) throw py::value_error("a value nested more than 1000 levels deep");
-  if (v == Py_None) {
-    out += "null";
-  } else if (v == Py_True) {
-    out += "true";
-  } else if (v == Py_False) {
-    out += "false";
-  } else if (PyUnicode_Check(v)) {
-    append_json_text(out, v);
-  } else if (PyLong_Check(v) || PyFloat_Check(v)) {
-    append_number(out, v);
-  } else if (PyDict_Check(v)) {
-    out += '{';
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    bool first = true;
-    while (PyDict_Next(v, &pos, &key, &value)) {
-      if (!first) out += ',';
-      first = false;
-      if (PyUnicode_Check(key)) {
-        append_json_text(out, key);
-      } else if (key == Py_None || key == Py_True || key == Py_False || PyLong_Check(key) || PyFloat_Check(key)) {
-        std::string k;  // json's spelling of a non-string key, quoted
-        append_json_value(k, key, depth + 1);
-        out += '"' + k + '"';
-      } else {
-        throw py::type_error(std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(key)->tp_name);
-      }
-      out += ':';
-      append_json_value(out, value, depth + 1);
-    }
-    out += '}';
-  } else if (PyList_Check(v) || PyTuple_Check(v)) {
-    out += '[';
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
-    PyObject** items = PySequence_Fast_ITEMS(v);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      if (i) out += ',';
-      append_json_value(out, items[i], depth + 1);
-    }
-    out += ']';
-  } else {
-    throw py::type_error(std::string("Object of type ") + Py_TYPE(v)->tp_name + " is not JSON serializable");
+  [[gnu::always_inline]] char* room(std::size_t k) {
+    if (s_.size() - n_ < k) [[unlikely]] grow(k);
+    return s_.data() + n_;
   }
-}
+  [[gnu::always_inline]] void commit(char* end) { n_ = static_cast<std::size_t>(end - s_.data()); }
+  [[gnu::always_inline]] void put(std::string_view t) {
+    char* p = room(t.size());
+    std::memcpy(p, t.data(), t.size());
+    commit(p + t.size());
+  }
+  [[gnu::always_inline]] void put(char c) {
+    char* p = room(1);
+    *p = c;
+    commit(p + 1);
+  }
+  std::size_t size() const { return n_; }
 
-// A str's UTF-8 appended to `out`, encoded here from CPython's storage (one, two or four bytes a
-// character) instead of through PyUnicode_AsUTF8AndSize, which encodes into a cache kept with the
-// object that would then be copied again: runs of ASCII, most of a trace, go eight characters at
-// a time. A str that holds a surrogate has no UTF-8; it goes to utf8_of, which raises CPython's
-// own UnicodeEncodeError.
-template <class Unit>
-bool encode_utf8(const Unit* in, std::size_t n, char* out, std::size_t* written) {
-  char* o = out;
+ private:
+  [[gnu::noinline]] void grow(std::size_t k) { s_.resize(std::max({n_ + k, 2 * s_.size(), std::size_t{256}})); }
+
+  std::string& s_;
+  std::size_t n_;
+  bool trim_;
+};
+
+// n characters of CPython's storage (one, two or four bytes a character) as UTF-8 at `o`, which
+// has room for 6 bytes a character and 8 more (a JSON escape is 6 bytes; UTF-8 takes at most 4);
+// with kEscape, the characters JSON strings cannot hold raw are written as append_json_string
+// writes them. Returns the end, or null at a surrogate (which has no UTF-8).
+//
+// One-byte storage (ASCII and Latin-1, most strs) goes eight characters at a time: the word is
+// copied whole and the output advanced past the characters before the first that is not plain
+// ASCII. The last word of a str is the one that ends with it, shifted down; with `before`, the 8
+// bytes before `in` may be read (they are the str object's header for a compact str), so a str
+// shorter than eight characters is one word too.
+template <bool kEscape, class Unit>
+char* encode_utf8(const Unit* in, std::size_t n, char* o, bool before) {
   std::size_t i = 0;
   while (i < n) {
-    if (i + 8 <= n) {
-      Unit any = 0;
-      for (std::size_t k = 0; k < 8; ++k) any |= in[i + k];
-      if (any < 0x80) {
-        for (std::size_t k = 0; k < 8; ++k) o[k] = static_cast<char>(in[i + k]);
-        o += 8;
-        i += 8;
-        continue;
+    if constexpr (sizeof(Unit) == 1) {
+      const char* text = reinterpret_cast<const char*>(in);
+      std::uint64_t w, m;
+      for (;;) {
+        std::size_t left = n - i;
+        if (left >= 8) {
+          w = swar::load(text + i);
+          left = 8;
+        } else if (n >= 8 || before) {
+          w = swar::load(text + n - 8) >> (8 * (8 - left));  // the last `left`, zeros above
+        } else {
+          break;
+        }
+        m = w & swar::kHighs;
+        if constexpr (kEscape) m |= swar::less(w, 0x20) | swar::equal(w, '"') | swar::equal(w, '\\');
+        if (left < 8) m &= (std::uint64_t{1} << (8 * left)) - 1;  // the zeros shifted in are no stop
+        std::memcpy(o, &w, 8);  // the whole word; the characters from the first stop on are rewritten
+        if (m) {
+          const unsigned k = swar::first(m);
+          i += k;
+          o += k;
+          break;
+        }
+        i += left;
+        o += left;
+        if (i == n) return o;
       }
     }
     std::uint32_t c = in[i++];
     if (c < 0x80) {
-      *o++ = static_cast<char>(c);
+      if (kEscape && json_needs_escape(static_cast<unsigned char>(c))) o = write_json_escape(o, static_cast<unsigned char>(c));
+      else *o++ = static_cast<char>(c);
     } else if (c < 0x800) {
       *o++ = static_cast<char>(0xC0 | (c >> 6));
       *o++ = static_cast<char>(0x80 | (c & 0x3F));
     } else if (c < 0x10000) {
-      if (c >= 0xD800 && c <= 0xDFFF) return false;
+      if (c >= 0xD800 && c <= 0xDFFF) return nullptr;
       *o++ = static_cast<char>(0xE0 | (c >> 12));
       *o++ = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
       *o++ = static_cast<char>(0x80 | (c & 0x3F));
@@ -226,41 +221,227 @@ bool encode_utf8(const Unit* in, std::size_t n, char* out, std::size_t* written)
       *o++ = static_cast<char>(0x80 | (c & 0x3F));
     }
   }
-  *written = static_cast<std::size_t>(o - out);
-  return true;
+  return o;
 }
 
-void append_utf8(std::string& out, PyObject* s) {
+// A str's UTF-8 written out, as a JSON string literal (quotes and escapes) with kEscape, else as
+// it is. In pieces of 512 characters, so the room asked ahead stays small for a long str. A str
+// that holds a surrogate goes to utf8_of, which raises CPython's own UnicodeEncodeError.
+template <bool kEscape>
+void write_str(TextWriter& out, PyObject* s) {
   if (PyUnicode_READY(s) < 0) throw py::error_already_set();
   const std::size_t n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(s));
   const void* data = PyUnicode_DATA(s);
-  if (PyUnicode_IS_ASCII(s)) return void(out.append(static_cast<const char*>(data), n));
   const int kind = PyUnicode_KIND(s);
-  const std::size_t at = out.size();
-  out.resize(at + n * (kind == PyUnicode_1BYTE_KIND ? 2 : kind == PyUnicode_2BYTE_KIND ? 3 : 4));
-  std::size_t written = 0;
-  bool ok = kind == PyUnicode_1BYTE_KIND ? encode_utf8(static_cast<const Py_UCS1*>(data), n, &out[at], &written)
-            : kind == PyUnicode_2BYTE_KIND ? encode_utf8(static_cast<const Py_UCS2*>(data), n, &out[at], &written)
-                                           : encode_utf8(static_cast<const Py_UCS4*>(data), n, &out[at], &written);
-  out.resize(at + written);
-  if (!ok) {
-    out.resize(at);
-    out.append(utf8_of(s));  // raises: a surrogate cannot be encoded
+  if (!kEscape && PyUnicode_IS_ASCII(s)) return out.put(std::string_view(static_cast<const char*>(data), n));
+  // A compact str's characters follow its header, which is longer than 8 bytes.
+  static_assert(sizeof(PyASCIIObject) >= 8);
+  const bool compact = PyUnicode_IS_COMPACT(s);
+  constexpr std::size_t kPiece = 512;
+  std::size_t at = 0;
+  do {
+    const std::size_t m = std::min(kPiece, n - at);
+    char* o = out.room(6 * m + 8 + 2);
+    char* const start = o;
+    if (kEscape && at == 0) *o++ = '"';
+    o = kind == PyUnicode_1BYTE_KIND
+            ? encode_utf8<kEscape>(static_cast<const Py_UCS1*>(data) + at, m, o, compact || at > 0)
+        : kind == PyUnicode_2BYTE_KIND ? encode_utf8<kEscape>(static_cast<const Py_UCS2*>(data) + at, m, o, false)
+                                       : encode_utf8<kEscape>(static_cast<const Py_UCS4*>(data) + at, m, o, false);
+    if (!o) {
+      out.commit(start);
+      utf8_of(s);  // raises: a surrogate cannot be encoded
+      throw py::value_error("a str with a surrogate");  // not reached
+    }
+    at += m;
+    if (kEscape && at == n) *o++ = '"';
+    out.commit(o);
+  } while (at < n);
+}
+
+// float.__repr__ of a finite double: the shortest digits that read back as it (std::to_chars
+// finds the same ones as CPython's dtoa, without its allocations), spelled as repr spells them:
+// with an exponent when the decimal point would be more than 16 places right of the first digit
+// or 4 or more places left of it ("1e+16", "1e-05", "1.5e+300"), else positional with at least
+// one digit after the point ("1234567890123456.0", "0.0001").
+void write_float_repr(TextWriter& out, double d) {
+  char sci[32];
+  char* end = std::to_chars(sci, sci + sizeof sci, d, std::chars_format::scientific).ptr;
+  const char* p = sci;
+  char* o = out.room(32);
+  if (*p == '-') *o++ = *p++;
+  char digits[20];
+  int nd = 0;
+  for (; *p != 'e'; ++p)
+    if (*p != '.') digits[nd++] = *p;
+  int exp = 0;
+  std::from_chars(p + 1 + (p[1] == '+'), end, exp);
+  const int point = exp + 1;  // digits[0..point) before the decimal point
+  if (point > 16 || point <= -4) {
+    *o++ = digits[0];
+    if (nd > 1) {
+      *o++ = '.';
+      o = std::copy(digits + 1, digits + nd, o);
+    }
+    *o++ = 'e';
+    *o++ = exp < 0 ? '-' : '+';
+    const int e = exp < 0 ? -exp : exp;
+    if (e < 10) *o++ = '0';
+    o = std::to_chars(o, o + 4, e).ptr;
+  } else if (point <= 0) {
+    *o++ = '0';
+    *o++ = '.';
+    o = std::fill_n(o, -point, '0');
+    o = std::copy(digits, digits + nd, o);
+  } else if (point >= nd) {
+    o = std::copy(digits, digits + nd, o);
+    o = std::fill_n(o, point - nd, '0');
+    *o++ = '.';
+    *o++ = '0';
+  } else {
+    o = std::copy(digits, digits + point, o);
+    *o++ = '.';
+    o = std::copy(digits + point, digits + nd, o);
+  }
+  out.commit(o);
+}
+
+void write_number(TextWriter& out, PyObject* v) {
+  if (PyLong_Check(v)) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow == 0 && !(x == -1 && PyErr_Occurred())) {
+      char* o = out.room(24);
+      out.commit(std::to_chars(o, o + 24, x).ptr);
+      return;
+    }
+    PyErr_Clear();
+    py::object r = py::reinterpret_steal<py::object>(PyLong_Type.tp_repr(v));  // a big int
+    if (!r) throw py::error_already_set();
+    out.put(utf8_of(r.ptr()));
+    return;
+  }
+  double d = PyFloat_AS_DOUBLE(v);
+  if (!std::isfinite(d)) throw py::value_error("Out of range float values are not JSON compliant");
+  write_float_repr(out, d);
+}
+
+// A Python value's JSON text written to a TextWriter, for one value: str keys are remembered by
+// address with where their `"key":` went in the text (a small direct-mapped table), and written
+// again by copying that. json.loads gives every occurrence of a key the one str object, so the
+// keys of a trace's steps are encoded once. Addresses stay valid while the writer works: no
+// Python code runs meanwhile, so no key is freed and its address taken by another.
+class JsonWriter {
+ public:
+  explicit JsonWriter(TextWriter& out) : out_(out) {}
+  void value(PyObject* v, int depth);
+
+ private:
+  void key(PyObject* k);
+
+  static constexpr std::size_t kSlots = 64, kLongest = 64;  // keys longer are not kept
+  TextWriter& out_;
+  PyObject* keys_[kSlots] = {};
+  std::uint32_t key_at_[kSlots], key_len_[kSlots];
+};
+
+void JsonWriter::key(PyObject* k) {
+  const auto a = reinterpret_cast<std::uintptr_t>(k);
+  const std::size_t slot = ((a >> 4) ^ (a >> 10)) % kSlots;
+  if (keys_[slot] == k) {
+    const std::size_t len = key_len_[slot];
+    char* o = out_.room(len);
+    std::memcpy(o, o - (out_.size() - key_at_[slot]), len);  // the earlier copy, before `o`
+    out_.commit(o + len);
+    return;
+  }
+  const std::size_t at = out_.size();
+  write_str<true>(out_, k);
+  out_.put(':');
+  const std::size_t len = out_.size() - at;
+  if (PyUnicode_CheckExact(k) && len <= kLongest && at <= UINT32_MAX) {
+    keys_[slot] = k;
+    key_at_[slot] = static_cast<std::uint32_t>(at);
+    key_len_[slot] = static_cast<std::uint32_t>(len);
   }
 }
 
-// The JSON text of a trace given to the package, appended to `out`: str (as UTF-8) and
-// bytes-like objects as they are, dicts, lists and tuples encoded.
-void append_trace_text(std::string& out, py::handle v, const char* what) {
+void JsonWriter::value(PyObject* v, int depth) {
+  if (depth > 1000) throw py::value_error("a value nested more than 1000 levels deep");
+  if (v == Py_None) {
+    out_.put("null");
+  } else if (v == Py_True) {
+    out_.put("true");
+  } else if (v == Py_False) {
+    out_.put("false");
+  } else if (PyUnicode_Check(v)) {
+    write_str<true>(out_, v);
+  } else if (PyLong_Check(v) || PyFloat_Check(v)) {
+    write_number(out_, v);
+  } else if (PyDict_Check(v)) {
+    out_.put('{');
+    PyObject *k, *item;
+    Py_ssize_t pos = 0;
+    bool first = true;
+    while (PyDict_Next(v, &pos, &k, &item)) {
+      if (!first) out_.put(',');
+      first = false;
+      if (PyUnicode_Check(k)) {
+        key(k);
+      } else if (k == Py_None || k == Py_True || k == Py_False || PyLong_Check(k) || PyFloat_Check(k)) {
+        out_.put('"');  // json's spelling of a non-string key, quoted (it has nothing to escape)
+        value(k, depth + 1);
+        out_.put("\":");
+      } else {
+        throw py::type_error(std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name);
+      }
+      value(item, depth + 1);
+    }
+    out_.put('}');
+  } else if (PyList_Check(v) || PyTuple_Check(v)) {
+    out_.put('[');
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    PyObject** items = PySequence_Fast_ITEMS(v);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (i) out_.put(',');
+      value(items[i], depth + 1);
+    }
+    out_.put(']');
+  } else {
+    throw py::type_error(std::string("Object of type ") + Py_TYPE(v)->tp_name + " is not JSON serializable");
+  }
+}
+
+void write_json_value(TextWriter& out, PyObject* v) { JsonWriter(out).value(v, 0); }
+
+void append_json_value(std::string& out, PyObject* v) {
+  TextWriter w(out);
+  write_json_value(w, v);
+}
+
+// The JSON text of a trace given to the package, written at the start of `buffer` (whose size
+// only grows, its bytes past the text kept as room for the next), with kRecordPadding readable
+// bytes after it, as the reader wants them: a str as its UTF-8, encoded here from CPython's
+// storage (CPython's own encoder goes one character at a time into a cache kept with the object,
+// which would then be copied again), bytes-like objects as they are, dicts, lists and tuples
+// encoded.
+std::string_view padded_trace_text(std::string& buffer, py::handle v, const char* what) {
   PyObject* o = v.ptr();
-  if (PyUnicode_Check(o)) return append_utf8(out, o);
-  if (PyBytes_Check(o)) return void(out.append(PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))));
-  if (PyByteArray_Check(o))
-    return void(out.append(PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))));
-  if (PyMemoryView_Check(o)) return void(out.append(std::string(py::bytes(py::reinterpret_borrow<py::object>(v)))));
-  if (PyDict_Check(o) || PyList_Check(o) || PyTuple_Check(o)) return append_json_value(out, o, 0);
-  throw py::type_error(std::string(what) + ": expected a dict, a list or JSON text (str or bytes), not " +
-                       Py_TYPE(o)->tp_name);
+  std::size_t n;
+  {
+    TextWriter w(buffer, 0, false);
+    if (PyUnicode_Check(o)) write_str<false>(w, o);
+    else if (PyDict_Check(o) || PyList_Check(o) || PyTuple_Check(o)) write_json_value(w, o);
+    else if (PyBytes_Check(o)) w.put({PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))});
+    else if (PyByteArray_Check(o)) w.put({PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))});
+    else if (PyMemoryView_Check(o)) w.put(std::string(py::bytes(py::reinterpret_borrow<py::object>(v))));
+    else
+      throw py::type_error(std::string(what) + ": expected a dict, a list or JSON text (str or bytes), not " +
+                           Py_TYPE(o)->tp_name);
+    n = w.size();
+  }
+  if (buffer.size() < n + kRecordPadding) buffer.resize(n + kRecordPadding);
+  return {buffer.data(), n};
 }
 
 // The same as a view: of the object's own bytes where it has them (str, bytes), else of
@@ -277,7 +458,7 @@ std::string_view trace_text(py::handle v, std::string& buffer, const char* what)
   }
   if (PyDict_Check(o) || PyList_Check(o) || PyTuple_Check(o)) {
     buffer.clear();
-    append_json_value(buffer, o, 0);
+    append_json_value(buffer, o);
     return buffer;
   }
   throw py::type_error(std::string(what) + ": expected a dict, a list or JSON text (str or bytes), not " +
@@ -371,6 +552,7 @@ Report make_report(const std::shared_ptr<const RuleSet>& rules, FailOn fail_on, 
 struct Worker {
   TraceCheck check;
   RawRecord record;
+  std::string text;  // the record's bytes, lent to `record`
   explicit Worker(std::shared_ptr<const RuleSet> rules) : check(std::move(rules)) {}
 };
 
@@ -386,8 +568,8 @@ class Rules {
   const std::shared_ptr<const RuleSet>& rule_set() const { return rules_; }
 
   // Checks the one trajectory of `trace` (a dict, a list or JSON text in any format), written
-  // straight into the worker's record buffer. Called with the GIL held; releases it while the
-  // trace is read and checked.
+  // straight into the worker's buffer, which the record borrows. Called with the GIL held;
+  // releases it while the trace is read and checked.
   Report check(py::handle trace, const std::string& fail_on_name) {
     FailOn fail_on = fail_on_from(fail_on_name);
     std::unique_ptr<Worker> w = acquire();
@@ -395,9 +577,7 @@ class Rules {
     ParseOutcome outcome;
     {
       RawRecord& rec = w->record;
-      rec.text.clear();
-      append_trace_text(rec.text, trace, "trace");
-      rec.text.reserve(rec.text.size() + kRecordPadding);
+      rec.borrowed = padded_trace_text(w->text, trace, "trace");
       rec.origin = RecordOrigin{"<trace>", 1, 1, 0};
       py::gil_scoped_release nogil;
       outcome = w->check.check_one(*parser_, rec, [&](const Trajectory& t, const TraceVerdict& v) {
@@ -931,7 +1111,7 @@ PYBIND11_MODULE(_native, m) {
   });
   m.def("dumps", [](py::handle value) {
     std::string out;
-    append_json_value(out, value.ptr(), 0);
+    append_json_value(out, value.ptr());
     return py::bytes(out);
   }, "JSON text of a Python value, as json.dumps(separators=(',', ':'), ensure_ascii=False) writes it (UTF-8).");
   m.def("normalize", [](py::handle trace, const std::string& input_format, const std::vector<std::string>& aliases,

@@ -358,3 +358,91 @@ def test_every_example_trace_reads_the_same_as_str_and_as_bytes(refunds):
                 except trajcheck.TraceError as e:
                     outcomes.append(str(e))
             assert outcomes[0] == outcomes[1], path
+
+
+# A dict's strings are encoded and escaped in one pass from CPython's storage: every width, every
+# character JSON escapes, at every offset of a run of eight and across the 512-character pieces a
+# long str is written in, in values and in keys, must give json.dumps' text.
+ESCAPED = ['"', "\\", "\n", "\r", "\t", "\b", "\f", "\x00", "\x01", "\x1f", "\x7f"]
+
+
+def dumps_py(v):
+    return json.dumps(v, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+@pytest.mark.parametrize("wide", ["", "\u00e9", "\u2014", "\U0001F600"])
+def test_dict_strings_of_every_width_with_escapes_at_every_offset(wide):
+    for special in ESCAPED + EDGES:
+        for offset in range(17):
+            text = "a" * offset + special + wide + "b" * (offset % 9) + special
+            v = {text: [text, {"k": text}], "n": offset}
+            assert _native.dumps(v) == dumps_py(v), (special, offset)
+
+
+@pytest.mark.parametrize("wide", ["x", "\u00e9", "\u2014", "\U0001F600"])
+def test_dict_long_strings_across_pieces(wide):
+    for n in (511, 512, 513, 1023, 1024, 1030, 4097):
+        for text in (wide * n, "a" * (n - 1) + wide + '"' * 3, "\n" * n, ("q\u00e9\"" * n)[:n] + wide):
+            v = {"s": text, text: 1}
+            assert _native.dumps(v) == dumps_py(v)
+
+
+def test_dict_surrogates_raise_anywhere():
+    for text in ["\ud800", "a\udfff", "x" * 9 + "\ud83d", "\u00e9" * 5000 + "\udc80", "\U0001F600\ud800"]:
+        for v in ({"s": text}, {text: 1}, [1, [text]]):
+            with pytest.raises(UnicodeEncodeError):
+                _native.dumps(v)
+
+
+def test_dict_numbers_and_non_str_keys_as_json_dumps():
+    v = {"ints": [0, -1, 2**63 - 1, -2**63, 2**63, -2**63 - 1, 10**40, -10**40, True, False],
+         "floats": [0.0, -0.0, 1.5, 1e16, 1e-7, 123456789012345680.0, 5e-324, 1.7976931348623157e308, 0.1 + 0.2],
+         1: "a", -2**70: "b", 2.5: "c", True: "d", None: "e", 1e22: "f"}
+    assert _native.dumps(v) == dumps_py(v)
+    for bad in ({"x": float("nan")}, [float("-inf")], {float("inf"): 1}):
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            _native.dumps(bad)
+
+
+def test_dict_errors_leave_the_next_call_whole(refunds):
+    deep = {}
+    for _ in range(1100):
+        deep = {"d": [deep]}
+    trace = {"trace_id": "after", "steps": [{"type": "tool_call", "tool": "refund_order", "arguments": {"n": "\u00e9" * 5000}}]}
+    want = refunds.check(json.dumps(trace, ensure_ascii=False)).to_json()
+    for bad in (dict(trace, x=deep), dict(trace, x="\ud800"), dict(trace, x={1, 2}), dict(trace, x={(1,): 2})):
+        with pytest.raises((ValueError, TypeError)):
+            refunds.check(bad)
+        assert refunds.check(trace).to_json() == want
+
+
+def test_dict_floats_are_spelled_as_repr():
+    # Shortest digits by std::to_chars, laid out as float.__repr__: random bit patterns (every
+    # exponent), the places where repr switches between positional and exponent spelling, and
+    # integral values of every length up to 17 digits.
+    import random
+    import struct
+    rng = random.Random(44)
+    floats = [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(20000)]
+    floats = [f for f in floats if f == f and abs(f) != float("inf")]
+    floats += [rng.uniform(-1e6, 1e6) for _ in range(5000)] + [rng.random() for _ in range(5000)]
+    for e in range(-8, 20):
+        for m in (1, 1.5, 9.999999999999999, 1.2345678901234567):
+            floats += [m * 10.0 ** e, -m * 10.0 ** e]
+    floats += [float(10 ** k) for k in range(18)] + [float(10 ** k - 1) for k in range(1, 18)]
+    floats += [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1 / 3, 2 / 3]
+    assert _native.dumps(floats) == dumps_py(floats)
+
+
+def test_dict_keys_written_again_from_the_text():
+    # The writer keeps where each str key went and copies it for the key's next occurrence (by
+    # address): the same key object many times, in nested dicts, many distinct keys (more than the
+    # table holds, so slots are taken over), keys that need escaping, long keys and str subclasses.
+    class Key(str):
+        pass
+
+    shared = ["type", "tool", "arguments", 'q"uote', "caf\u00e9", "\U0001F600" * 3, "k" * 70, Key("sub")]
+    steps = [{k: {k: i, "n": [i, {k: k}]} for k in shared} for i in range(5)]
+    many = {f"key{i}\u00e9" * (i % 3 + 1): {f"key{j}": j for j in range(i % 7)} for i in range(300)}
+    for v in ({"steps": steps}, many, [many, steps, many], json.loads(json.dumps({"steps": steps, "m": many}))):
+        assert _native.dumps(v) == dumps_py(v)
