@@ -16,7 +16,7 @@
 # times the native file is piped through check for the largest input (10 = 5 GB, never on
 # disk); RSS_RUNS (default 3) runs of each input size, the largest peak kept;
 # HOSTILE_STEPS (default 50 000) the smaller hostile trace; SKIP_PEERS=1, SKIP_SCALING=1,
-# SKIP_RSS=1, SKIP_HOSTILE=1, SKIP_GUARD=1, SKIP_PYTHON=1, SKIP_SCORE_LARGE=1, SKIP_DASK=1 leave
+# SKIP_RSS=1, SKIP_HOSTILE=1, SKIP_RULES=1 (the per-rule costs), SKIP_GUARD=1, SKIP_PYTHON=1, SKIP_SCORE_LARGE=1, SKIP_DASK=1 leave
 # parts out; ONLY_DATA=1 stops after generating; SHM=0 times the inputs from bench/out/ instead of
 # copies in /dev/shm; PYTHON (default /usr/bin/python3) the Python of the Python and Dask figures;
 # DASK_MB (default 500, QUICK 50) the Dask corpus; SCORE_LARGE_CALLS (default 100 000, QUICK
@@ -37,6 +37,7 @@ SKIP_SCALING=${SKIP_SCALING:-0}
 SKIP_RSS=${SKIP_RSS:-0}
 RSS_RUNS=${RSS_RUNS:-3}
 SKIP_HOSTILE=${SKIP_HOSTILE:-0}
+SKIP_RULES=${SKIP_RULES:-0}
 SKIP_GUARD=${SKIP_GUARD:-0}
 SKIP_PYTHON=${SKIP_PYTHON:-0}
 SKIP_SCORE_LARGE=${SKIP_SCORE_LARGE:-0}
@@ -279,7 +280,7 @@ flush
 # A rule's own cost is a small difference of two large times, so each rule K is paired: the
 # trivial rule (bK) runs right before it (rK) in every round, and the report takes the median
 # of the per-round differences, which the machine's drift moves far less than two medians.
-if ((has_check)); then
+if ((has_check)) && [[ $SKIP_RULES != 1 ]]; then
   python3 bench/split_rules.py bench/tau.rules "$tmp/split" >bench/out/rules-split.tsv
   while IFS=$'\t' read -r k label; do
     if [[ $k != 0 ]]; then
