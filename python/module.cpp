@@ -444,25 +444,15 @@ std::string_view padded_trace_text(std::string& buffer, py::handle v, const char
   return {buffer.data(), n};
 }
 
-// The same as a view: of the object's own bytes where it has them (str, bytes), else of
-// `buffer`, which then holds the text.
+// The same as a view: of the object's own bytes where it has them (str, bytes, bytearray),
+// else of `buffer`, which then holds the text (written, and refused, as padded_trace_text does).
 std::string_view trace_text(py::handle v, std::string& buffer, const char* what) {
   PyObject* o = v.ptr();
   if (PyUnicode_Check(o)) return utf8_of(o);
   if (PyBytes_Check(o)) return {PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))};
   if (PyByteArray_Check(o))
     return {PyByteArray_AS_STRING(o), static_cast<std::size_t>(PyByteArray_GET_SIZE(o))};
-  if (PyMemoryView_Check(o)) {
-    buffer = std::string(py::bytes(py::reinterpret_borrow<py::object>(v)));
-    return buffer;
-  }
-  if (PyDict_Check(o) || PyList_Check(o) || PyTuple_Check(o)) {
-    buffer.clear();
-    append_json_value(buffer, o);
-    return buffer;
-  }
-  throw py::type_error(std::string(what) + ": expected a dict, a list or JSON text (str or bytes), not " +
-                       Py_TYPE(o)->tp_name);
+  return padded_trace_text(buffer, v, what);
 }
 
 // ---------------------------------------------------------------------------------------

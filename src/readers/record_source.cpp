@@ -831,7 +831,7 @@ FileLayout file_layout(const std::string& path, InputFormat format) {
 bool RecordSource::next(RawRecord& out) {
   out.skip_warning.clear();
   out.borrowed = {};
-  if (out.block) out.block.reset();
+  out.block.reset();
   if (!impl_->next(out)) return false;
   // Spare capacity lets TraceParser hand the text to simdjson in place (see RawRecord).
   if (!out.borrowed.data() && out.text.capacity() < out.text.size() + kRecordPadding)

@@ -48,7 +48,18 @@ const char* severity_color(RuleSeverity s) {
   return kReset;
 }
 
-std::string origin_text(const RecordOrigin& o) { return fmt::format("{}:{}", o.file, o.line); }
+// Where a record was read, "FILE:LINE", appended (the text report writes it for every failing
+// trace) or as a string.
+void append_origin(std::string& out, const RecordOrigin& o) {
+  (out += o.file) += ':';
+  const fmt::format_int line(o.line);
+  out.append(line.data(), line.size());
+}
+std::string origin_text(const RecordOrigin& o) {
+  std::string out;
+  append_origin(out, o);
+  return out;
+}
 
 }  // namespace
 
@@ -262,8 +273,8 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
   if (c) out += kReset;
   out += "  "sv;
   if (c) out += kDim;
-  ((out += '(') += t.origin.file) += ':';
-  append_decimal(t.origin.line);
+  out += '(';
+  append_origin(out, t.origin);
   out += ", "sv;
   append_steps(t.steps().size());
   out += ')';

@@ -372,7 +372,7 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
             progress = not options.get("quiet") and hasattr(err, "isatty") and err.isatty()
         bar = _Progress(len(futures), progress, err)
         sink = _Sink(out, driver.buffered, out_dir, "jsonl" if options["format"] == "jsonl" else "txt")
-        ready: Dict[int, Tuple[bytes, bytes, str]] = {}
+        ready: Dict[int, Tuple[Any, bytes, str]] = {}  # output bytes, or its spooled size
         stats: List[str] = []
         next_out = records = done = 0
         try:
