@@ -671,7 +671,8 @@ struct Checker::Impl {
     watch,          // only a step matching one of the patterns
     watch_if_idle,  // that while the monitor is idle(), any step while it is not
     calls_outside,  // only a tool call the pattern does not match (`only`)
-    every_step,     // ends with, expect: any step
+    watch_atoms,    // only a step matching one of its automaton's atoms (`expect`)
+    every_step,     // ends with, expect exactly: any step
   };
   struct Watch {
     Interest interest;
@@ -692,6 +693,8 @@ struct Checker::Impl {
         return {Interest::watch_if_idle, false, false};  // idle once the first step is taken
       case K::only:
         return {Interest::calls_outside, true, false};
+      case K::expect:  // a step matching none of its atoms is not a letter (expect_next): no move
+        return {Interest::watch_atoms, false, false};
       default:
         return {Interest::every_step, false, false};
     }
@@ -716,6 +719,8 @@ struct Checker::Impl {
         auto& to = w.interest == Interest::calls_outside ? outside[r] : watched[r];
         if (w.a && st.a != detail::kNoId) to.push_back(st.a);
         if (w.b && st.b != detail::kNoId) to.push_back(st.b);
+        if (w.interest == Interest::watch_atoms && st.nfa != detail::kNoId)
+          to.insert(to.end(), program->nfas[st.nfa].atoms.begin(), program->nfas[st.nfa].atoms.end());
       }
       for (std::uint32_t id : {spec.q, spec.r})
         if (id != detail::kNoId) watched[r].push_back(id);

@@ -286,6 +286,31 @@ TEST_CASE("turns: expect holds only when every order of each turn is a word of t
                     .build()) == "satisfied");
 }
 
+TEST_CASE("expect: a step that is no letter of the PATH is passed over, wherever it stands") {
+  // The checker steps an `expect` rule only on the steps matching one of its atoms: a call
+  // whose atom's condition is false, messages, other tools and a call sharing a letter's
+  // turn must leave the automaton where it was, and a scope's bounds still open and close it.
+  const Trace t = TraceBuilder{}
+                      .user("refund ord_1")
+                      .call("order_get", R"({"order_id":"ord_1"})").set("turn", "1")
+                      .assistant("checking")
+                      .call("refund_order", R"({"amount":5})").set("turn", "2")
+                      .call("refund_order", R"({"amount":50})").set("turn", "3")
+                      .call("lookup", "{}").set("turn", "3")
+                      .call("order_get", R"({"order_id":"ord_2"})").set("turn", "4")
+                      .build();
+  CHECK(verdict("expect order_get -> (refund_order where arguments.amount > 10) -> order_get", t) == "satisfied");
+  CHECK(verdict("expect order_get -> order_get", t) == "satisfied");
+  CHECK(verdict("expect order_get -> refund_order -> order_get", t) == "violated 4");
+  CHECK(verdict("expect (refund_order where arguments.amount > 10) -> order_get", t) == "violated 1");
+  CHECK(verdict("expect exactly order_get -> refund_order -> refund_order -> order_get", t) == "violated 5");
+  // Scoped: the segment opens at the small refund (a letter of the PATH, so taken).
+  CHECK(verdict("after (refund_order where arguments.amount < 10):\n    expect refund_order -> refund_order -> order_get\n",
+                t) == "satisfied");
+  CHECK(verdict("after (refund_order where arguments.amount < 10):\n    expect refund_order -> order_get\n", t) ==
+        "violated 4");
+}
+
 TEST_CASE("turns: a PATH turn of more than 12 letters is a violation with a note, not a pass") {
   std::string twelve = "a", thirteen;
   for (int k = 1; k < 12; ++k) twelve += "|a";
