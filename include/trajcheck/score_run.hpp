@@ -174,6 +174,10 @@ class ScoreRecordReader {
   // the record's object or {"record","error"}; json: the same followed by ",\n"; text:
   // its block unless quiet), its messages to `err`, and counts it in `summary`.
   void read(const RawRecord& record, std::string& out, std::string& err, ScoreSummary& summary);
+  // The same, for a caller done with `record` once it is read: a record read one message at
+  // a time (larger than ScoreRunOptions::read_by_message_above) has its `text` freed as soon
+  // as its calls are read, so that it is not held while the record is scored.
+  void read(RawRecord& record, std::string& out, std::string& err, ScoreSummary& summary);
 
  private:
   struct Impl;

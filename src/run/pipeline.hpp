@@ -2,7 +2,8 @@
 //
 //   struct Worker {                                   // one per thread, reused per record
 //     void process(const trajcheck::RawRecord& rec, std::string& out, std::string& err);
-//   };
+//   };                                                // (or RawRecord&: a worker may free
+//                                                     // rec.text, which is refilled after)
 //   std::vector<Worker> done = trajcheck::process_records<Worker>(
 //       source, jobs, [&] { return Worker{…}; }, stdout, stderr);
 //   // merge each worker's own counters from `done`

@@ -488,7 +488,9 @@ struct ScoreRecordReader::Impl {
   // own document (metrics/chat_calls.hpp): no copy or second parse of a side, arguments
   // canonicalized once from their source. False, with nothing written or counted, for
   // anything else: process() then reads the record as below, with the same results.
-  bool fast_process(const RawRecord& rec, std::string& out) {
+  // `release`: the record's own text, which the caller lets go of once the record's calls
+  // are read (null: the record stays as it is).
+  bool fast_process(const RawRecord& rec, std::string* release, std::string& out) {
     if (!fast.enabled() || !rec.container_error.empty()) return false;
     std::string_view text = rec.bytes();
     std::size_t readable = rec.readable();
@@ -516,6 +518,12 @@ struct ScoreRecordReader::Impl {
       for (std::size_t j = 0; j < impl.actual.size(); ++j)
         impl.call_keys[j] = {impl.actual[j].name, impl.canon.whole(impl.actual_args[j]), false};
       if (metrics::has_repeated_call(impl.call_keys, impl.order)) return false;
+    }
+    if (by_message) {
+      // Scored from here on: the record's bytes, which nothing read points into once the
+      // reading's scratch is freed, are let go of rather than held beside the scoring's memory.
+      if (text.data() == buf.data()) std::string().swap(buf);
+      if (release && text.data() == release->data()) std::string().swap(*release);
     }
     ++summary->records;
     set_id(rec, id);
@@ -628,13 +636,13 @@ struct ScoreRecordReader::Impl {
     return c.eat('}') && c.at_end() && have_actual && have_expected;
   }
 
-  void process(const RawRecord& rec, std::string& out, std::string& err) {
+  void process(const RawRecord& rec, std::string* release, std::string& out, std::string& err) {
     if (rec.skipped()) {
       ++summary->warnings;
       (err += rec.skip_warning) += '\n';
       return;
     }
-    if (fast_process(rec, out)) return;
+    if (fast_process(rec, release, out)) return;
     ++summary->records;
     if (!rec.container_error.empty()) return reject(rec.origin, rec.container_error, out, err);
     // A padded copy lets simdjson's on-demand parser hand out raw slices of each side
@@ -748,7 +756,13 @@ const std::string& ScoreRecordReader::option_error() const { return impl_->parse
 
 void ScoreRecordReader::read(const RawRecord& record, std::string& out, std::string& err, ScoreSummary& summary) {
   impl_->summary = &summary;
-  impl_->process(record, out, err);
+  impl_->process(record, nullptr, out, err);
+  impl_->summary = nullptr;
+}
+
+void ScoreRecordReader::read(RawRecord& record, std::string& out, std::string& err, ScoreSummary& summary) {
+  impl_->summary = &summary;
+  impl_->process(record, &record.text, out, err);
   impl_->summary = nullptr;
 }
 
@@ -756,7 +770,7 @@ namespace {
 struct ScoreWorker {
   ScoreRecordReader reader;
   ScoreSummary summary;
-  void process(const RawRecord& rec, std::string& out, std::string& err) { reader.read(rec, out, err, summary); }
+  void process(RawRecord& rec, std::string& out, std::string& err) { reader.read(rec, out, err, summary); }
 };
 }  // namespace
 

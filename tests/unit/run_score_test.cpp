@@ -376,3 +376,45 @@ TEST_CASE("a record read one message at a time scores as when read whole") {
     }
   }
 }
+
+TEST_CASE("a record read one message at a time lets go of its text once its calls are read") {
+  ScoreRunOptions o;
+  o.format = ScoreFormat::jsonl;
+  o.read_by_message_above = 64;
+  ScoreRecordReader reader(o);
+  const std::string call = R"({"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"ta","arguments":"{\"x\":1}"}}]})";
+  const std::string large = R"({"id":"e","outputs":[)" + call + R"(],"reference_outputs":[)" + call + "]}";
+  const std::string small = R"({"outputs":[],"reference_outputs":[]})";
+  const std::string general = R"({"outputs":[)" + call + R"(],"reference_outputs":["ta"]})";  // a PATH
+  REQUIRE(small.size() <= o.read_by_message_above);
+  auto read = [&](const std::string& text, bool let_go) {
+    RawRecord rec;
+    rec.origin = RecordOrigin{"mem.jsonl", 1, 1, 0};
+    rec.text.reserve(text.size() + kRecordPadding);
+    rec.text = text;
+    std::string out, err;
+    ScoreSummary s;
+    if (let_go) reader.read(rec, out, err, s);
+    else reader.read(static_cast<const RawRecord&>(rec), out, err, s);
+    return std::pair{out, rec.text.capacity()};
+  };
+  auto [out, kept] = read(large, true);
+  CHECK(out.rfind(R"({"id":"e","selection":1,)", 0) == 0);
+  CHECK(kept < large.size());  // what an empty string holds
+  auto [same, held] = read(large, false);
+  CHECK(same == out);
+  CHECK(held >= large.size());
+  CHECK(read(small, true).second >= small.size());
+  // A record the direct reader leaves to the general one is read from its text, which stays.
+  auto [path_out, path_kept] = read(general, true);
+  CHECK(path_out.find("\"selection\"") != std::string::npos);
+  CHECK(path_kept >= general.size());
+  // So is one that repeats a call when error patterns are given, once its calls are read.
+  o.reading.error_patterns = {"fail"};
+  reader = ScoreRecordReader(o);
+  const std::string repeated = R"({"id":"r","outputs":[)" + call + "," + call + R"(],"reference_outputs":[)" + call + "]}";
+  auto [repeated_out, repeated_kept] = read(repeated, true);
+  CHECK(repeated_out == read(repeated, false).first);
+  CHECK(repeated_out.find(R"("duplicates":1)") != std::string::npos);
+  CHECK(repeated_kept >= repeated.size());
+}
