@@ -1,6 +1,9 @@
 // `trajcheck score`: classic tool-use scores of records that carry both the actual and the
 // expected trajectory, streamed in input order (jsonl), gathered (json) or as tables (text).
 #include <cstdio>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +24,13 @@ struct ScoreSettings {
 };
 
 int run_score(ScoreSettings& s) {
+#if defined(__GLIBC__)
+  // Blocks of 1 MiB or more get mappings of their own, returned to the system when freed.
+  // glibc's default threshold rises to the largest mapped block freed (a large record's line
+  // as it grew), and below it the vectors that grow and are freed while a large record's
+  // calls are read stay resident in the heap: 8 MB of the peak on a 100 000-call record.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   ScoreRunOptions run;
   std::string error;
   if (!make_score_run_options(s.spell, &run, &error)) {
