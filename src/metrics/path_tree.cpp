@@ -70,9 +70,11 @@ ScoreResult score_path_tree(ScorerCore& impl, const std::vector<Call>& actual,
       expected.push_back(c);
     }
   }
+  // An atom has no arguments: each counts as the empty object.
+  impl.expected_args.assign(expected.size(), impl.canon.add({}));
   po.matched = best_count;
   po.exact = best_exact && !po.truncated;
-  return impl.score_calls(actual, expected, &po);
+  return impl.score_canonical(actual, expected, &po);
 }
 
 }  // namespace metrics

@@ -39,7 +39,8 @@ ScoreResult metrics::ScorerCore::score(const Trajectory& act, std::string_view e
     r.error = c.error;
     return r;
   }
-  metrics::collect_calls(act, actual);
+  canon.clear();
+  metrics::collect_calls(act, canon, actual, actual_args);
   return metrics::score_path_tree(*this, actual, c.module, c.root);
 }
 

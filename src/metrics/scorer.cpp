@@ -54,17 +54,18 @@ bool parse_argument_mode(std::string_view name, ArgumentMode* out) {
 
 namespace metrics {
 
-void collect_calls(const Trajectory& t, std::vector<Call>& out) {
+void collect_calls(const Trajectory& t, ArgCanon& canon, std::vector<Call>& out, std::vector<CanonArgs>& args) {
   out.clear();
+  args.clear();
   for (const Step& s : t.steps()) {
     if (s.type != StepType::tool_call) continue;
     Call c;
     c.name = t.text(s.tool_name);
-    c.args = t.text(s.arguments);
     c.has_args = !s.arguments.empty();
     c.turn = s.turn;
     c.failed = s.status == StepStatus::error;
     out.push_back(c);
+    args.push_back(canon.add(t.text(s.arguments)));
   }
 }
 
@@ -153,17 +154,6 @@ ArgumentMode metrics::ScorerCore::mode_for(std::string_view tool) const {
   for (const auto& [name, mode] : opt.tool_args_for)
     if (name == tool) return mode;
   return opt.tool_args;
-}
-
-ScoreResult metrics::ScorerCore::score_calls(const std::vector<Call>& act, const std::vector<Call>& exp,
-                                      const metrics::PathOrdering* path) {
-  // Arguments of every call in canonical form, once.
-  canon.clear();
-  actual_args.resize(act.size());
-  expected_args.resize(exp.size());
-  for (std::size_t j = 0; j < act.size(); ++j) actual_args[j] = canon.add(act[j].args);
-  for (std::size_t i = 0; i < exp.size(); ++i) expected_args[i] = canon.add(exp[i].args);
-  return score_canonical(act, exp, path);
 }
 
 namespace {
@@ -545,9 +535,11 @@ metrics::ScorerCore::ScorerCore(ScoreOptions options) : opt(std::move(options)) 
 }
 
 ScoreResult metrics::ScorerCore::score(const Trajectory& act, const Trajectory& exp) {
-  metrics::collect_calls(act, actual);
-  metrics::collect_calls(exp, expected);
-  return score_calls(actual, expected, nullptr);
+  // Arguments of every call in canonical form, once.
+  canon.clear();
+  metrics::collect_calls(act, canon, actual, actual_args);
+  metrics::collect_calls(exp, canon, expected, expected_args);
+  return score_canonical(actual, expected, nullptr);
 }
 
 Scorer::Scorer(ScoreOptions options) : impl_(std::make_unique<metrics::ScorerCore>(std::move(options))) {}

@@ -23,14 +23,16 @@ using json::ArgCanon;
 using json::CanonArgs;
 using json::CanonMember;
 
+// One tool call; its canonical arguments are kept beside it (ScorerCore::actual_args and
+// expected_args), not in it, so that a large record's calls stay small (32 bytes).
 struct Call {
   std::string_view name;
-  std::string_view args;  // raw JSON; empty when absent
   std::uint32_t turn = 0;
   bool has_args = false;
   bool failed = false;  // its result is an error (duplicates: metrics/call_figures.hpp)
   ir::Id pattern = ir::kNone;  // PATH atoms: the pattern the call must match
 };
+static_assert(sizeof(Call) <= 32);
 
 // What a PATH expectation contributes: the chosen form's atoms as `expected` calls and its
 // ordering count.
@@ -42,7 +44,9 @@ struct PathOrdering {
   bool truncated = false;
 };
 
-void collect_calls(const Trajectory& t, std::vector<Call>& out);
+// The tool calls of `t` into `out` and their canonical arguments into `args` (text in
+// `canon`, added to what it holds).
+void collect_calls(const Trajectory& t, ArgCanon& canon, std::vector<Call>& out, std::vector<CanonArgs>& args);
 // Trim and ASCII case-fold (the readers' default normalization of tool names).
 std::string fold_tool_name(std::string_view n);
 struct ScorerCore {
@@ -84,12 +88,9 @@ struct ScorerCore {
     std::string error;
   } path_cache;
 
-  ScoreResult score_calls(const std::vector<Call>& actual,
-                          const std::vector<Call>& expected,
-                          const PathOrdering* path);
-  // score_calls once `actual_args` and `expected_args` hold the canonical arguments of
-  // `actual` and `expected` (in `canon`): the score command's direct reader computes them
-  // while reading.
+  // Scores `actual` against `expected` once `actual_args` and `expected_args` hold their
+  // canonical arguments (in `canon`): collect_calls computes them from trajectories, the
+  // score command's direct reader while reading.
   // Set while every call's name is a view of one interned copy per distinct name (the
   // direct reader's), so that equal names have equal addresses.
   bool names_interned = false;
@@ -109,7 +110,8 @@ struct ScorerCore {
   const PathOrdering* cur_path = nullptr;
 };
 
-// Scores `actual` against an already-built PATH tree (score_path.cpp).
+// Scores `actual` (its arguments in impl.actual_args) against an already-built PATH tree
+// (score_path.cpp).
 ScoreResult score_path_tree(ScorerCore& impl, const std::vector<Call>& actual,
                             const ir::Module& module, ir::Id root);
 }  // namespace trajcheck::metrics

@@ -77,9 +77,10 @@ bool general(const NormalizeOptions& opt, const std::string& side, std::vector<S
   ParseOutcome o = parser.parse_value(raw, origin, t);
   if (!o.ok() || !t.warnings.empty()) return false;
   std::vector<metrics::Call> calls;
-  metrics::collect_calls(t, calls);
+  std::vector<CanonArgs> args;
   ArgCanon canon;
-  for (const auto& c : calls) out.push_back(describe(c, canon, canon.add(c.args)));
+  metrics::collect_calls(t, canon, calls, args);
+  for (std::size_t i = 0; i < calls.size(); ++i) out.push_back(describe(calls[i], canon, args[i]));
   return true;
 }
 

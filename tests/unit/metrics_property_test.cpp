@@ -306,6 +306,7 @@ TEST_CASE("property: PATH ordering equals the best linearization") {
       c.name = s;
       calls.push_back(c);
     }
+    impl.actual_args.assign(calls.size(), impl.canon.add({}));  // no arguments
     ScoreResult r = metrics::score_path_tree(impl, calls, m, root);
     INFO("iteration " << iter);
     REQUIRE(r.ordering.has_value());
@@ -345,7 +346,8 @@ TEST_CASE("PATH: alternatives, groups and repetition on the brief's examples") {
       c.name = s;
       calls.push_back(c);
     }
-    // names must outlive the call: score_calls copies what it keeps
+    impl.actual_args.assign(calls.size(), impl.canon.add({}));  // no arguments
+    // names must outlive the call: scoring copies what it keeps
     return metrics::score_path_tree(impl, calls, m, root);
   };
   std::vector<std::string> a1 = {"order_search_by_email", "order_get"};
