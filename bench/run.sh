@@ -230,6 +230,13 @@ flush() {
 
 # ------------------------------------------------------------------ check (native traces)
 
+# Two single-threaded checks of the same input at once, as separate processes: they share
+# nothing but the machine (its cores' caches, memory bus, and whatever else it runs), so
+# 2 x check-j1 / check-j1-pair is what this machine allows -j 2 at best. Exit status: the
+# larger of the two.
+pair='"$0" check -r "$1" -j 1 --quiet "$2" & a=$!; "$0" check -r "$1" -j 1 --quiet "$2" & b=$!
+wait $a; x=$?; wait $b; y=$?; exit $(( x > y ? x : y ))'
+
 figure check floor "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "$floor" "$native"
 figure check floor-validate "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson DOM: parse and validate every byte + touch tool names" -- \
   "$floor" --validate "$native"
@@ -238,6 +245,9 @@ if ((has_check)); then
     "$tc" check -r "$rules" -j 1 --quiet "$native"
   figure check "check-j$JOBS" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, text output" -- \
     "$tc" check -r "$rules" -j "$JOBS" --quiet "$native"
+  figure check "check-j1-pair" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null \
+    "two check -j 1 at once, each over all of it (the machine's own ceiling for -j 2)" -- \
+    bash -c "$pair" "$tc" bench/bench.rules "$native"
   figure check "check-j1-jsonl" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, --format jsonl" -- \
     "$tc" check -r "$rules" -j 1 --format jsonl "$native"
   if "$tc" lint bench/bench-parametric.rules >bench/out/lint-parametric.txt 2>&1; then
@@ -272,6 +282,9 @@ if ((has_check)); then
     "$tc" check -r bench/tau.rules -j 1 --quiet "$tau"
   figure tau "check-j$JOBS" "$tau_meta" 20 "$RUNS" "0 1" /dev/null "bench/tau.rules" -- \
     "$tc" check -r bench/tau.rules -j "$JOBS" --quiet "$tau"
+  figure tau "check-j1-pair" "$tau_meta" 20 "$RUNS" "0 1" /dev/null \
+    "two check -j 1 at once, each over all of it (the machine's own ceiling for -j 2)" -- \
+    bash -c "$pair" "$tc" bench/tau.rules "$tau"
 fi
 flush
 

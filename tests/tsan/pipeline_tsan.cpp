@@ -1,10 +1,12 @@
 // The record pipeline (run/pipeline.hpp) under ThreadSanitizer: its workers read batches in
-// turn, process them at uneven speeds, and the calling thread writes them in input order.
+// turn, process them at uneven speeds, and write them in input order, one worker at a time
+// (whichever finished the batch whose turn has come; the output here is slow at times too).
 // Header-only, so it is built alone with -fsanitize=thread (scripts/setup.sh test):
 //   clang++ -std=c++20 -fsanitize=thread -O1 -g1 -Iinclude -Isrc tests/tsan/pipeline_tsan.cpp
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -46,14 +48,21 @@ TEST_CASE("pipeline: every record once, in input order, for any number of worker
         want_out += std::to_string(k) + "\n";
         if (k % 97 == 0) want_err += "e" + std::to_string(k) + "\n";
       }
+      std::atomic<int> inside{0};
+      bool overlapped = false;
+      std::mt19937 slow{3};
       RunOutput output = [&](std::string_view o, std::string_view e) {
+        if (inside.fetch_add(1) != 0) overlapped = true;
+        if (slow() % 20 == 0) std::this_thread::sleep_for(std::chrono::microseconds(slow() % 300));
         out += o;
         err += e;
+        inside.fetch_sub(1);
       };
       std::function<SlowSometimes()> make = [] { return SlowSometimes{}; };
       auto workers = process_records<SlowSometimes>(input, jobs, make, output);
       std::uint64_t seen = 0;
       for (const auto& w : workers) seen += w.seen;
+      CHECK_FALSE(overlapped);
       CHECK(workers.size() == jobs);
       CHECK(seen == n);
       CHECK(out == want_out);
