@@ -598,6 +598,7 @@ struct Checker::Impl {
   static constexpr std::uint32_t kIfIdle = 1u << 31;
   std::vector<std::vector<std::uint32_t>> watched;  // per rule: its patterns; quiet rules only
   std::vector<std::vector<std::uint32_t>> outside;  // per rule: `only`'s patterns (any other call counts)
+  std::vector<std::vector<std::uint32_t>> failures;  // per rule: patterns watched on failed calls only
   std::vector<std::uint8_t> quiet, if_idle;
   std::vector<std::vector<std::uint32_t>> by_class;
   std::vector<std::uint8_t> by_class_built;
@@ -672,6 +673,7 @@ struct Checker::Impl {
     watch_if_idle,  // that while the monitor is idle(), any step while it is not
     calls_outside,  // only a tool call the pattern does not match (`only`)
     watch_atoms,    // only a step matching one of its automaton's atoms (`expect`)
+    failures_if_idle,  // while idle(), only a failed call matching the pattern; any step while not
     every_step,     // ends with, expect exactly: any step
   };
   struct Watch {
@@ -682,9 +684,11 @@ struct Checker::Impl {
     using K = ir::StatementKind;
     switch (k) {
       case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
-      case K::requires_: case K::excludes: case K::no_duplicate: case K::retries:
+      case K::requires_: case K::excludes: case K::no_duplicate:
       case K::never_followed_by:  // a B before the first A may share its turn
         return {Interest::watch, true, true};
+      case K::retries:  // a success matters only to an active chain (idle: none is)
+        return {Interest::failures_if_idle, true, false};
       case K::immediately_precedes:
         return {Interest::watch_if_idle, true, true};
       case K::immediately_followed_by: case K::in_a_row:
@@ -703,6 +707,7 @@ struct Checker::Impl {
   void init_interest() {
     watched.resize(rules.size());
     outside.resize(rules.size());
+    failures.resize(rules.size());
     quiet.assign(rules.size(), 0);
     if_idle.assign(rules.size(), 0);
     for (std::size_t r = 0; r < rules.size(); ++r) {
@@ -715,8 +720,10 @@ struct Checker::Impl {
       quiet[r] = 1;
       for (const detail::StatementSpec& st : spec.statements) {
         const Watch w = interest_of(st.kind);
-        if_idle[r] = if_idle[r] || w.interest == Interest::watch_if_idle;
-        auto& to = w.interest == Interest::calls_outside ? outside[r] : watched[r];
+        if_idle[r] = if_idle[r] || w.interest == Interest::watch_if_idle || w.interest == Interest::failures_if_idle;
+        auto& to = w.interest == Interest::calls_outside      ? outside[r]
+                   : w.interest == Interest::failures_if_idle ? failures[r]
+                                                              : watched[r];
         if (w.a && st.a != detail::kNoId) to.push_back(st.a);
         if (w.b && st.b != detail::kNoId) to.push_back(st.b);
         if (w.interest == Interest::watch_atoms && st.nfa != detail::kNoId)
@@ -745,11 +752,14 @@ struct Checker::Impl {
       list.clear();
       const std::uint8_t* row = eval.row();
       const bool call = eval.is_tool_call();
+      const bool failed = call && eval.step().status == StepStatus::error;  // a class of its own
       for (std::uint32_t r = 0; r < rules.size(); ++r) {
         bool may = !quiet[r];
         for (std::uint32_t id : watched[r]) may = may || row[id] != 0;
         if (call)
           for (std::uint32_t id : outside[r]) may = may || row[id] != 1;
+        if (failed)
+          for (std::uint32_t id : failures[r]) may = may || row[id] != 0;
         if (may) list.push_back(r);
         else if (if_idle[r]) list.push_back(r | kIfIdle);
       }

@@ -30,6 +30,7 @@ void StatementMonitor::begin(std::uint32_t at) {
   buf_.clear();
   for (std::uint32_t t : touched_) chains_[t] = Chain{};
   touched_.clear();
+  active_chains_ = 0;
   keys_.clear();
   new_key_ = false;
   started_ = false;
@@ -205,9 +206,13 @@ void StatementMonitor::step(StepEval& ev) {
         }
         if (ch.active && ++ch.n > s.hi) buf_.push_back(i);
         if (ev.step().status == StepStatus::error) {
-          if (!ch.active && shared_ == nullptr) touched_.push_back(t);
+          if (!ch.active && shared_ == nullptr) {
+            touched_.push_back(t);
+            ++active_chains_;
+          }
           ch.active = true;
         } else {
+          if (ch.active && shared_ == nullptr) --active_chains_;
           ch.active = false;  // a success ends the chain (having counted as a retry)
           ch.n = 0;
         }

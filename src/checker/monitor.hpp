@@ -314,6 +314,9 @@ class StatementMonitor {
       case ir::StatementKind::immediately_followed_by: return turn_as_.empty() && prev_as_.empty();
       case ir::StatementKind::in_a_row: return count_ == 0;
       case ir::StatementKind::starts_with: return any_;
+      // A call's success ends its tool's chain, which an inactive chain has not begun: while no
+      // chain is active, only a failure changes anything (the lazy log keeps its own chains).
+      case ir::StatementKind::retries: return shared_ != nullptr || active_chains_ == 0;
       default: return true;
     }
   }
@@ -372,6 +375,7 @@ class StatementMonitor {
   };
   std::vector<Chain> chains_;
   std::vector<std::uint32_t> touched_;
+  std::uint32_t active_chains_ = 0;  // retries, not lazy: the chains_ that are active
   std::uint32_t seg_start_ = 0;  // the step that opened this segment
   // no duplicate: canonical (tool, arguments) keys seen in this segment.
   KeySet keys_;

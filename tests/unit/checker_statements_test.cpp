@@ -290,6 +290,28 @@ TEST_CASE("retries: chains per tool, other tools neither break nor reset") {
   CHECK(r.steps == W{4});
 }
 
+TEST_CASE("retries: a success counts only while its tool's chain is active, which other tools' calls keep") {
+  // The batch checker steps `retries` on a success only while a chain is active (idle()
+  // otherwise): each witness here is a success or failure that a skipped step would lose.
+  IrBuilder b;
+  auto s = IrBuilder::st(K::retries, b.any());
+  s.hi = 0;
+  b.rule(s);
+  StepsBuilder t;
+  t.call("a", "", true);  // 0: a's chain starts
+  t.call("b");            // 1: no chain of b: nothing
+  t.call("a");            // 2: retry 1 of a: excess; the chain ends
+  t.call("a");            // 3: no chain: nothing
+  t.call("b", "", true);  // 4: b's chain starts
+  t.call("c");            // 5: nothing
+  t.call("b", "", true);  // 6: retry 1 of b
+  t.call("b");            // 7: retry 2 of b; the chain ends
+  t.call("b");            // 8: nothing
+  auto r = one(b, t.t);
+  CHECK(r.status == V::violated);
+  CHECK(r.steps == W{2, 6, 7});
+}
+
 TEST_CASE("expect: letters are calls matching an atom; witness where stuck, none at early end") {
   IrBuilder b;
   ir::Id path = b.node(ir::PathExpr::Kind::seq,
