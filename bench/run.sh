@@ -230,6 +230,16 @@ flush() {
 
 # ------------------------------------------------------------------ check (native traces)
 
+# The one-thread figures compared with each other (the floors and check -j 1 beside them) run
+# on one CPU, the same for all: a virtual machine's CPUs can differ in speed (two here: the
+# same check took 0.34 s on one and 0.48 s on the other, both idle), and a figure would take
+# the speed of whichever CPU the scheduler picked, run by run. PIN_CPU picks the CPU (default:
+# the first this script may run on); PIN_CPU=none leaves the scheduler to choose.
+one=()
+if [[ ${PIN_CPU:-} != none ]] && command -v taskset >/dev/null; then
+  one=(taskset -c "${PIN_CPU:-$(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')}")
+fi
+
 # Two single-threaded checks of the same input at once, as separate processes: they share
 # nothing but the machine (its cores' caches, memory bus, and whatever else it runs), so
 # 2 x check-j1 / check-j1-pair is what this machine allows -j 2 at best. Exit status: the
@@ -237,23 +247,23 @@ flush() {
 pair='"$0" check -r "$1" -j 1 --quiet "$2" & a=$!; "$0" check -r "$1" -j 1 --quiet "$2" & b=$!
 wait $a; x=$?; wait $b; y=$?; exit $(( x > y ? x : y ))'
 
-figure check floor "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "$floor" "$native"
+figure check floor "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "${one[@]}" "$floor" "$native"
 figure check floor-validate "$native_meta" 0 "$RUNS" "0" /dev/null "simdjson DOM: parse and validate every byte + touch tool names" -- \
-  "$floor" --validate "$native"
+  "${one[@]}" "$floor" --validate "$native"
 if ((has_check)); then
   figure check "check-j1" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, text output" -- \
-    "$tc" check -r "$rules" -j 1 --quiet "$native"
+    "${one[@]}" "$tc" check -r "$rules" -j 1 --quiet "$native"
   figure check "check-j$JOBS" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, text output" -- \
     "$tc" check -r "$rules" -j "$JOBS" --quiet "$native"
   figure check "check-j1-pair" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null \
     "two check -j 1 at once, each over all of it (the machine's own ceiling for -j 2)" -- \
     bash -c "$pair" "$tc" bench/bench.rules "$native"
   figure check "check-j1-jsonl" "$native_meta" $rule_count "$RUNS" "0 1" /dev/null "20 rules, --format jsonl" -- \
-    "$tc" check -r "$rules" -j 1 --format jsonl "$native"
+    "${one[@]}" "$tc" check -r "$rules" -j 1 --format jsonl "$native"
   if "$tc" lint bench/bench-parametric.rules >bench/out/lint-parametric.txt 2>&1; then
     figure check "check-j1-param" "$native_meta" $((rule_count + 2)) "$RUNS" "0 1" /dev/null \
       "20 rules + 2 parametric (bench-parametric.rules)" -- \
-      "$tc" check -r "$rules" -r bench/bench-parametric.rules -j 1 --quiet "$native"
+      "${one[@]}" "$tc" check -r "$rules" -r bench/bench-parametric.rules -j 1 --quiet "$native"
   else
     note "bench/bench-parametric.rules does not compile with this build (bench/out/lint-parametric.txt): no parametric figure"
   fi
@@ -262,24 +272,24 @@ if ((has_check)); then
   printf 'forbid no_such_tool_in_any_trace\n' >"$tmp/trivial.rules"
   printf 'forbid no_such_tool_in_any_trace where not seen(arguments.order_id)\n' >"$tmp/seen-never.rules"
   figure check "check-j1-trivial" "$native_meta" 1 "$RUNS" "0 1" /dev/null "one rule that never fires (the reading cost)" -- \
-    "$tc" check -r "$tmp/trivial.rules" -j 1 --quiet "$native"
+    "${one[@]}" "$tc" check -r "$tmp/trivial.rules" -j 1 --quiet "$native"
   figure check "check-j1-seen-never" "$native_meta" 1 "$RUNS" "0 1" /dev/null "one seen() rule whose call never occurs" -- \
-    "$tc" check -r "$tmp/seen-never.rules" -j 1 --quiet "$native"
+    "${one[@]}" "$tc" check -r "$tmp/seen-never.rules" -j 1 --quiet "$native"
 fi
 if has_command normalize; then
   figure check "normalize-j1" "$native_meta" 0 "$RUNS" "0" /dev/null "reader + normalized JSON writer" -- \
-    "$tc" normalize -j 1 "$native"
+    "${one[@]}" "$tc" normalize -j 1 "$native"
 fi
 flush
 
 # ------------------------------------------------------------------ check (tau-bench-like traces)
 
 figure tau floor-validate "$tau_meta" 0 "$RUNS" "0" /dev/null "simdjson DOM: parse and validate every byte + touch tool names" -- \
-  "$floor" --validate "$tau"
-figure tau floor "$tau_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "$floor" "$tau"
+  "${one[@]}" "$floor" --validate "$tau"
+figure tau floor "$tau_meta" 0 "$RUNS" "0" /dev/null "simdjson On-Demand, parse + touch tool names" -- "${one[@]}" "$floor" "$tau"
 if ((has_check)); then
   figure tau "check-j1" "$tau_meta" 20 "$RUNS" "0 1" /dev/null "bench/tau.rules (20 rules: seen(), \$o, argument conditions)" -- \
-    "$tc" check -r bench/tau.rules -j 1 --quiet "$tau"
+    "${one[@]}" "$tc" check -r bench/tau.rules -j 1 --quiet "$tau"
   figure tau "check-j$JOBS" "$tau_meta" 20 "$RUNS" "0 1" /dev/null "bench/tau.rules" -- \
     "$tc" check -r bench/tau.rules -j "$JOBS" --quiet "$tau"
   figure tau "check-j1-pair" "$tau_meta" 20 "$RUNS" "0 1" /dev/null \
@@ -298,10 +308,10 @@ if ((has_check)) && [[ $SKIP_RULES != 1 ]]; then
   while IFS=$'\t' read -r k label; do
     if [[ $k != 0 ]]; then
       figure rule "b$k" "$tau_meta" 1 "$RULE_RUNS" "0 1" /dev/null "the trivial rule, paired with rule $k" -- \
-        "$tc" check -r "$tmp/split/rule-0.rules" -j 1 --quiet "$tau"
+        "${one[@]}" "$tc" check -r "$tmp/split/rule-0.rules" -j 1 --quiet "$tau"
     fi
     figure rule "r$k" "$tau_meta" 1 "$RULE_RUNS" "0 1" /dev/null "$label" -- \
-      "$tc" check -r "$tmp/split/rule-$k.rules" -j 1 --quiet "$tau"
+      "${one[@]}" "$tc" check -r "$tmp/split/rule-$k.rules" -j 1 --quiet "$tau"
   done <bench/out/rules-split.tsv
   flush
 fi
