@@ -160,47 +160,86 @@ class TextWriter {
   bool trim_;
 };
 
+// Sixteen bytes at a time (GCC and Clang vector extensions: SSE2 on x86-64, NEON on ARM).
+using Bytes16 = unsigned char __attribute__((vector_size(16)));
+using SignedBytes16 = signed char __attribute__((vector_size(16)));
+
+// Copies the 16 bytes at `in` to `out` whole and returns how many of them come before the first
+// that is not plain ASCII (with kEscape: that JSON strings hold raw), 16 when none.
+template <bool kEscape>
+[[gnu::always_inline]] inline std::size_t copy_plain16(const char* in, char* out) {
+  Bytes16 v;
+  std::memcpy(&v, in, 16);
+  std::memcpy(out, &v, 16);
+  const auto s = reinterpret_cast<SignedBytes16>(v);  // bytes from 0x80 up are negative
+  SignedBytes16 stop;
+  if constexpr (kEscape) stop = (s < 0x20) | (v == '"') | (v == '\\');
+  else stop = s < 0;
+  std::uint64_t half[2];
+  std::memcpy(half, &stop, 16);
+  if (half[0]) return swar::first(half[0]);
+  if (half[1]) return 8 + swar::first(half[1]);
+  return 16;
+}
+
+// Copies the plain ASCII characters of one-byte storage `text` (n of them) from i on to `o`,
+// advancing both to the first that is not (that JSON strings hold raw, with kEscape): sixteen at
+// a time while sixteen are left, then a word of eight; the last word of the str is the one that
+// ends with it, shifted down (when n < 8, only with `before`). True when the str has ended.
+template <bool kEscape>
+[[gnu::always_inline]] inline bool copy_plain(const char* text, std::size_t n, std::size_t& i, char*& o, bool before) {
+  std::size_t k = 16;
+  while (n - i >= 16 && (k = copy_plain16<kEscape>(text + i, o)) == 16) {
+    i += 16;
+    o += 16;
+  }
+  if (k < 16) {
+    i += k;
+    o += k;
+    return false;
+  }
+  for (;;) {
+    if (i == n) return true;
+    std::size_t left = n - i;
+    std::uint64_t w;
+    if (left >= 8) {
+      w = swar::load(text + i);
+      left = 8;
+    } else if (n >= 8 || before) {
+      w = swar::load(text + n - 8) >> (8 * (8 - left));  // the last `left`, zeros above
+    } else {
+      return false;
+    }
+    std::uint64_t m = w & swar::kHighs;
+    if constexpr (kEscape) m |= swar::less(w, 0x20) | swar::equal(w, '"') | swar::equal(w, '\\');
+    if (left < 8) m &= (std::uint64_t{1} << (8 * left)) - 1;  // the zeros shifted in are no stop
+    std::memcpy(o, &w, 8);  // the whole word; the characters from the first stop on are rewritten
+    if (m) {
+      k = swar::first(m);
+      i += k;
+      o += k;
+      return false;
+    }
+    i += left;
+    o += left;
+  }
+}
+
 // n characters of CPython's storage (one, two or four bytes a character) as UTF-8 at `o`, which
 // has room for 6 bytes a character and 8 more (a JSON escape is 6 bytes; UTF-8 takes at most 4);
 // with kEscape, the characters JSON strings cannot hold raw are written as append_json_string
 // writes them. Returns the end, or null at a surrogate (which has no UTF-8).
 //
-// One-byte storage (ASCII and Latin-1, most strs) goes eight characters at a time: the word is
-// copied whole and the output advanced past the characters before the first that is not plain
-// ASCII. The last word of a str is the one that ends with it, shifted down; with `before`, the 8
-// bytes before `in` may be read (they are the str object's header for a compact str), so a str
-// shorter than eight characters is one word too.
+// One-byte storage (ASCII and Latin-1, most strs) goes through copy_plain between the
+// characters that are not plain ASCII; with `before`, the 8 bytes before `in` may be read (they
+// are the str object's header for a compact str), so a str shorter than eight characters is one
+// word too.
 template <bool kEscape, class Unit>
 char* encode_utf8(const Unit* in, std::size_t n, char* o, bool before) {
   std::size_t i = 0;
   while (i < n) {
     if constexpr (sizeof(Unit) == 1) {
-      const char* text = reinterpret_cast<const char*>(in);
-      std::uint64_t w, m;
-      for (;;) {
-        std::size_t left = n - i;
-        if (left >= 8) {
-          w = swar::load(text + i);
-          left = 8;
-        } else if (n >= 8 || before) {
-          w = swar::load(text + n - 8) >> (8 * (8 - left));  // the last `left`, zeros above
-        } else {
-          break;
-        }
-        m = w & swar::kHighs;
-        if constexpr (kEscape) m |= swar::less(w, 0x20) | swar::equal(w, '"') | swar::equal(w, '\\');
-        if (left < 8) m &= (std::uint64_t{1} << (8 * left)) - 1;  // the zeros shifted in are no stop
-        std::memcpy(o, &w, 8);  // the whole word; the characters from the first stop on are rewritten
-        if (m) {
-          const unsigned k = swar::first(m);
-          i += k;
-          o += k;
-          break;
-        }
-        i += left;
-        o += left;
-        if (i == n) return o;
-      }
+      if (copy_plain<kEscape>(reinterpret_cast<const char*>(in), n, i, o, before)) return o;
     }
     std::uint32_t c = in[i++];
     if (c < 0x80) {
@@ -229,15 +268,28 @@ char* encode_utf8(const Unit* in, std::size_t n, char* o, bool before) {
 // that holds a surrogate goes to utf8_of, which raises CPython's own UnicodeEncodeError.
 template <bool kEscape>
 void write_str(TextWriter& out, PyObject* s) {
+  constexpr std::size_t kPiece = 512;
+  // A compact str's characters follow its header, which is longer than 8 bytes.
+  static_assert(sizeof(PyASCIIObject) >= 8);
+  if (kEscape && PyUnicode_IS_COMPACT_ASCII(s)) {  // most strs: one piece, no surrogate, no kind to pick
+    const std::size_t n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(s));
+    if (n <= kPiece) {
+      const char* text = reinterpret_cast<const char*>(PyUnicode_1BYTE_DATA(s));
+      char* o = out.room(6 * n + 8 + 2);
+      *o++ = '"';
+      std::size_t i = 0;
+      if (!copy_plain<true>(text, n, i, o, true))  // stopped at a character to escape
+        o = encode_utf8<true>(reinterpret_cast<const Py_UCS1*>(text + i), n - i, o, true);
+      *o++ = '"';
+      return out.commit(o);
+    }
+  }
   if (PyUnicode_READY(s) < 0) throw py::error_already_set();
   const std::size_t n = static_cast<std::size_t>(PyUnicode_GET_LENGTH(s));
   const void* data = PyUnicode_DATA(s);
   const int kind = PyUnicode_KIND(s);
   if (!kEscape && PyUnicode_IS_ASCII(s)) return out.put(std::string_view(static_cast<const char*>(data), n));
-  // A compact str's characters follow its header, which is longer than 8 bytes.
-  static_assert(sizeof(PyASCIIObject) >= 8);
   const bool compact = PyUnicode_IS_COMPACT(s);
-  constexpr std::size_t kPiece = 512;
   std::size_t at = 0;
   do {
     const std::size_t m = std::min(kPiece, n - at);
@@ -337,29 +389,50 @@ class JsonWriter {
   void value(PyObject* v, int depth);
 
  private:
-  void key(PyObject* k);
+  static std::size_t slot_of(PyObject* k);
+  bool copy_key(PyObject* k);  // writes `"key":` again, when k is a key written before
+  void key(PyObject* k);       // writes a str key `"key":`, remembered for copy_key
+  void object(PyObject* dict, int depth);  // a dict (or a subclass)
+  void array(PyObject* seq, int depth);    // a list or a tuple (or a subclass)
 
-  static constexpr std::size_t kSlots = 64, kLongest = 64;  // keys longer are not kept
+  // A trace of the benchmark's has about 50 distinct keys: 256 slots keep most apart.
+  static constexpr unsigned kSlotBits = 8;
+  static constexpr std::size_t kSlots = std::size_t{1} << kSlotBits, kLongest = 64;  // keys longer are not kept
   TextWriter& out_;
   PyObject* keys_[kSlots] = {};
   std::uint32_t key_at_[kSlots], key_len_[kSlots];
 };
 
-void JsonWriter::key(PyObject* k) {
-  const auto a = reinterpret_cast<std::uintptr_t>(k);
-  const std::size_t slot = ((a >> 4) ^ (a >> 10)) % kSlots;
-  if (keys_[slot] == k) {
-    const std::size_t len = key_len_[slot];
-    char* o = out_.room(len);
-    std::memcpy(o, o - (out_.size() - key_at_[slot]), len);  // the earlier copy, before `o`
-    out_.commit(o + len);
-    return;
+std::size_t JsonWriter::slot_of(PyObject* k) {
+  // Fibonacci hashing: the address's bits mixed into the top ones, which pick the slot.
+  const auto a = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(k));
+  return static_cast<std::size_t>((a * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
+}
+
+bool JsonWriter::copy_key(PyObject* k) {
+  const std::size_t slot = slot_of(k);
+  if (keys_[slot] != k) return false;
+  // The earlier copy, wholly before `o`, in 16-byte blocks (a call to memcpy costs more than
+  // these few): the bytes past `len` it overwrites are the scratch after the text.
+  const std::size_t len = key_len_[slot];
+  char* o = out_.room(kLongest + 16);
+  const char* from = o - (out_.size() - key_at_[slot]);
+  for (std::size_t i = 0; i < len; i += 16) {
+    char block[16];  // read whole before it is written: the two may overlap past `len`
+    std::memcpy(block, from + i, 16);
+    std::memcpy(o + i, block, 16);
   }
+  out_.commit(o + len);
+  return true;
+}
+
+void JsonWriter::key(PyObject* k) {
   const std::size_t at = out_.size();
   write_str<true>(out_, k);
   out_.put(':');
   const std::size_t len = out_.size() - at;
   if (PyUnicode_CheckExact(k) && len <= kLongest && at <= UINT32_MAX) {
+    const std::size_t slot = slot_of(k);
     keys_[slot] = k;
     key_at_[slot] = static_cast<std::uint32_t>(at);
     key_len_[slot] = static_cast<std::uint32_t>(len);
@@ -368,48 +441,54 @@ void JsonWriter::key(PyObject* k) {
 
 void JsonWriter::value(PyObject* v, int depth) {
   if (depth > 1000) throw py::value_error("a value nested more than 1000 levels deep");
-  if (v == Py_None) {
-    out_.put("null");
-  } else if (v == Py_True) {
-    out_.put("true");
-  } else if (v == Py_False) {
-    out_.put("false");
-  } else if (PyUnicode_Check(v)) {
-    write_str<true>(out_, v);
-  } else if (PyLong_Check(v) || PyFloat_Check(v)) {
-    write_number(out_, v);
-  } else if (PyDict_Check(v)) {
-    out_.put('{');
-    PyObject *k, *item;
-    Py_ssize_t pos = 0;
-    bool first = true;
-    while (PyDict_Next(v, &pos, &k, &item)) {
-      if (!first) out_.put(',');
-      first = false;
-      if (PyUnicode_Check(k)) {
-        key(k);
-      } else if (k == Py_None || k == Py_True || k == Py_False || PyLong_Check(k) || PyFloat_Check(k)) {
-        out_.put('"');  // json's spelling of a non-string key, quoted (it has nothing to escape)
-        value(k, depth + 1);
-        out_.put("\":");
-      } else {
-        throw py::type_error(std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name);
-      }
-      value(item, depth + 1);
+  // The exact types json.loads makes, each by one comparison of the type; subclasses below.
+  PyTypeObject* const type = Py_TYPE(v);
+  if (type == &PyUnicode_Type) return write_str<true>(out_, v);
+  if (type == &PyDict_Type) return object(v, depth);
+  if (type == &PyList_Type) return array(v, depth);
+  if (v == Py_None) return out_.put("null");
+  if (v == Py_True) return out_.put("true");
+  if (v == Py_False) return out_.put("false");
+  if (PyUnicode_Check(v)) return write_str<true>(out_, v);
+  if (PyLong_Check(v) || PyFloat_Check(v)) return write_number(out_, v);
+  if (PyDict_Check(v)) return object(v, depth);
+  if (PyList_Check(v) || PyTuple_Check(v)) return array(v, depth);
+  throw py::type_error(std::string("Object of type ") + type->tp_name + " is not JSON serializable");
+}
+
+void JsonWriter::object(PyObject* v, int depth) {
+  out_.put('{');
+  PyObject *k, *item;
+  Py_ssize_t pos = 0;
+  bool first = true;
+  while (PyDict_Next(v, &pos, &k, &item)) {
+    if (!first) out_.put(',');
+    first = false;
+    if (copy_key(k)) {
+      // written again from its first occurrence, without reading the str
+    } else if (PyUnicode_Check(k)) {
+      key(k);
+    } else if (k == Py_None || k == Py_True || k == Py_False || PyLong_Check(k) || PyFloat_Check(k)) {
+      out_.put('"');  // json's spelling of a non-string key, quoted (it has nothing to escape)
+      value(k, depth + 1);
+      out_.put("\":");
+    } else {
+      throw py::type_error(std::string("keys must be str, int, float, bool or None, not ") + Py_TYPE(k)->tp_name);
     }
-    out_.put('}');
-  } else if (PyList_Check(v) || PyTuple_Check(v)) {
-    out_.put('[');
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
-    PyObject** items = PySequence_Fast_ITEMS(v);
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      if (i) out_.put(',');
-      value(items[i], depth + 1);
-    }
-    out_.put(']');
-  } else {
-    throw py::type_error(std::string("Object of type ") + Py_TYPE(v)->tp_name + " is not JSON serializable");
+    value(item, depth + 1);
   }
+  out_.put('}');
+}
+
+void JsonWriter::array(PyObject* v, int depth) {
+  out_.put('[');
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+  PyObject** items = PySequence_Fast_ITEMS(v);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (i) out_.put(',');
+    value(items[i], depth + 1);
+  }
+  out_.put(']');
 }
 
 void write_json_value(TextWriter& out, PyObject* v) { JsonWriter(out).value(v, 0); }

@@ -361,8 +361,9 @@ def test_every_example_trace_reads_the_same_as_str_and_as_bytes(refunds):
 
 
 # A dict's strings are encoded and escaped in one pass from CPython's storage: every width, every
-# character JSON escapes, at every offset of a run of eight and across the 512-character pieces a
-# long str is written in, in values and in keys, must give json.dumps' text.
+# character JSON escapes, at every offset of a block of sixteen, of the word of eight after it and
+# across the 512-character pieces a long str is written in, in values and in keys, must give
+# json.dumps' text.
 ESCAPED = ['"', "\\", "\n", "\r", "\t", "\b", "\f", "\x00", "\x01", "\x1f", "\x7f"]
 
 
@@ -373,10 +374,21 @@ def dumps_py(v):
 @pytest.mark.parametrize("wide", ["", "\u00e9", "\u2014", "\U0001F600"])
 def test_dict_strings_of_every_width_with_escapes_at_every_offset(wide):
     for special in ESCAPED + EDGES:
-        for offset in range(17):
-            text = "a" * offset + special + wide + "b" * (offset % 9) + special
+        for offset in range(41):
+            text = "a" * offset + special + wide + "b" * (offset % 17) + special
             v = {text: [text, {"k": text}], "n": offset}
             assert _native.dumps(v) == dumps_py(v), (special, offset)
+
+
+def test_dict_ascii_strings_of_every_length_with_a_stop_anywhere():
+    # ASCII strs are read sixteen characters at a time, then eight, the last word the one that ends
+    # the str: every length up to three blocks, with no character to escape and with one at every
+    # place, as values and as keys.
+    for n in range(50):
+        texts = ["x" * n] + ["x" * at + stop + "y" * (n - at) for at in range(n + 1) for stop in ('"', "\\", "\n", "\x1f")]
+        for text in texts:
+            v = {text: text, "v": [text, text + "!"]}
+            assert _native.dumps(v) == dumps_py(v), (n, text)
 
 
 @pytest.mark.parametrize("wide", ["x", "\u00e9", "\u2014", "\U0001F600"])
@@ -441,8 +453,10 @@ def test_dict_keys_written_again_from_the_text():
     class Key(str):
         pass
 
-    shared = ["type", "tool", "arguments", 'q"uote', "caf\u00e9", "\U0001F600" * 3, "k" * 70, Key("sub")]
+    shared = ["type", "tool", "arguments", 'q"uote', "caf\u00e9", "\U0001F600" * 3, "k" * 70, Key("sub"), "a", ""]
+    shared += ["l" * n for n in (12, 13, 14, 15, 16, 17, 28, 29, 30, 44, 45, 46, 59, 60, 61, 62)]  # "key": up to 64
     steps = [{k: {k: i, "n": [i, {k: k}]} for k in shared} for i in range(5)]
     many = {f"key{i}\u00e9" * (i % 3 + 1): {f"key{j}": j for j in range(i % 7)} for i in range(300)}
-    for v in ({"steps": steps}, many, [many, steps, many], json.loads(json.dumps({"steps": steps, "m": many}))):
+    nested = {"a": {"a": {"a": [{"a": 1, "": {"": 2}}]}}}  # a key again a few bytes after itself
+    for v in ({"steps": steps}, many, [many, steps, many], json.loads(json.dumps({"steps": steps, "m": many})), nested):
         assert _native.dumps(v) == dumps_py(v)

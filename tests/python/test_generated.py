@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 import trajcheck
+from trajcheck import _native
 from conftest import SOURCE, cli_jsonl
 
 GEN = os.environ.get("TRAJCHECK_GEN")
@@ -34,11 +35,15 @@ def test_generated_corpus_checks_like_the_cli(corpus):
     got = [json.loads(r.to_json()) for r in run]
     assert len(got) == len(expected) > 200
     assert got == expected
-    # Field by field from the reports' own attributes, per trace through rules.check.
+    # Field by field from the reports' own attributes, per trace through rules.check; the line's
+    # json.loads (written as JSON text by the package's own writer) reads as the line does.
     lines = native.read_text().splitlines()
     violated = 0
     for line, e in zip(lines[:400], expected):
         rep = rules.check(line)
+        as_dict = json.loads(line)
+        assert _native.dumps(as_dict) == json.dumps(as_dict, separators=(",", ":"), ensure_ascii=False).encode()
+        assert rules.check(as_dict).to_json() == rep.to_json()
         assert rep.trace_id == e["trace_id"]
         assert ("pass" if rep.passed else "fail") == e["status"]
         assert len(rep.results) == len(e["results"])
