@@ -306,12 +306,18 @@ TEST_CASE("score option spellings: the command line's values and messages") {
 }
 
 namespace {
-// One record scored by a reader with these options: its output, messages and summary.
-std::string score_one(ScoreRecordReader& reader, const std::string& text) {
+// `text` as the first record of mem.jsonl, padded as RecordSource pads what it reads.
+RawRecord record_of(const std::string& text) {
   RawRecord rec;
   rec.origin = RecordOrigin{"mem.jsonl", 1, 1, 0};
   rec.text.reserve(text.size() + kRecordPadding);
   rec.text = text;
+  return rec;
+}
+
+// One record scored by a reader with these options: its output, messages and summary.
+std::string score_one(ScoreRecordReader& reader, const std::string& text) {
+  RawRecord rec = record_of(text);
   std::string out, err;
   ScoreSummary s;
   reader.read(rec, out, err, s);
@@ -388,10 +394,7 @@ TEST_CASE("a record read one message at a time lets go of its text once its call
   const std::string general = R"({"outputs":[)" + call + R"(],"reference_outputs":["ta"]})";  // a PATH
   REQUIRE(small.size() <= o.read_by_message_above);
   auto read = [&](const std::string& text, bool let_go) {
-    RawRecord rec;
-    rec.origin = RecordOrigin{"mem.jsonl", 1, 1, 0};
-    rec.text.reserve(text.size() + kRecordPadding);
-    rec.text = text;
+    RawRecord rec = record_of(text);
     std::string out, err;
     ScoreSummary s;
     if (let_go) reader.read(rec, out, err, s);
