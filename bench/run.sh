@@ -475,7 +475,9 @@ if [[ $SKIP_PYTHON != 1 && $has_python == 1 && $has_check == 1 ]]; then
   say "Python per trace (bench/python_per_trace.py, best of $RUNS)"
   py_traces=$data/python.jsonl
   [[ -s $py_traces ]] || "$gen" native -o "$py_traces" --bytes 20M --seed 7 2>/dev/null
-  PYTHONPATH="$build/python" "$PYTHON" bench/python_per_trace.py "$tc" bench/bench.rules "$py_traces" "$RUNS" \
+  # On the one-thread figures' CPU, with the CLI it starts (which inherits it): Python and the
+  # CLI on CPUs of different speed would make the ratio the CPUs' as much as theirs.
+  PYTHONPATH="$build/python" "${one[@]}" "$PYTHON" bench/python_per_trace.py "$tc" bench/bench.rules "$py_traces" "$RUNS" \
     >"$python_txt" 2>bench/out/python.err || note "bench/python_per_trace.py failed (bench/out/python.err)"
 elif [[ $SKIP_PYTHON != 1 ]]; then
   note "Python per trace not measured (SKIP_PYTHON=1, or no package or no check command)"

@@ -75,29 +75,55 @@ auto run_piece(InputPiece p, std::uint64_t ordinal, InputFormat format, Run&& ru
   });
 }
 
-// Text collected from a run's batches, which arrive in input order.
+// Text of a run's batches, which arrive in input order: `err` collected, and `out` collected
+// or, with `file`, written there as it comes (a piece's output can be several times its
+// input: held whole, then copied into a Python bytes object, it cost more than checking it).
 struct Collected {
   std::string out, err;
+  std::FILE* file = nullptr;
+  std::uint64_t written = 0;
+  int error = 0;  // errno of the first failed write; nothing is written after it
   RunOutput output() {
     return [this](std::string_view o, std::string_view e) {
-      out.append(o);
+      if (!file) {
+        out.append(o);
+      } else if (!error && !o.empty()) {
+        if (std::fwrite(o.data(), 1, o.size(), file) != o.size()) error = errno ? errno : EIO;
+        written += o.size();
+      }
       err.append(e);
     };
   }
 };
 
 // (out, err, statistics JSON) of `run(records, output)` over the piece numbered `ordinal` (as
-// run_piece numbers its records), run without the GIL.
+// run_piece numbers its records), run without the GIL. With `out_path`, `out` is written to
+// that file (created or emptied) and its size takes its place in the tuple; a file that
+// cannot be written whole raises, naming it.
 template <class Run>
-py::tuple run_collected(const PieceTuple& piece, std::uint64_t ordinal, InputFormat format, Run&& run) {
+py::tuple run_collected(const PieceTuple& piece, std::uint64_t ordinal, InputFormat format,
+                        const std::optional<std::string>& out_path, Run&& run) {
   InputPiece p = piece_of(piece);
   Collected c;
+  File file;
+  auto fail = [&](int error) {
+    throw std::runtime_error(fmt::format("cannot write {}: {}", *out_path, std::strerror(error)));
+  };
+  if (out_path) {
+    file.reset(std::fopen(out_path->c_str(), "wb"));
+    if (!file) fail(errno);
+    c.file = file.get();
+  }
   const RunOutput output = c.output();
   auto stats = [&] {
     py::gil_scoped_release nogil;
     return run_piece(std::move(p), ordinal, format, [&](const RecordInput& in) { return run(in, output); });
   }();
-  return py::make_tuple(py::bytes(c.out), py::bytes(c.err), stats.to_json());
+  if (!out_path) return py::make_tuple(py::bytes(c.out), py::bytes(c.err), stats.to_json());
+  if (!c.error && std::fflush(c.file) != 0) c.error = errno ? errno : EIO;
+  if (std::fclose(file.release()) != 0 && !c.error) c.error = errno ? errno : EIO;
+  if (c.error) fail(c.error);
+  return py::make_tuple(c.written, py::bytes(c.err), stats.to_json());
 }
 
 // Writes `text` to the file descriptor `fd` (the caller's stdout or stderr), after anything
@@ -194,10 +220,11 @@ class CheckTask {
   const std::string& error() const { return error_; }
   bool buffered() const { return report_ && report_->buffered(); }
 
-  // (out, err, stats JSON) of the piece numbered `ordinal` in the corpus.
-  py::tuple run(const PieceTuple& piece, std::uint64_t ordinal) const {
+  // (out, err, stats JSON) of the piece numbered `ordinal` in the corpus; with `out_path`,
+  // out written to that file and its size in its place.
+  py::tuple run(const PieceTuple& piece, std::uint64_t ordinal, const std::optional<std::string>& out_path) const {
     if (!runner_) throw std::runtime_error(error_);
-    return run_collected(piece, ordinal, format_,
+    return run_collected(piece, ordinal, format_, out_path,
                          [&](const RecordInput& in, const RunOutput& out) { return runner_->run(in, *report_, out); });
   }
 
@@ -272,9 +299,10 @@ class ScoreTask {
   const std::string& error() const { return error_; }
   bool buffered() const { return run_.format == ScoreFormat::json; }
 
-  py::tuple run(const PieceTuple& piece, std::uint64_t ordinal) const {
+  // As CheckTask::run.
+  py::tuple run(const PieceTuple& piece, std::uint64_t ordinal, const std::optional<std::string>& out_path) const {
     if (!runner_) throw std::runtime_error(error_);
-    return run_collected(piece, ordinal, run_.reading.format,
+    return run_collected(piece, ordinal, run_.reading.format, out_path,
                          [&](const RecordInput& in, const RunOutput& out) { return runner_->run(in, out); });
   }
 
@@ -299,14 +327,14 @@ void init_dask(py::module_& m) {
       .def_property_readonly("diagnostics", [](const CheckTask& t) { return py::bytes(t.diagnostics()); })
       .def_property_readonly("error", &CheckTask::error)
       .def_property_readonly("buffered", &CheckTask::buffered)
-      .def("run", &CheckTask::run)
+      .def("run", &CheckTask::run, py::arg("piece"), py::arg("ordinal"), py::arg("out_path") = py::none())
       .def("run_joined", &CheckTask::run_joined)
       .def("finish", &CheckTask::finish);
   py::class_<ScoreTask>(m, "_ScoreTask")
       .def(py::init<const py::dict&>())
       .def_property_readonly("error", &ScoreTask::error)
       .def_property_readonly("buffered", &ScoreTask::buffered)
-      .def("run", &ScoreTask::run)
+      .def("run", &ScoreTask::run, py::arg("piece"), py::arg("ordinal"), py::arg("out_path") = py::none())
       .def("finish", &ScoreTask::finish);
   m.def("_merge_check_stats",
         [](const std::vector<std::string>& parts) { return merged_json<CheckStats>(parts, "statistics"); });

@@ -36,3 +36,27 @@ def test_statistics_that_are_not_theirs_are_errors_naming_them():
         _native._check_exit_status("{}")
     with pytest.raises(RuntimeError, match=r'^bad summary: score summary: "records" is not a non-negative integer$'):
         _native._merge_score_summaries(["{}"])
+
+
+def test_a_spooled_piece_is_written_by_the_task_as_the_unspooled_one_returns_it(tmp_path):
+    from trajcheck import dask as tdask
+    from conftest import SOURCE
+    options = tdask.check_options([str(SOURCE / "rules" / "refunds.rules")], format="jsonl")
+    traces = SOURCE / "examples" / "traces" / "refund_violations.jsonl"
+    (piece,) = tdask.plan([str(traces)])
+    out, messages, stats = tdask.run_piece("check", options, piece, 0)
+    assert out.count(b"\n") >= 2
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    size, spooled_messages, spooled_stats = tdask.run_piece("check", options, piece, 0, str(spool))
+    assert (size, spooled_messages, spooled_stats) == (len(out), messages, stats)
+    assert [p.name for p in spool.iterdir()] == ["piece-000000"]
+    assert (spool / "piece-000000").read_bytes() == out
+    # A spool that cannot be written raises, naming the file, and leaves no partial file.
+    for p in spool.iterdir():
+        p.unlink()
+    spool.rmdir()
+    with pytest.raises(RuntimeError, match=r"^cannot write .*piece-000000\..*\.tmp: No such file or directory$"):
+        tdask.run_piece("check", options, piece, 0, str(spool))
+    with pytest.raises(RuntimeError, match=r"^cannot write /dev/full: No space left on device$"):
+        tdask._task("check", options).run(piece, 0, "/dev/full")

@@ -18,6 +18,7 @@ the pieces that held some and checks the joined traces. Tasks are pure (they rea
 return) and Dask runs again those of a worker that died. Paths must name the same files on
 every worker.
 """
+import contextlib
 import glob
 import hashlib
 import json
@@ -145,15 +146,18 @@ def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int,
     statistics as JSON. With `spool` (a directory the driver reads too), the output is written
     to a file there (replaced whole, so a task run again after its worker died writes it anew)
     and its size is returned in its place."""
-    out, messages, stats = _task(kind, options).run(piece, ordinal)
     if spool is None:
-        return out, messages, stats
+        return _task(kind, options).run(piece, ordinal)
     path = _spooled(spool, ordinal)
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(out)
+    try:
+        size, messages, stats = _task(kind, options).run(piece, ordinal, tmp)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
     os.replace(tmp, path)
-    return len(out), messages, stats
+    return size, messages, stats
 
 
 def run_joined(options: Dict[str, Any], pieces: List[Piece]) -> Tuple[bytes, bytes, str]:
