@@ -126,6 +126,100 @@ def test_spooled_output_of_another_size_ends_the_run(tmp_path):
     assert out.getvalue() == b"12345" and not piece.exists()
 
 
+def _dask_to_file(cluster, corpus, tmp_path, mode, prefix=b""):
+    """`check --format jsonl` over the corpus through the Python API, spooled, its output sent
+    to the file out.jsonl opened with `mode` after `prefix` was written there; the driver may
+    not copy a piece itself (the workers write them into the file in place)."""
+    import trajcheck.dask as td
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    path = tmp_path / "out.jsonl"
+    path.write_bytes(prefix)
+    options = td.check_options([str(r) for r in RULES], format="jsonl")
+    err = tmp_path / "err.txt"
+    with cluster.client() as c, open(path, mode) as out, open(err, "wb") as e:
+        out.seek(0, os.SEEK_END)
+        status, _, _ = td.run("check", options, [str(corpus / "traces"), str(corpus / "missing.jsonl")], c,
+                              partition_size=3000, out=out, err=e, spool_dir=str(spool))
+    assert not list(spool.iterdir())
+    return status, path.read_bytes(), err.read_bytes()
+
+
+def test_spooled_pieces_go_into_the_output_file_from_the_workers(cluster, corpus, tmp_path, monkeypatch):
+    """Output to a regular file: each worker copies its spooled piece to where it belongs in
+    the file; the driver copies none (its copying functions fail here), and the output is byte
+    for byte the CLI's, after what the file held before the run's start."""
+    import trajcheck.dask as td
+
+    def no_copy(*a, **k):
+        raise AssertionError("the driver copied a piece")
+
+    monkeypatch.setattr(td, "_copy", no_copy)
+    monkeypatch.setattr(td, "_copy_at", no_copy)
+    expected = cli(*check_args(corpus, "jsonl"))
+    assert_same(expected, _dask_to_file(cluster, corpus, tmp_path, "r+b"))
+    (tmp_path / "after").mkdir()
+    status, out, err = _dask_to_file(cluster, corpus, tmp_path / "after", "r+b", prefix=b"kept\n")
+    assert (status, out, err.decode()) == (expected[0], b"kept\n" + expected[1], expected[2].decode())
+
+
+def test_an_output_file_opened_to_append_is_written_by_the_driver(cluster, corpus, tmp_path):
+    """Through a file opened to append, the driver's own writes (joined traces, the summary)
+    would land at the file's end whatever their offset: the driver writes the pieces itself,
+    in order, as to a pipe."""
+    import trajcheck.dask as td
+    with open(tmp_path / "probe", "ab") as f:
+        assert td._in_place_target(f) is None
+    with open(tmp_path / "probe", "r+b") as f:
+        assert td._in_place_target(f)[0] == str(tmp_path / "probe")
+    expected = cli(*check_args(corpus, "jsonl"))
+    status, out, err = _dask_to_file(cluster, corpus, tmp_path, "ab", prefix=b"kept\n")
+    assert (status, out, err.decode()) == (expected[0], b"kept\n" + expected[1], expected[2].decode())
+
+
+def test_a_piece_a_worker_cannot_place_is_copied_by_the_driver(tmp_path):
+    """place_piece writes nothing into a file that is not the driver's output (another file at
+    that path on the worker's machine); the driver then copies that piece to its offset."""
+    import trajcheck.dask as td
+    piece = tmp_path / "piece-000001"
+    piece.write_bytes(b"second\n")
+    out_path = tmp_path / "out.jsonl"
+    out_path.write_bytes(b"")
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b"untouched")
+    st = os.stat(out_path)
+    assert td.place_piece(str(piece), str(other), (st.st_dev, st.st_ino), 0, 7) is False
+    assert other.read_bytes() == b"untouched"
+    with pytest.raises(RuntimeError, match="has 7 bytes, the task wrote 8"):
+        td.place_piece(str(piece), str(out_path), (st.st_dev, st.st_ino), 0, 8)
+
+    class Done:
+        def __init__(self, value):
+            self.value = value
+
+        def done(self):
+            return True
+
+        def result(self):
+            return self.value
+
+    class Client:
+        def submit(self, fn, src, dst, ident, offset, size, **kw):
+            return Done(False)  # as a worker on another machine answers
+
+    with open(out_path, "r+b") as out:
+        out.write(b"first\n")
+        sink = td._Sink(out, False, None, "jsonl")
+        sink.in_place(Client(), "k")
+        assert sink.target is not None
+        sink.write_spooled(str(piece), 7)
+        sink.write(b"third\n")
+        sink.close()
+        out.write(b"summary\n")
+    assert out_path.read_bytes() == b"first\nsecond\nthird\nsummary\n"
+    assert not piece.exists()
+
+
 @pytest.mark.parametrize("fmt,extra", [
     ("jsonl", []), ("text", []), ("json", []),
     ("text", ["--min-overall", "0.9", "--per-record"]),  # failing ids listed in input order
@@ -183,10 +277,11 @@ def test_rules_without_a_rule_are_refused_as_the_cli_refuses_them(cluster, corpu
     assert_same(allowed, dask(cluster, *args, extra=["--allow-no-rules"]))
 
 
-@pytest.mark.parametrize("spooled", [False, True])
+@pytest.mark.parametrize("spooled", [False, True, "to a file"])
 def test_worker_killed_mid_run(cluster, corpus, spooled, tmp_path):
     """SIGKILL one worker after some tasks are done: Dask runs its tasks again on the other
-    worker (and a new one joins); the output is still exactly the CLI's, spooled or not."""
+    worker (and a new one joins); the output is still exactly the CLI's, spooled or not, and
+    when the workers copy their pieces into the output file themselves."""
     # Nested, so that it is pickled by value for the scheduler.
     def state(dask_scheduler, name):
         """(tasks of the run finished, tasks assigned to the worker `name`)."""
@@ -196,10 +291,13 @@ def test_worker_killed_mid_run(cluster, corpus, spooled, tmp_path):
         return done, assigned
 
     expected = cli(*check_args(corpus, "jsonl"))
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    to_file = open(tmp_path / "out.jsonl", "wb") if spooled == "to a file" else None
     proc = subprocess.Popen([PYTHON, "-m", "trajcheck.dask", *map(str, check_args(corpus, "jsonl")), "--scheduler",
                              cluster.address, "--partition-size", "2000",
-                             *(["--spool-dir", str(tmp_path)] if spooled else [])],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             *(["--spool-dir", str(spool)] if spooled else [])],
+                            stdout=to_file or subprocess.PIPE, stderr=subprocess.PIPE)
     victim = cluster.workers[0]
     victim_name = cluster.names[victim.pid]
     killed_mid_run = False
@@ -218,9 +316,13 @@ def test_worker_killed_mid_run(cluster, corpus, spooled, tmp_path):
                 time.sleep(0.02)
         reader.join(timeout=160)
         assert killed_mid_run, "the run ended before a worker with tasks could be killed"
+        if to_file:
+            out["out"] = (tmp_path / "out.jsonl").read_bytes()
         assert_same(expected, (proc.returncode, out["out"], out["err"]))
-        assert not list(tmp_path.iterdir())  # the spool, with what the killed worker left in it
+        assert not list(spool.iterdir())  # the spool, with what the killed worker left in it
     finally:
+        if to_file:
+            to_file.close()
         stop(proc)
         stop(victim)
         # Give the later tests their two workers back.

@@ -19,11 +19,14 @@ return) and Dask runs again those of a worker that died. Paths must name the sam
 every worker.
 """
 import contextlib
+import errno
+import fcntl
 import glob
 import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import threading
@@ -69,8 +72,9 @@ def expand(inputs: Iterable[str]) -> List[str]:
     return out
 
 
-def _count_newlines(path: str, start: int, end: int) -> int:
-    return _native._count_newlines(path, start, end)
+def _count_newlines(ranges: List[Tuple[str, int, int]]) -> List[int]:
+    """The '\\n' in each (path, start, end) byte range."""
+    return [_native._count_newlines(path, start, end) for path, start, end in ranges]
 
 
 def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, client=None,
@@ -89,11 +93,15 @@ def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, cl
                if p[3] and i + 1 < len(pieces) and pieces[i + 1][3] and pieces[i + 1][4] > 0]
     if not counted:
         return pieces
-    args = [[pieces[i][0] for i in counted], [pieces[i][4] for i in counted], [pieces[i][5] for i in counted]]
+    ranges = [(pieces[i][0], pieces[i][4], pieces[i][5]) for i in counted]
     if client is not None:
-        numbers = client.gather(client.map(_count_newlines, *args, pure=False))
+        # Two tasks a worker (a task costs the scheduler milliseconds; counting is fast), in
+        # order, so that the counts come back in the ranges' order.
+        tasks = min(len(ranges), 2 * max(1, len(client.scheduler_info().get("workers", {}))))
+        groups = [ranges[k * len(ranges) // tasks:(k + 1) * len(ranges) // tasks] for k in range(tasks)]
+        numbers = [n for group in client.gather(client.map(_count_newlines, groups, pure=False)) for n in group]
     else:
-        numbers = [_count_newlines(*a) for a in zip(*args)]
+        numbers = _count_newlines(ranges)
     counts = [0] * len(pieces)
     for i, n in zip(counted, numbers):
         counts[i] = n
@@ -158,6 +166,59 @@ def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int,
         raise
     os.replace(tmp, path)
     return size, messages, stats
+
+
+def place_piece(src: str, dst: str, ident: Tuple[int, int], offset: int, size: int) -> bool:
+    """Copies the spooled output `src` (`size` bytes) into the file `dst` at `offset`, when
+    `dst` is the file `ident` (device, inode) names: the driver's output, seen by this worker
+    at the same path. False, with nothing written, when this worker cannot open that file (the
+    driver then copies the piece itself). Copying again after a worker died writes the same
+    bytes at the same place."""
+    try:
+        fd = os.open(dst, os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != tuple(ident) or not stat.S_ISREG(st.st_mode):
+            return False
+        with open(src, "rb") as f:
+            _check_spooled(src, f, size)
+            _copy_at(f.fileno(), fd, size, offset)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _check_spooled(path: str, f, size: int):
+    found = os.fstat(f.fileno()).st_size
+    if found != size:
+        raise RuntimeError(f"{path}: the spooled output has {found} bytes, the task wrote {size}")
+
+
+def _copy_at(src: int, dst: int, size: int, offset: int):
+    """The first `size` bytes of the file `src` written to the file `dst` at `offset`: by the
+    kernel (copy_file_range) where it can, else through a buffer."""
+    done = 0
+    try:
+        while done < size:
+            n = os.copy_file_range(src, dst, size - done, done, offset + done)
+            if n == 0:
+                break
+            done += n
+    except OSError as e:
+        if done or e.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+        while done < size:
+            block = os.pread(src, min(size - done, 1 << 20), done)
+            if not block:
+                break
+            view = memoryview(block)
+            while view:
+                w = os.pwrite(dst, view, offset + done)
+                view, done = view[w:], done + w
+    if done != size:
+        raise RuntimeError(f"the spooled output ended after {done} of its {size} bytes")
 
 
 def run_joined(options: Dict[str, Any], pieces: List[Piece]) -> Tuple[bytes, bytes, str]:
@@ -253,35 +314,97 @@ def _copy(src, dst, size: int):
     shutil.copyfileobj(src, dst, 1 << 20)
 
 
+def _in_place_target(out) -> Optional[Tuple[str, Tuple[int, int], int]]:
+    """(path, (device, inode), position) of `out` when the workers can write their pieces into
+    it where they belong: a regular file, not opened to append (which would put every write at
+    its end), that its path (as /proc tells it) still names. None otherwise."""
+    try:
+        fd = out.fileno()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+            return None
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        named = os.stat(path)
+    except (AttributeError, OSError, ValueError):
+        return None
+    if (named.st_dev, named.st_ino) != (st.st_dev, st.st_ino):
+        return None
+    out.flush()
+    return path, (st.st_dev, st.st_ino), out.tell()
+
+
 class _Sink:
-    """Where per-trace parts go: a stream, a temporary body (buffered formats), or part files."""
+    """Where per-trace parts go: a stream, a temporary body (buffered formats), or part files.
+
+    A spooled piece bound for a regular file is written there by a worker (`in_place`): the
+    driver only says where each one goes, as the pieces before it are known, so that no byte
+    of output passes through it."""
 
     def __init__(self, out, buffered: bool, out_dir: Optional[str], ext: str):
         self.out, self.out_dir, self.ext = out, out_dir, ext
         self.body = tempfile.NamedTemporaryFile(prefix="trajcheck-body-", delete=False) if buffered else None
         self.parts = 0
+        self.target = None  # (path, identity, position of the next byte) when placing
+        self.placing: List[Tuple[Any, str, int, int]] = []  # (future, spooled file, offset, size)
         if out_dir:
             os.makedirs(out_dir, exist_ok=True)
+
+    def in_place(self, client, key: str):
+        """Spooled pieces go into the output file from the workers, when it is one they can
+        write (see _in_place_target); `key` prefixes the copying tasks' keys."""
+        if self.body is None and not self.out_dir:
+            self.target = _in_place_target(self.out)
+        self.client, self.key, self.placed = client, key, 0
 
     def write_spooled(self, path: str, size: int):
         """The output a worker spooled to `path` (`size` bytes, as the task said), moved where
         `write` would put it, then removed. A file missing or of another size ends the run."""
+        if self.target is not None:
+            dst, ident, at = self.target
+            future = None
+            if size:
+                future = self.client.submit(place_piece, path, dst, ident, at, size, pure=False,
+                                            key=f"{self.key}-{self.placed}")
+                self.placed += 1
+            self.placing.append((future, path, at, size))
+            self.target = (dst, ident, at + size)
+            self._placed(wait=False)
+            return
         with open(path, "rb") as f:
-            found = os.fstat(f.fileno()).st_size
-            if found != size:
-                raise RuntimeError(f"{path}: the spooled output has {found} bytes, the task wrote {size}")
+            _check_spooled(path, f, size)
             if size == 0:
                 pass
             elif self.out_dir and self.body is None:
                 name = os.path.join(self.out_dir, f"part-{self.parts:05d}.{self.ext}")
+                self.parts += 1
+                try:
+                    os.replace(path, name)  # the spooled file becomes the part (one file system)
+                    return
+                except OSError as e:
+                    if e.errno != errno.EXDEV:
+                        raise
                 tmp = name + ".tmp"
                 with open(tmp, "wb") as o:
                     _copy(f, o, size)
                 os.replace(tmp, name)
-                self.parts += 1
             else:
                 _copy(f, self.body if self.body is not None else self.out, size)
         os.unlink(path)
+
+    def _placed(self, wait: bool):
+        """Removes the spooled files the workers have copied (waiting for all with `wait`);
+        copies itself those a worker could not open the output for."""
+        pending = []
+        for future, path, at, size in self.placing:
+            if future is not None and not wait and not future.done():
+                pending.append((future, path, at, size))
+                continue
+            if future is not None and not future.result():
+                with open(path, "rb") as f:
+                    _check_spooled(path, f, size)
+                    _copy_at(f.fileno(), self.out.fileno(), size, at)
+            os.unlink(path)
+        self.placing = pending
 
     def write(self, data: bytes):
         if self.body is not None:
@@ -294,14 +417,33 @@ class _Sink:
                     f.write(data)
                 os.replace(tmp, name)
                 self.parts += 1
+        elif self.target is not None:
+            dst, ident, at = self.target
+            view = memoryview(data)
+            while view:
+                n = os.pwrite(self.out.fileno(), view, at)
+                view, at = view[n:], at + n
+            self.target = (dst, ident, at)
         else:
             self.out.write(data)
 
     def close(self) -> Optional[str]:
+        """Ends the parts: every piece in its place (the output's position after the last), or
+        the temporary body's path (buffered formats)."""
+        if self.target is not None:
+            self._placed(wait=True)
+            self.out.seek(self.target[2])
         if self.body is None:
             return None
         self.body.close()
         return self.body.name
+
+    def abandon(self):
+        """A failed run: the copies still to come are cancelled."""
+        futures = [f for f, _, _, _ in self.placing if f is not None]
+        if futures:
+            self.client.cancel(futures)
+        self.placing = []
 
 
 def _finish(task, summary_json: str, body: Optional[str], out) -> int:
@@ -376,6 +518,8 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
             progress = not options.get("quiet") and hasattr(err, "isatty") and err.isatty()
         bar = _Progress(len(futures), progress, err)
         sink = _Sink(out, driver.buffered, out_dir, "jsonl" if options["format"] == "jsonl" else "txt")
+        if spool is not None:
+            sink.in_place(client, f"trajcheck-place-{run_id}")
         ready: Dict[int, Tuple[Any, bytes, str]] = {}  # output bytes, or its spooled size
         stats: List[str] = []
         next_out = records = done = 0
@@ -410,8 +554,10 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
                 stats.append(s)
                 if keep:
                     futures.append(joined)
+            body = sink.close()  # waits for the pieces copied in place
         except Exception as e:  # a task failed for good (e.g. its workers kept dying)
             bar.finish()
+            sink.abandon()
             body = sink.close()
             if body:
                 os.unlink(body)
@@ -419,7 +565,6 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
             return EXIT_INTERNAL, None, []
         bar.finish()
         merged = _merge(kind, stats)
-        body = sink.close()
         try:
             status = _finish(driver, merged, body, out)
         finally:
