@@ -187,7 +187,7 @@ struct RuleState {
         if (ign == detail::kNoId || !ev.match(ign)) m.step(ev);
       }
       all_done = all_done && m.done();
-      all_idle = all_idle && (m.done() || m.idle());
+      all_idle = all_idle && (m.done() || m.idle(ev.lone_turns()));
     }
     idle = all_idle;
     // Only scopes with one segment can stop early; between/after-until may open again.
@@ -593,16 +593,33 @@ struct Checker::Impl {
   // are false. Per class, the rules that may have something to do, listed the first time
   // the class occurs — kept per row slot of the StepEval (so bounded like its rows) and
   // dropped when the StepEval empties its slots. A rule with a statement that reacts to
-  // every step only in some states (StatementMonitor::idle) is listed on the other classes
-  // with kIfIdle: the batch checker skips it there while it is idle.
-  static constexpr std::uint32_t kIfIdle = 1u << 31;
+  // every step only in some states (StatementMonitor::idle) is marked on the other classes
+  // as "if not idle": it is skipped there while it is idle, its step changing nothing (so in
+  // guard mode it has nothing to report either, nor would a probe find anything).
+  // The rules are bit sets of `words` words: per class `may` then `if_idle`
+  // (by_class, 2 * words per slot), and per trace `busy` (the rules not idle) and `dead`
+  // (ordinary rules whose step can change nothing more in this trace: Impl::is_dead), so a
+  // step visits only the rules it concerns, in rule order.
   std::vector<std::vector<std::uint32_t>> watched;  // per rule: its patterns; quiet rules only
   std::vector<std::vector<std::uint32_t>> outside;  // per rule: `only`'s patterns (any other call counts)
   std::vector<std::vector<std::uint32_t>> failures;  // per rule: patterns watched on failed calls only
+  std::vector<std::vector<std::uint32_t>> busy_watched;  // per rule: patterns watched while not idle only
   std::vector<std::uint8_t> quiet, if_idle;
-  std::vector<std::vector<std::uint32_t>> by_class;
+  std::size_t words = 0;
+  std::vector<std::uint64_t> by_class;
   std::vector<std::uint8_t> by_class_built;
   std::uint64_t by_class_generation = 0;
+  std::vector<std::uint64_t> busy, dead;
+  // Ordinary rules stepped or finished since start_trace (batch mode): begin_trace resets only
+  // those, and a rule no step of a trace concerned has the result of its untouched state,
+  // the same for every trace (`pristine`, made the first time).
+  std::vector<std::uint64_t> touched;
+  struct Pristine {
+    bool known = false;
+    VerdictStatus status = VerdictStatus::vacuous;
+    std::vector<std::uint32_t> steps;
+  };
+  std::vector<Pristine> pristine;
 
   // Guard mode (Monitor): a step binding nothing is fed to every slice at once, so what it
   // makes final is known at that step (the batch checker leaves it to a lazy catch-up).
@@ -674,6 +691,7 @@ struct Checker::Impl {
     calls_outside,  // only a tool call the pattern does not match (`only`)
     watch_atoms,    // only a step matching one of its automaton's atoms (`expect`)
     failures_if_idle,  // while idle(), only a failed call matching the pattern; any step while not
+    b_if_busy,      // a step matching A; one matching B only while the monitor is not idle()
     every_step,     // ends with, expect exactly: any step
   };
   struct Watch {
@@ -685,8 +703,9 @@ struct Checker::Impl {
     switch (k) {
       case K::forbid: case K::require: case K::count: case K::precedes: case K::followed_by:
       case K::requires_: case K::excludes: case K::no_duplicate:
-      case K::never_followed_by:  // a B before the first A may share its turn
         return {Interest::watch, true, true};
+      case K::never_followed_by:  // a B before the first A matters only if it may share its turn
+        return {Interest::b_if_busy, true, false};
       case K::retries:  // a success matters only to an active chain (idle: none is)
         return {Interest::failures_if_idle, true, false};
       case K::immediately_precedes:
@@ -705,9 +724,15 @@ struct Checker::Impl {
   }
 
   void init_interest() {
+    words = (rules.size() + 63) / 64;
+    busy.assign(words, 0);
+    dead.assign(words, 0);
+    touched.assign(words, ~std::uint64_t(0));
+    pristine.resize(rules.size());
     watched.resize(rules.size());
     outside.resize(rules.size());
     failures.resize(rules.size());
+    busy_watched.resize(rules.size());
     quiet.assign(rules.size(), 0);
     if_idle.assign(rules.size(), 0);
     for (std::size_t r = 0; r < rules.size(); ++r) {
@@ -724,6 +749,7 @@ struct Checker::Impl {
         auto& to = w.interest == Interest::calls_outside      ? outside[r]
                    : w.interest == Interest::failures_if_idle ? failures[r]
                                                               : watched[r];
+        if (w.interest == Interest::b_if_busy && st.b != detail::kNoId) busy_watched[r].push_back(st.b);
         if (w.a && st.a != detail::kNoId) to.push_back(st.a);
         if (w.b && st.b != detail::kNoId) to.push_back(st.b);
         if (w.interest == Interest::watch_atoms && st.nfa != detail::kNoId)
@@ -734,8 +760,9 @@ struct Checker::Impl {
     }
   }
 
-  // The rules the current step may concern (see `quiet`).
-  const std::vector<std::uint32_t>& interested() {
+  // The rules the current step may concern (see `quiet`): `words` words of rules that may,
+  // then `words` of rules that may only while not idle.
+  const std::uint64_t* interested() {
     const std::uint32_t c = eval.row_slot();
     if (by_class_generation != eval.row_generation()) {
       by_class_generation = eval.row_generation();
@@ -743,13 +770,13 @@ struct Checker::Impl {
     }
     if (c >= by_class_built.size()) {
       const std::size_t n = std::min<std::size_t>(eval.row_slots(), std::max<std::size_t>(c + 1, by_class_built.size() * 2));
-      by_class.resize(n);
+      by_class.resize(n * 2 * words);
       by_class_built.resize(n, 0);
     }
-    std::vector<std::uint32_t>& list = by_class[c];
+    std::uint64_t* bits = by_class.data() + std::size_t(c) * 2 * words;
     if (!by_class_built[c]) {
       by_class_built[c] = 1;
-      list.clear();
+      std::fill(bits, bits + 2 * words, 0);
       const std::uint8_t* row = eval.row();
       const bool call = eval.is_tool_call();
       const bool failed = call && eval.step().status == StepStatus::error;  // a class of its own
@@ -760,11 +787,25 @@ struct Checker::Impl {
           for (std::uint32_t id : outside[r]) may = may || row[id] != 1;
         if (failed)
           for (std::uint32_t id : failures[r]) may = may || row[id] != 0;
-        if (may) list.push_back(r);
-        else if (if_idle[r]) list.push_back(r | kIfIdle);
+        bool if_busy = if_idle[r];
+        for (std::uint32_t id : busy_watched[r]) if_busy = if_busy || row[id] != 0;
+        const std::uint64_t bit = std::uint64_t(1) << (r % 64);
+        if (may) bits[r / 64] |= bit;
+        else if (if_busy) bits[words + r / 64] |= bit;
       }
     }
-    return list;
+    return bits;
+  }
+
+  // An ordinary rule whose step() is a no-op from now on in this trace: its single segment
+  // is settled, or a `before` segment was closed by its R.
+  static bool is_dead(const RuleState& rs) {
+    switch (rs.spec->scope) {
+      case ir::ScopeKind::global: return rs.settled;
+      case ir::ScopeKind::after: return rs.opened_once && rs.settled;
+      case ir::ScopeKind::before: return !rs.open;
+      default: return false;
+    }
   }
 
   static bool is_lazy_expect(const detail::StatementSpec& st) {
@@ -1211,6 +1252,7 @@ struct Checker::Impl {
     shared_turns = eager;
     for (std::size_t i = 1; i < trace.steps().size() && !shared_turns; ++i)
       shared_turns = detail::same_turn(trace.steps()[i - 1], trace.steps()[i]);
+    eval.set_lone_turns(!shared_turns);
     for (std::uint32_t r : scoped) turn_scopes[r].start_trace();
     for (std::size_t r = 0; r < rules.size(); ++r) {
       if (parametric[r]) {
@@ -1228,7 +1270,13 @@ struct Checker::Impl {
         for (std::size_t k = 0; k < p.logs.size(); ++k)
           if (p.logs[k].classes != nullptr) p.logs[k].classes->reset(&program->nfas[rules[r].spec->statements[k].nfa]);
       } else {
+        const std::uint64_t bit = std::uint64_t(1) << (r % 64);
+        std::uint64_t& touched_w = touched[r / 64];
+        if (!eager && !(touched_w & bit)) continue;  // as start_trace left it: its bits hold too
+        touched_w &= ~bit;
         rules[r].start_trace();
+        busy[r / 64] = rules[r].idle ? busy[r / 64] & ~bit : busy[r / 64] | bit;
+        dead[r / 64] = is_dead(rules[r]) ? dead[r / 64] | bit : dead[r / 64] & ~bit;
       }
     }
   }
@@ -1236,10 +1284,26 @@ struct Checker::Impl {
   void take_step(const Trajectory& trace, std::uint32_t i) {
     eval.begin_step(trace.steps()[i], i);
     values.step_cache.clear();
-    for (std::uint32_t e : interested()) {
-      const std::uint32_t r = e & ~kIfIdle;
-      if (parametric[r]) step_parametric(r, *rules[r].spec, *parametric[r]);
-      else if (!(e & kIfIdle) || !rules[r].idle || report != nullptr) step_reporting(rules[r], r, nullptr);
+    const std::uint64_t* bits = interested();
+    for (std::size_t w = 0; w < words; ++w) {
+      std::uint64_t busy_w = busy[w], dead_w = dead[w], touched_w = touched[w];
+      for (std::uint64_t m = (bits[w] | (bits[words + w] & busy_w)) & ~dead_w; m != 0; m &= m - 1) {
+        const auto r = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(m)));
+        if (parametric[r]) {
+          step_parametric(r, *rules[r].spec, *parametric[r]);
+          continue;
+        }
+        RuleState& rs = rules[r];
+        if (report == nullptr) step(rs);
+        else step_reporting(rs, r, nullptr);
+        const std::uint64_t bit = m & (~m + 1);
+        touched_w |= bit;
+        busy_w = (busy_w & ~bit) | (rs.idle ? 0 : bit);
+        if ((rs.settled || !rs.open) && is_dead(rs)) dead_w |= bit;  // for the rest of the trace
+      }
+      busy[w] = busy_w;
+      dead[w] = dead_w;
+      touched[w] = touched_w;
     }
     if (shared_turns) step_turn_scopes(true);
   }
@@ -1259,11 +1323,13 @@ struct Checker::Impl {
   // Monitor::check: take_step as a question.
   void probe_step(const Trajectory& trace, std::uint32_t i) {
     eval.begin_step(trace.steps()[i], i);
-    for (std::uint32_t e : interested()) {
-      const std::uint32_t r = e & ~kIfIdle;
-      if (parametric[r]) probe_parametric(r, *rules[r].spec, *parametric[r]);
-      else probe_reporting(rules[r], r, nullptr);
-    }
+    const std::uint64_t* bits = interested();
+    for (std::size_t w = 0; w < words; ++w)
+      for (std::uint64_t m = (bits[w] | (bits[words + w] & busy[w])) & ~dead[w]; m != 0; m &= m - 1) {
+        const auto r = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(m)));
+        if (parametric[r]) probe_parametric(r, *rules[r].spec, *parametric[r]);
+        else probe_reporting(rules[r], r, nullptr);
+      }
     if (shared_turns) step_turn_scopes(false);
   }
 
@@ -1292,8 +1358,19 @@ struct Checker::Impl {
         results_parametric(r, n, *parametric[r], out, used);
       } else {
         RuleState& rs = rules[r];
-        rs.finish_trace(n);
-        rs.result(next_result(out, used, r));
+        RuleResult& res = next_result(out, used, r);
+        const std::uint64_t bit = std::uint64_t(1) << (r % 64);
+        std::uint64_t& touched_w = touched[r / 64];
+        const bool untouched = !eager && !(touched_w & bit);
+        if (untouched && pristine[r].known) {  // as every trace that left it alone
+          res.status = pristine[r].status;
+          res.steps.assign(pristine[r].steps.begin(), pristine[r].steps.end());
+        } else {
+          rs.finish_trace(n);
+          rs.result(res);
+          touched_w |= bit;
+          if (untouched) pristine[r] = {true, res.status, res.steps};
+        }
       }
       if (shared_turns) add_turn_notes(r, out, first, used);
     }

@@ -306,10 +306,13 @@ class StatementMonitor {
   // For the statements that react to any step only in some states (Checker::Impl's
   // Interest::watch_if_idle), whether the monitor is out of those states, where only a step
   // matching its watched patterns changes anything: no A just taken (immediately precedes),
-  // no A waiting for its B (immediately followed by), no run (in a row), no A yet (never
-  // followed by), the first step taken (starts with). True for the other statements.
-  bool idle() const {
+  // no A waiting for its B (immediately followed by), no run (in a row), the first step taken
+  // (starts with); for `never followed by` (Interest::b_if_busy), where then a B changes
+  // nothing: no A yet and `lone_turns`, no step of the trace shares its turn (a B before the
+  // first A matters only if that A may share its turn). True for the other statements.
+  bool idle(bool lone_turns = false) const {
     switch (spec_->kind) {
+      case ir::StatementKind::never_followed_by: return lone_turns && first_a_ == kNoId;
       case ir::StatementKind::immediately_precedes: return !flag_ && !turn_a_;
       case ir::StatementKind::immediately_followed_by: return turn_as_.empty() && prev_as_.empty();
       case ir::StatementKind::in_a_row: return count_ == 0;

@@ -92,6 +92,10 @@ class StepEval {
   }
   // What turn_ends() says of the steps to come (none: look at the next step).
   void set_turn_ends(std::optional<bool> ends) { turn_ends_ = ends; }
+  // Whether no step of the trace shares its turn with another (the Checker knows it per
+  // trace; a Monitor's trace may always come to).
+  bool lone_turns() const { return lone_turns_; }
+  void set_lone_turns(bool lone) { lone_turns_ = lone; }
   bool is_tool_call() const { return step_->type == StepType::tool_call; }
   // Dense id of the step's (aliased) tool within this checker; kNoId for other steps.
   std::uint32_t tool() const { return tool_; }
@@ -140,6 +144,7 @@ class StepEval {
   std::uint32_t group_ = 0;
   std::vector<std::uint32_t> groups_;
   std::optional<bool> turn_ends_;
+  bool lone_turns_ = false;
   std::uint32_t tool_ = kNoId;
   std::uint32_t epoch_ = 0;
   std::vector<std::uint32_t> stamp_;
