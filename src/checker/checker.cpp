@@ -39,7 +39,7 @@ struct RuleState {
   bool open = false;      // a segment is open
   bool opened_once = false;  // `after Q` opens at the first Q only
   bool settled = false;   // single-segment scope whose monitors are all done
-  bool idle = true;       // every monitor done or idle(): see Checker::Impl::kIfIdle
+  bool idle = true;       // every monitor done or idle(): see Checker::Impl::busy
   bool violated = false, satisfied = false;
   // Parametric slices (§5): a segment counts as satisfied only if one of its steps bound
   // the slice's value (`bound`); one where it never was is vacuous, as a rule nothing binds.
@@ -179,7 +179,9 @@ struct RuleState {
       res.status = satisfied ? VerdictStatus::satisfied : VerdictStatus::vacuous;
     }
   }
-  void feed(StepEval& ev) {
+  // Inlined into Checker::Impl::step, itself inlined where the rules are stepped: most rules
+  // take few steps, so the calls' entries and exits were a good part of a step's cost.
+  [[gnu::always_inline]] void feed(StepEval& ev) {
     bool all_done = true, all_idle = true;
     for (StatementMonitor& m : monitors) {
       if (!m.done()) {
@@ -764,6 +766,12 @@ struct Checker::Impl {
   // then `words` of rules that may only while not idle.
   const std::uint64_t* interested() {
     const std::uint32_t c = eval.row_slot();
+    if (by_class_generation == eval.row_generation() && c < by_class_built.size() && by_class_built[c])
+      return by_class.data() + std::size_t(c) * 2 * words;
+    return build_interest(c);
+  }
+  // interested() the first time the current step's class occurs (since its slots emptied).
+  const std::uint64_t* build_interest(std::uint32_t c) {
     if (by_class_generation != eval.row_generation()) {
       by_class_generation = eval.row_generation();
       std::fill(by_class_built.begin(), by_class_built.end(), 0);
@@ -1203,7 +1211,7 @@ struct Checker::Impl {
   }
   std::string probe_key;
 
-  void step(RuleState& rs) {
+  [[gnu::always_inline]] void step(RuleState& rs) {
     const detail::RuleSpec& s = *rs.spec;
     const std::uint32_t i = eval.index();
     switch (s.scope) {

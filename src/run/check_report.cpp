@@ -116,10 +116,23 @@ void append_printable(std::string& out, std::string_view s) {
     const auto c = static_cast<unsigned char>(ch);
     return c >= 0x20 && c != 0x7f;
   };
+  auto marks = [](std::uint64_t w) { return swar::less(w, 0x20) | swar::equal(w, 0x7f); };
+  // Names and ids are printable: the words are checked without stopping (the last one
+  // overlapping), then appended in one piece. A mark (a superset) sends the text the long way.
+  std::uint64_t any = 0;
+  if (s.size() >= 8) {
+    for (std::size_t i = 0; i + 8 <= s.size(); i += 8) any |= marks(swar::load(s.data() + i));
+    any |= marks(swar::load(s.data() + s.size() - 8));
+  } else {
+    for (const char ch : s) any |= !plain(ch);
+  }
+  if (any == 0) {
+    out.append(s);
+    return;
+  }
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t j = scan(
-        s, i, [](std::uint64_t w) { return swar::less(w, 0x20) | swar::equal(w, 0x7f); },
-        [&](char c) { return !plain(c); });
+        s, i, marks, [&](char c) { return !plain(c); });
     out.append(s.data() + i, j - i);  // a run of printable bytes in one piece
     if (j == s.size()) break;
     const auto c = static_cast<unsigned char>(s[j]);
