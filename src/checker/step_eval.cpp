@@ -99,7 +99,11 @@ void StepEval::begin_step(const Step& step, std::uint32_t index) {
   }
   docs_.begin_step(step, index);
   const bool call = step.type == StepType::tool_call;
-  tool_ = call ? local_tool(*trace_, step) : kNoId;
+  // The id cache of the trace's tool table (local_tool) answers a known tool without a call.
+  if (!call) tool_ = kNoId;
+  else if (!program_.case_sensitive && table_serial_ != 0 && step.tool < by_table_id_.size() && by_table_id_[step.tool] != kNoId)
+    tool_ = by_table_id_[step.tool];
+  else tool_ = local_tool(*trace_, step);
   const bool failed = call && step.status == StepStatus::error;
   class_ = call ? kStepTypeCount + 2 * tool_ + (failed ? 1 : 0) : static_cast<std::uint32_t>(step.type);
   if (class_ >= slot_of_class_.size())
