@@ -1060,7 +1060,8 @@ struct Checker::Impl {
   // The next result of this trace: element `used` of `out`, whose elements are reused from
   // trace to trace (their vectors keep their storage), reset to a RuleResult{} of `rule`
   // field by field. finish() trims `out` to the results it made.
-  static RuleResult& next_result(std::vector<RuleResult>& out, std::size_t& used, std::uint32_t rule) {
+  [[gnu::always_inline]] static RuleResult& next_result(std::vector<RuleResult>& out, std::size_t& used,
+                                                       std::uint32_t rule) {
     if (used == out.size()) out.emplace_back();
     RuleResult& res = out[used++];
     res.rule = rule;

@@ -310,7 +310,7 @@ class StatementMonitor {
   // (starts with); for `never followed by` (Interest::b_if_busy), where then a B changes
   // nothing: no A yet and `lone_turns`, no step of the trace shares its turn (a B before the
   // first A matters only if that A may share its turn). True for the other statements.
-  bool idle(bool lone_turns = false) const {
+  [[gnu::always_inline]] bool idle(bool lone_turns = false) const {  // asked after every step of a rule
     switch (spec_->kind) {
       case ir::StatementKind::never_followed_by: return lone_turns && first_a_ == kNoId;
       case ir::StatementKind::immediately_precedes: return !flag_ && !turn_a_;
