@@ -370,13 +370,18 @@ void CheckReport::trace_text(const Trajectory& t, const TraceVerdict& v, std::st
       shown_until = s + 1;
       first = false;
     }
-    if (r.steps.size() > kMaxWitnesses) {
-      std::string rest;
+    if (r.steps.size() > kMaxWitnesses) {  // "    … and N more (#a, #b, …)"
+      out += "    … and "sv;
+      append_decimal(r.steps.size() - kMaxWitnesses);
+      out += " more ("sv;
       std::size_t listed = 0;
-      for (std::size_t w = kMaxWitnesses; w < r.steps.size() && listed < 8; ++w, ++listed)
-        rest += fmt::format("{}#{}", listed ? ", " : "", r.steps[w]);
-      if (r.steps.size() - kMaxWitnesses > 8) rest += ", …";
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("    … and {} more ({})\n"), r.steps.size() - kMaxWitnesses, rest);
+      for (std::size_t w = kMaxWitnesses; w < r.steps.size() && listed < 8; ++w, ++listed) {
+        if (listed) out += ", "sv;
+        out += '#';
+        append_decimal(r.steps[w]);
+      }
+      if (r.steps.size() - kMaxWitnesses > 8) out += ", …"sv;
+      out += ")\n"sv;
     }
   }
   flush_run();
