@@ -2,7 +2,9 @@
 // the ordering statements: a step is before another only when its turn ended first.
 #include <doctest/doctest.h>
 
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "trajcheck/metrics.hpp"
 #include "trajcheck/monitor.hpp"
@@ -363,5 +365,32 @@ TEST_CASE("turns: a guard denies the call that shares a boundary's turn, and a P
     seq.finish(out);
     CHECK(out[0].status == VerdictStatus::satisfied);
     CHECK(out[1].status == VerdictStatus::satisfied);
+  }
+}
+
+// One Checker over several traces: a rule a trace leaves alone is not reset and gets its
+// untouched result, and `never followed by` skips the B's before its first A only on a trace
+// where no step shares its turn. Each verdict is a fresh checker's.
+TEST_CASE("turns: a checker reused across traces gives each trace a fresh checker's verdicts") {
+  const std::string rules = "a is never followed by b\nrequire c\n";
+  CompileResult r = compile(Source("reused.rules", rules));
+  REQUIRE(r.ok());
+  Checker checker(r.program);
+  std::vector<RuleResult> out;
+  auto text = [](const RuleResult& res) {
+    std::string s(to_string(res.status));
+    for (std::uint32_t step : res.steps) s += " " + std::to_string(step);
+    return s;
+  };
+  const char* specs[] = {"b b a b", "b|a", "c x", "b|a", "x", "b b a b", "c"};
+  const char* first[] = {"violated 2 3", "violated 0 1", "vacuous", "violated 0 1", "vacuous", "violated 2 3", "vacuous"};
+  for (std::size_t k = 0; k < std::size(specs); ++k) {
+    CAPTURE(specs[k]);
+    const Trace t = turns_of(specs[k]);
+    checker.check(t, out);
+    REQUIRE(out.size() == 2);
+    CHECK(text(out[0]) == first[k]);
+    CHECK(text(out[0]) == verdict("a is never followed by b", t));
+    CHECK(text(out[1]) == verdict("require c", t));
   }
 }
