@@ -370,6 +370,8 @@ std::string_view canonical_tape_member(const TapeValue& v) {
   const TapeDoc& d = *v.doc();
   const std::uint32_t k = v.token_index();
   if (k < 2 || d.at(k - 1) != ':') return {};
+  // In a canonical object the member runs from its name to the next token.
+  if (v.in_canonical()) return std::string_view(d.pos(k - 2), static_cast<std::size_t>(d.pos(v.end()) - d.pos(k - 2)));
   const std::uint32_t name = k - 2;  // a colon follows a member name
   const std::size_t name_size = d.canonical_string_size(name);
   if (name_size == 0 || d.pos(name) + name_size != d.pos(k - 1) || d.pos(k - 1) + 1 != d.pos(k)) return {};

@@ -180,6 +180,9 @@ class TapeValue {
  public:
   TapeValue() = default;
   TapeValue(const TapeDoc* d, std::uint32_t k) : d_(d), k_(k) {}
+  // `in_canonical`: the container holding the value is canonical (TapeDoc::canonical), so
+  // the value's text runs from its first token to the next token, as it is to be written.
+  TapeValue(const TapeDoc* d, std::uint32_t k, bool in_canonical) : d_(d), k_(k), in_canonical_(in_canonical) {}
 
   simdjson::simdjson_result<od::json_type> type() const {
     switch (d_->at(k_)) {
@@ -211,10 +214,14 @@ class TapeValue {
 
   const TapeDoc* doc() const { return d_; }
   std::uint32_t token_index() const { return k_; }
+  // Whether the container holding this value is known to be canonical (see the constructor);
+  // false when it is not, or not known.
+  bool in_canonical() const { return in_canonical_; }
 
  private:
   const TapeDoc* d_ = nullptr;
   std::uint32_t k_ = 0;
+  bool in_canonical_ = false;
 };
 
 // A container value; iterated by for_tape_fields / for_tape_elements below.
@@ -252,10 +259,11 @@ inline const char* location_of(const TapeValue& v) { return v.doc()->pos(v.token
 template <class Fn>
 bool for_tape_fields(const TapeObject& o, Fn&& fn) {
   const TapeDoc& d = *o.value().doc();
+  const bool canonical = d.canonical(o.value().token_index());
   std::uint32_t k = o.value().token_index() + 1;
   if (d.at(k) == '}') return true;
   for (;;) {
-    TapeValue v(&d, k + 2);  // k + 1 is the colon
+    TapeValue v(&d, k + 2, canonical);  // k + 1 is the colon
     if (!fn(d.string_at(k), v)) return false;
     std::uint32_t next = v.end();
     if (d.at(next) != ',') return true;
@@ -266,10 +274,11 @@ bool for_tape_fields(const TapeObject& o, Fn&& fn) {
 template <class Fn>
 bool for_tape_elements(const TapeArray& a, Fn&& fn) {
   const TapeDoc& d = *a.value().doc();
+  const bool canonical = d.canonical(a.value().token_index());
   std::uint32_t k = a.value().token_index() + 1;
   if (d.at(k) == ']') return true;
   for (;;) {
-    TapeValue v(&d, k);
+    TapeValue v(&d, k, canonical);
     if (!fn(v)) return false;
     std::uint32_t next = v.end();
     if (d.at(next) != ',') return true;
@@ -288,7 +297,12 @@ std::string_view canonical_tape_text(const TapeValue& v);
 std::string_view canonical_tape_member(const TapeValue& v);
 
 // json::canonical_string_size of a string value's token.
-inline std::size_t canonical_string_size(const TapeValue& v) { return v.doc()->canonical_string_size(v.token_index()); }
+inline std::size_t canonical_string_size(const TapeValue& v) {
+  const TapeDoc& d = *v.doc();
+  const std::uint32_t k = v.token_index();
+  if (v.in_canonical()) return static_cast<std::size_t>(d.pos(k + 1) - d.pos(k));
+  return d.canonical_string_size(k);
+}
 
 // consume_string for a validated record: nothing is left to read.
 inline bool consume_string(const TapeValue&, JsonFailure&) { return true; }
