@@ -55,7 +55,7 @@ bool ParseCtx::skip_value(od::value v) {
   return write_value(v, s.value);
 }
 
-bool ParseCtx::matches_error_pattern(std::string_view text) const {
+bool ParseCtx::matches_any_error_pattern(std::string_view text) const {
   for (const auto& re : opts.error_patterns)
     if (RE2::PartialMatch(text, *re)) return true;
   return false;
@@ -114,32 +114,15 @@ void ParseCtx::set_arguments_text(Step& step, std::string_view text, const char*
                           t.text(step.raw_tool), f.message));
 }
 
-void ParseCtx::set_tool(Step& step, std::string_view raw) {
-  step.raw_tool = t.store(raw);
-  // `raw` may point into the arena (a result kept as a call of its own is named from its
-  // stored name), which the store may just have moved: read the stored copy.
-  raw = t.text(step.raw_tool);
+void ParseCtx::name_tool(Step& step, std::string_view raw, std::size_t slot) {
   if (s.tools_serial != opts.serial) {
     for (ToolCacheEntry& e : s.tools) e.valid = false;
     s.tools_serial = opts.serial;
   }
-  // The length and three of its bytes tell most names of a vocabulary apart; a name is
-  // looked for in its entry and the next (so two names of one entry both stay), and a new
-  // one takes the first of the two that is free, else the second.
-  std::size_t h = raw.size();
-  if (!raw.empty()) {
-    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(raw[i])); };
-    h = (h * 31 + byte(0) * 7 + byte(raw.size() - 1)) * 131 + byte(raw.size() / 2) * 17 + byte(raw.size() / 3);
-  }
+  // A new name takes the first of its two entries that is free, else the second (so two
+  // names of one entry both stay).
   ToolTable* table = t.tools();
-  ToolCacheEntry* entry[2] = {&s.tools[h % s.tools.size()], &s.tools[(h + 1) % s.tools.size()]};
-  for (ToolCacheEntry* e : entry)
-    if (e->valid && e->raw == raw && (!table || e->table == table->serial())) {
-      step.tool_name = e->same ? step.raw_tool : t.store(e->canonical);
-      step.tool = table ? e->id : kNoTool;
-      return;
-    }
-  ToolCacheEntry& e = entry[0]->valid ? *entry[1] : *entry[0];
+  ToolCacheEntry& e = s.tools[slot].valid ? s.tools[(slot + 1) % s.tools.size()] : s.tools[slot];
   normalize_tool_name(raw, opts.options.case_sensitive, s.name);  // a reused buffer
   std::string_view canonical = s.name;
   if (!opts.aliases.empty()) {

@@ -220,8 +220,13 @@ class ParseCtx {
   // Arguments given as any JSON value; a string is treated as set_arguments_text does.
   template <class V>
   bool set_arguments_value(Step& step, V v);
+  // Names a step's tool from the name the source gives: raw_tool, tool_name (aliases applied)
+  // and the ToolTable id. A name named lately under these options (Scratch::tools) is not
+  // normalized or interned again: that lookup is inline, the rest is name_tool.
   void set_tool(Step& step, std::string_view raw);
-  bool matches_error_pattern(std::string_view text) const;
+  bool matches_error_pattern(std::string_view text) const {
+    return !opts.error_patterns.empty() && matches_any_error_pattern(text);
+  }
   // Concatenates the members of two raw JSON objects into a new arena slice.
   Slice merge_extra(Slice a, std::string_view b);
 
@@ -236,7 +241,43 @@ class ParseCtx {
   void finish_wrapper(Wrapper& w);
   // The trace id of a record whose source gives none: "<file>:<line>", stored in the arena.
   Slice origin_id();
+
+ private:
+  // set_tool for a name not found in Scratch::tools: normalized, interned, and remembered in
+  // one of the two entries from `slot` on. `raw` is the stored step.raw_tool.
+  void name_tool(Step& step, std::string_view raw, std::size_t slot);
+  bool matches_any_error_pattern(std::string_view text) const;
 };
+
+// The entry of Scratch::tools a raw tool name is looked for in first (then the next one): its
+// length and three of its bytes tell most names of a vocabulary apart.
+inline std::size_t tool_cache_slot(std::string_view raw, std::size_t entries) {
+  std::size_t h = raw.size();
+  if (!raw.empty()) {
+    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(raw[i])); };
+    h = (h * 31 + byte(0) * 7 + byte(raw.size() - 1)) * 131 + byte(raw.size() / 2) * 17 + byte(raw.size() / 3);
+  }
+  return h % entries;
+}
+
+inline void ParseCtx::set_tool(Step& step, std::string_view raw) {
+  step.raw_tool = t.store(raw);
+  // `raw` may point into the arena (a result kept as a call of its own is named from its
+  // stored name), which the store may just have moved: read the stored copy.
+  raw = t.text(step.raw_tool);
+  const std::size_t slot = tool_cache_slot(raw, s.tools.size());
+  if (const ToolTable* table = t.tools(); table && s.tools_serial == opts.serial) {
+    for (std::size_t i : {slot, (slot + 1) % s.tools.size()}) {
+      const ToolCacheEntry& e = s.tools[i];
+      if (e.valid && e.table == table->serial() && e.raw == raw) {
+        step.tool_name = e.same ? step.raw_tool : t.store(e.canonical);
+        step.tool = e.id;
+        return;
+      }
+    }
+  }
+  name_tool(step, raw, slot);
+}
 
 // Calls fn(key, value) for each member of `o` in order; false (the record rejected) on
 // malformed JSON or when fn returns false.
