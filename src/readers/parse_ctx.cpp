@@ -39,11 +39,7 @@ bool ParseCtx::write_value(od::value v, std::string& out) {
   return true;
 }
 
-bool ParseCtx::store_value(const TapeValue& v, Slice* out) {
-  if (std::string_view text = canonical_tape_text(v); !text.empty()) {
-    *out = t.store(text);
-    return true;
-  }
+bool ParseCtx::store_written(const TapeValue& v, Slice* out) {
   s.value.clear();
   write_tape_value(v, s.value);
   *out = t.store(s.value);

@@ -176,7 +176,13 @@ class ParseCtx {
   bool write_value(od::value v, std::string& out);
   bool skip_value(od::value v);
   // The same for a value of a validated record (nothing to validate: always true).
-  bool store_value(const TapeValue& v, Slice* out);
+  bool store_value(const TapeValue& v, Slice* out) {
+    if (std::string_view text = canonical_tape_text(v); !text.empty()) {
+      *out = t.store(text);
+      return true;
+    }
+    return store_written(v, out);
+  }
   bool write_value(const TapeValue& v, std::string& out) {
     write_tape_value(v, out);
     return true;
@@ -246,6 +252,8 @@ class ParseCtx {
   // set_tool for a name not found in Scratch::tools: normalized, interned, and remembered in
   // one of the two entries from `slot` on. `raw` is the stored step.raw_tool.
   void name_tool(Step& step, std::string_view raw, std::size_t slot);
+  // store_value of a value that is not canonical: written minified, then stored.
+  bool store_written(const TapeValue& v, Slice* out);
   bool matches_any_error_pattern(std::string_view text) const;
 };
 

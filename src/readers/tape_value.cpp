@@ -334,6 +334,13 @@ close: {
 }
 }
 
+std::string_view TapeDoc::decoded_string(std::uint32_t k, std::uint32_t a) const {
+  if (a & kUndecoded) a = decode(k);
+  std::uint32_t len;
+  std::memcpy(&len, decoded_ + (a - 1), sizeof len);
+  return std::string_view(decoded_ + (a - 1) + sizeof len, len);
+}
+
 std::uint32_t TapeDoc::decode(std::uint32_t k) const {
   // Through simdjson's decoder, as validate() decodes the others; its escapes were checked there.
   char* const dst = decoded_ + decoded_size_ + sizeof(std::uint32_t);
@@ -356,22 +363,10 @@ bool TapeDoc::distinct_names(std::uint32_t k, TapeScratch& s) const {
   return all_distinct(s.names.data(), s.names.data() + s.names.size(), s.name_slots);
 }
 
-std::string_view canonical_tape_text(const TapeValue& v) {
-  const TapeDoc& d = *v.doc();
-  std::uint32_t k = v.token_index();
-  char c = d.at(k);
-  if (c != '{' && c != '[') return {};
-  if (!d.canonical(k)) return {};
-  std::uint32_t close = d.close_of(k);
-  return std::string_view(d.pos(k), static_cast<std::size_t>(d.pos(close) - d.pos(k)) + 1);
-}
-
-std::string_view canonical_tape_member(const TapeValue& v) {
+std::string_view checked_tape_member(const TapeValue& v) {
   const TapeDoc& d = *v.doc();
   const std::uint32_t k = v.token_index();
   if (k < 2 || d.at(k - 1) != ':') return {};
-  // In a canonical object the member runs from its name to the next token.
-  if (v.in_canonical()) return std::string_view(d.pos(k - 2), static_cast<std::size_t>(d.pos(v.end()) - d.pos(k - 2)));
   const std::uint32_t name = k - 2;  // a colon follows a member name
   const std::size_t name_size = d.canonical_string_size(name);
   if (name_size == 0 || d.pos(name) + name_size != d.pos(k - 1) || d.pos(k - 1) + 1 != d.pos(k)) return {};

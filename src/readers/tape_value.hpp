@@ -96,12 +96,9 @@ class TapeDoc {
   }
   // The decoded string at token k (which must be a string).
   std::string_view string_at(std::uint32_t k) const {
-    std::uint32_t a = aux_[k] & ~kBlank;
+    const std::uint32_t a = aux_[k] & ~kBlank;
     if (a == 0) return std::string_view(text_ + idx_[k] + 1, static_cast<std::size_t>(string_end(k) - (text_ + idx_[k] + 1)));
-    if (a & kUndecoded) a = decode(k);
-    std::uint32_t len;
-    std::memcpy(&len, decoded_ + (a - 1), sizeof len);
-    return std::string_view(decoded_ + (a - 1) + sizeof len, len);
+    return decoded_string(k, a);
   }
   // The size of the string token k with its quotes when its escapes are all canonical (what
   // append_json_string writes for its value), else 0: json::canonical_string_size, known from
@@ -159,6 +156,8 @@ class TapeDoc {
   // Decodes the kUndecoded string at token k after the strings decoded so far; returns its
   // new aux_ entry.
   std::uint32_t decode(std::uint32_t k) const;
+  // string_at for a string with an escape, whose aux_ entry (kBlank cleared) is `a`.
+  std::string_view decoded_string(std::uint32_t k, std::uint32_t a) const;
 
   const char* text_ = nullptr;
   const std::uint32_t* idx_ = nullptr;
@@ -289,12 +288,30 @@ bool for_tape_elements(const TapeArray& a, Fn&& fn) {
 // Writes `v` minified, as write_value(od::value) writes the same source text.
 void write_tape_value(const TapeValue& v, std::string& out);
 // The value's source text when it is already what write_value would write (so it can be
-// stored without a copy through a scratch buffer); empty otherwise.
-std::string_view canonical_tape_text(const TapeValue& v);
+// stored without a copy through a scratch buffer): a canonical container, or any value of one;
+// empty otherwise.
+inline std::string_view canonical_tape_text(const TapeValue& v) {
+  const TapeDoc& d = *v.doc();
+  const std::uint32_t k = v.token_index();
+  // A value of a canonical container runs to the next token.
+  if (v.in_canonical()) return std::string_view(d.pos(k), static_cast<std::size_t>(d.pos(v.end()) - d.pos(k)));
+  const char c = d.at(k);
+  if ((c != '{' && c != '[') || !d.canonical(k)) return {};
+  return std::string_view(d.pos(k), static_cast<std::size_t>(d.pos(d.close_of(k)) - d.pos(k)) + 1);
+}
+// canonical_tape_member for a value whose container is not known to be canonical.
+std::string_view checked_tape_member(const TapeValue& v);
 // For the value of an object member: the member's source text, `"name":value`, when it is
 // what writing the name (append_json_string) and the value (write_tape_value) would write —
 // no blank, no escape but \" \\ \n \r \t \b \f; empty otherwise.
-std::string_view canonical_tape_member(const TapeValue& v);
+inline std::string_view canonical_tape_member(const TapeValue& v) {
+  const TapeDoc& d = *v.doc();
+  const std::uint32_t k = v.token_index();
+  // In a canonical object the member runs from its name to the next token.
+  if (v.in_canonical() && k >= 2 && d.at(k - 1) == ':')
+    return std::string_view(d.pos(k - 2), static_cast<std::size_t>(d.pos(v.end()) - d.pos(k - 2)));
+  return checked_tape_member(v);
+}
 
 // json::canonical_string_size of a string value's token.
 inline std::size_t canonical_string_size(const TapeValue& v) {
