@@ -48,7 +48,8 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   if (auto e = sv.get_object().get(o)) {
     return c.fail(where, expect(e, "a step must be a JSON object"));
   }
-  Step st;
+  // Built where it is kept (a step the record fails on is dropped with the record).
+  Step& st = c.t.steps().emplace_back();
   st.turn = index;
   ObjectWriter extra(c.s.call_extra);
   bool has_type = false, has_tool = false, error = false, status_ok = false;
@@ -168,7 +169,6 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index) {
   }
   std::string_view x = extra.finish();
   if (!x.empty()) st.extra = c.t.store(x);
-  c.t.steps().push_back(st);
   return true;
 }
 
