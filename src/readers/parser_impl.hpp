@@ -210,6 +210,21 @@ class ParseCtx {
   // A string or number as text (ids); false with an error for other types.
   template <class V>
   bool get_id(V v, Slice* out, std::string_view what);
+  // The same for a value of a validated record: nothing to check but its type.
+  bool get_id(const TapeValue& v, Slice* out, std::string_view what) {
+    const TapeDoc& d = *v.doc();
+    const std::uint32_t k = v.token_index();
+    const char c = d.at(k);
+    if (c == '"') {
+      *out = t.store(d.string_at(k));
+      return true;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      *out = t.store(trim_ws(d.token(k)));
+      return true;
+    }
+    return fail(location_of(v), fmt::format("{} must be a string or a number", what));
+  }
   template <class V>
   bool is_null(V v, bool* null);
 
