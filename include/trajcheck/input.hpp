@@ -63,7 +63,7 @@ enum class FileLayout : std::uint8_t {
 };
 std::string_view to_string(FileLayout l);
 // The layout of the file at `path` read under `format` (InputFormat::session reads every JSONL
-// file as a session log). Reads at most the file's first kRecordReadBuffer bytes.
+// file as a session log). Reads at most the file's first kRecordHeadBytes bytes.
 FileLayout file_layout(const std::string& path, InputFormat format = InputFormat::auto_detect);
 
 // A piece of the input that RecordSource reads on its own. A whole entry, or (`ranged`) the

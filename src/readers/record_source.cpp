@@ -654,7 +654,8 @@ struct RecordSource::Impl {
   bool start_lines(RawRecord& out) {
     begin_lines(0, 0, UINT64_MAX);
     end = read_head(stream, writable(), kReadBuffer, pending_error);
-    if (format != InputFormat::session && !session_log_head(std::string_view(block.data(), end))) return false;
+    if (format != InputFormat::session && !session_log_head(std::string_view(block.data(), std::min(end, kRecordHeadBytes))))
+      return false;
     return read_session_log(out);
   }
 
@@ -820,7 +821,7 @@ FileLayout file_layout(const std::string& path, InputFormat format) {
   if (!f) return FileLayout::unreadable;
   detail::InputStream stream;
   stream.open(f, true);
-  std::vector<char> head(kReadBuffer);
+  std::vector<char> head(kRecordHeadBytes);
   std::string error;
   std::size_t end = read_head(stream, head.data(), head.size(), error);
   if (format == InputFormat::session || session_log_head(std::string_view(head.data(), end)))
