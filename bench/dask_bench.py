@@ -161,8 +161,8 @@ def main():
         extra = -(-size // small) - 1
         overhead = (t_small - t_big) / extra
         print(f"per-task overhead:     {1000 * overhead:6.2f} ms "
-              f"({extra + 1} tasks: {t_small:.2f} s, 1 task: {t_big:.2f} s; scheduling, "
-              f"transfer, newline count)")
+              f"({extra + 1} pieces: {t_small:.2f} s, 1 piece: {t_big:.2f} s; a piece's checking task and the "
+              f"small task that copies its output into place: scheduling, transfer, newline count)")
     finally:
         for c in clients.values():
             c.close()
@@ -177,8 +177,9 @@ def main():
     if overhead > 0:
         print(f"prediction for 100 workers at {per_worker:.0f} MB/s each: {100 * per_worker / 1000:.1f} GB/s if the "
               f"scheduler keeps up ({1 / overhead:.0f} tasks/s at this overhead: partitions of at least "
-              f"{100 * per_worker * overhead:.1f} MB keep it under 1 task per 100 workers' time) and the driver "
-              f"writes the output as fast (here the driver writes every byte of output).")
+              f"{100 * per_worker * overhead:.1f} MB keep it under 1 task per 100 workers' time) and the file "
+              f"system takes the output as fast (here each worker copies its pieces into the output file; "
+              f"the driver copies none of it).")
     return 1 if mismatches else 0
 
 
