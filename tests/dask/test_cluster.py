@@ -211,7 +211,7 @@ def test_a_piece_a_worker_cannot_place_is_copied_by_the_driver(tmp_path):
         out.write(b"first\n")
         sink = td._Sink(out, False, None, "jsonl")
         sink.in_place(Client(), "k")
-        assert sink.target is not None
+        assert sink.place_to is not None
         sink.write_spooled(str(piece), 7)
         sink.write(b"third\n")
         sink.close()

@@ -213,12 +213,18 @@ def _copy_at(src: int, dst: int, size: int, offset: int):
             block = os.pread(src, min(size - done, 1 << 20), done)
             if not block:
                 break
-            view = memoryview(block)
-            while view:
-                w = os.pwrite(dst, view, offset + done)
-                view, done = view[w:], done + w
+            _pwrite_all(dst, block, offset + done)
+            done += len(block)
     if done != size:
         raise RuntimeError(f"the spooled output ended after {done} of its {size} bytes")
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int):
+    """All of `data` written to the file `fd` at `offset`."""
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
 
 
 def run_joined(options: Dict[str, Any], pieces: List[Piece]) -> Tuple[bytes, bytes, str]:
@@ -344,7 +350,8 @@ class _Sink:
         self.out, self.out_dir, self.ext = out, out_dir, ext
         self.body = tempfile.NamedTemporaryFile(prefix="trajcheck-body-", delete=False) if buffered else None
         self.parts = 0
-        self.target = None  # (path, identity, position of the next byte) when placing
+        self.place_to = None  # (path, identity) of the output file when the workers place pieces
+        self.pos = 0  # then: where the next byte of output goes in it
         self.placing: List[Tuple[Any, str, int, int]] = []  # (future, spooled file, offset, size)
         if out_dir:
             os.makedirs(out_dir, exist_ok=True)
@@ -352,22 +359,22 @@ class _Sink:
     def in_place(self, client, key: str):
         """Spooled pieces go into the output file from the workers, when it is one they can
         write (see _in_place_target); `key` prefixes the copying tasks' keys."""
-        if self.body is None and not self.out_dir:
-            self.target = _in_place_target(self.out)
+        target = _in_place_target(self.out) if self.body is None and not self.out_dir else None
+        if target is not None:
+            self.place_to, self.pos = target[:2], target[2]
         self.client, self.key, self.placed = client, key, 0
 
     def write_spooled(self, path: str, size: int):
         """The output a worker spooled to `path` (`size` bytes, as the task said), moved where
         `write` would put it, then removed. A file missing or of another size ends the run."""
-        if self.target is not None:
-            dst, ident, at = self.target
+        if self.place_to is not None:
             future = None
             if size:
-                future = self.client.submit(place_piece, path, dst, ident, at, size, pure=False,
+                future = self.client.submit(place_piece, path, *self.place_to, self.pos, size, pure=False,
                                             key=f"{self.key}-{self.placed}")
                 self.placed += 1
-            self.placing.append((future, path, at, size))
-            self.target = (dst, ident, at + size)
+            self.placing.append((future, path, self.pos, size))
+            self.pos += size
             self._placed(wait=False)
             return
         with open(path, "rb") as f:
@@ -417,22 +424,18 @@ class _Sink:
                     f.write(data)
                 os.replace(tmp, name)
                 self.parts += 1
-        elif self.target is not None:
-            dst, ident, at = self.target
-            view = memoryview(data)
-            while view:
-                n = os.pwrite(self.out.fileno(), view, at)
-                view, at = view[n:], at + n
-            self.target = (dst, ident, at)
+        elif self.place_to is not None:
+            _pwrite_all(self.out.fileno(), data, self.pos)
+            self.pos += len(data)
         else:
             self.out.write(data)
 
     def close(self) -> Optional[str]:
         """Ends the parts: every piece in its place (the output's position after the last), or
         the temporary body's path (buffered formats)."""
-        if self.target is not None:
+        if self.place_to is not None:
             self._placed(wait=True)
-            self.out.seek(self.target[2])
+            self.out.seek(self.pos)
         if self.body is None:
             return None
         self.body.close()
