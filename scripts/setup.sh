@@ -118,10 +118,11 @@ case "$mode" in
     # (The extension's tests run no C++ code: once, above, is enough.)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j "$jobs" -E '^vscode\.'
-    # The record pipeline's threads under ThreadSanitizer: header-only, so a program of its own
-    # (the tree above is built with ASan, which TSan cannot join).
+    # The record pipeline's threads and RecordSource's reading ahead under ThreadSanitizer: a
+    # program of its own (the tree above is built with ASan, which TSan cannot join).
     clang++ -std=c++20 -fsanitize=thread -O1 -g1 -Iinclude -Isrc tests/tsan/pipeline_tsan.cpp \
-      -o build-asan/pipeline_tsan
+      src/readers/{record_source,input_stream,input_list,record_shape}.cpp src/json/text.cpp \
+      -lsimdjson -lfmt -larchive -lz -lzstd -o build-asan/pipeline_tsan
     TSAN_OPTIONS=halt_on_error=1 build-asan/pipeline_tsan
     # A minute of each fuzz target, seeded from the repository's files: a crash, leak or hang
     # fails the run, and the input that caused it is in build-asan/artifacts/.

@@ -184,6 +184,13 @@ class RecordSource {
   // Next record; false at the end of all inputs. Blank lines of a .jsonl file are
   // skipped (they are not records).
   bool next(RawRecord& out);
+  // Reads the bytes the next calls to next() will take, ahead of them: safe to call from
+  // other threads while one thread calls next(). The pipeline's workers call it outside the
+  // lock that lets one of them at a time take records, so that the system's copies of the
+  // file's bytes (pread) are made by all of them at once rather than in turn. Reads only a
+  // plain (not compressed) regular file being read as JSONL lines, at most a few blocks of
+  // kRecordReadBuffer bytes ahead; otherwise it does nothing and next() reads as it goes.
+  void read_ahead();
 
  private:
   struct Impl;

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -249,8 +250,24 @@ RunOutput write_to(std::FILE* out_file, std::FILE* err_file);
 
 // Yields the next record; false at the end. RecordSource::next, or records read by the
 // caller (e.g. one byte range of a file, with the origins RecordSource would give them).
-// With several workers it is called from their threads, one call at a time.
-using RecordInput = std::function<bool(RawRecord&)>;
+// With several workers it is called from their threads, one call at a time. `read_ahead`,
+// when set, reads the input ahead of `next` (RecordSource::read_ahead): the workers call it
+// outside that one-at-a-time turn, so that reading is not done in turn.
+struct RecordInput {
+  std::function<bool(RawRecord&)> next;
+  std::function<void()> read_ahead;
+
+  RecordInput() = default;
+  template <class Next, class = std::enable_if_t<std::is_invocable_r_v<bool, Next&, RawRecord&>>>
+  RecordInput(Next n, std::function<void()> ahead = {})  // NOLINT: a callable is an input
+      : next(std::move(n)), read_ahead(std::move(ahead)) {}
+  // The records of `source`, read ahead.
+  explicit RecordInput(RecordSource& source)
+      : next([&source](RawRecord& r) { return source.next(r); }), read_ahead([&source] { source.read_ahead(); }) {}
+
+  bool operator()(RawRecord& r) const { return next(r); }
+  explicit operator bool() const { return static_cast<bool>(next); }
+};
 
 // Which traces a run checks. A whole corpus is one run (`all`). A corpus checked in pieces
 // (on a cluster) joins the OTLP traces of *all* its pieces as one run does, in two steps: each

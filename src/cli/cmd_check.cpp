@@ -173,7 +173,8 @@ int run_check(const CheckArgs& a) {
   }
   RecordSource source(a.input.inputs, run.reading.format);
   StopOnSignal stop;
-  RecordInput input = [&source](RawRecord& r) { return StopOnSignal::signal() == 0 && source.next(r); };
+  RecordInput input([&source](RawRecord& r) { return StopOnSignal::signal() == 0 && source.next(r); },
+                    [&source] { source.read_ahead(); });
   ToolNameCollector collector(report);
   const CheckWriter& writer = a.strict ? static_cast<const CheckWriter&>(collector) : report;
   CheckStats stats = runner.run(input, writer, write_to(body ? body : stdout, stderr));

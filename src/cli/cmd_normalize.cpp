@@ -25,7 +25,7 @@ int run_normalize(const TraceInputOptions& opts) {
     return kBadInput;
   }
   RecordSource source(opts.inputs, parser.options().format);
-  NormalizeStats total = normalize_records([&](RawRecord& r) { return source.next(r); }, parser, opts.jobs,
+  NormalizeStats total = normalize_records(RecordInput(source), parser, opts.jobs,
                                            write_to(stdout, stderr));
   std::fflush(stdout);
   fmt::print(stderr, "normalize: {} records read, {} traces, {} rejected, {} warnings\n", total.records,

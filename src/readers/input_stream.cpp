@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 namespace trajcheck::detail {
 
@@ -216,6 +217,14 @@ void InputStream::open(std::FILE* f, bool owns, bool detect) {
 
 bool InputStream::compressed() const {
   return impl_->codec == Impl::Codec::gzip || impl_->codec == Impl::Codec::zstd;
+}
+
+int InputStream::plain_file_descriptor() const {
+  if (impl_->codec != Impl::Codec::plain || !impl_->file || !impl_->pending_error.empty()) return -1;
+  const int fd = ::fileno(impl_->file);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  return fd;
 }
 
 void InputStream::close() { impl_->close(); }

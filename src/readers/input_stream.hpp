@@ -34,6 +34,10 @@ class InputStream {
   std::size_t read(char* buf, std::size_t n, std::string& error);
   // Whether the bytes read so far were decompressed (known after the first read).
   bool compressed() const;
+  // The descriptor of the file when its bytes are read as they are (not compressed, known
+  // after the first read) and it is a regular file, so that they may be read at any offset
+  // (pread) instead of in turn; -1 otherwise, or once a read error is pending.
+  int plain_file_descriptor() const;
 
  private:
   struct Impl;

@@ -2,11 +2,17 @@
 // through a fixed buffer (memory does not grow with file size); a .json file is read whole
 // and split into array elements with their own line numbers. Compressed input is decoded on
 // the way in (readers/input_stream.hpp).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <memory>
+#include <mutex>
 #include <new>
 
 #include <archive.h>
@@ -24,6 +30,42 @@ namespace trajcheck {
 namespace {
 
 constexpr std::size_t kReadBuffer = kRecordReadBuffer;
+// A block read ahead (RecordSource::read_ahead) holds its bytes after kAheadRoom free bytes,
+// where the end of a line begun in the block before is copied, in front of the line's rest.
+// Lines longer than that are copied out of the blocks whatever way they are read (read_line).
+constexpr std::size_t kAheadRoom = kReadBuffer / 2;
+// Every read block is this large, so that any of them can be read into either way.
+constexpr std::size_t kBlockBytes = kAheadRoom + kReadBuffer + kRecordPadding;
+// How many blocks may be read ahead of the one lines are taken from: two batches' worth of
+// the pipeline (kBatchBytes), so that a worker finds the bytes of its next batch read.
+constexpr std::size_t kAheadBlocks = 8;
+
+// A descriptor closed by its last holder: a thread reading ahead keeps the file open while
+// the source moves on to the next one.
+struct FileDescriptor {
+  int fd;
+  explicit FileDescriptor(int f) : fd(f) {}
+  ~FileDescriptor() { ::close(fd); }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+};
+
+// Up to `n` bytes of `fd` from `offset` into `buf`, fewer only at the end of the file or on an
+// error (*error set).
+std::size_t read_at(int fd, char* buf, std::size_t n, std::uint64_t offset, std::string* error) {
+  std::size_t got = 0;
+  while (got < n) {
+    ssize_t k = ::pread(fd, buf + got, n - got, static_cast<off_t>(offset + got));
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      *error = fmt::format("read error: {}", std::strerror(errno));
+      break;
+    }
+    if (k == 0) break;
+    got += static_cast<std::size_t>(k);
+  }
+  return got;
+}
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -184,12 +226,34 @@ struct RecordSource::Impl {
   // readable as simdjson reads (kRecordPadding past its end), so a line can be lent. Records
   // lent with RawRecord::may_share hold the block: while any does, the next read goes to a
   // new block (writable()), and the block is freed with the last record holding it.
-  SharedBlock block = SharedBlock::make(kReadBuffer + kRecordPadding);
+  SharedBlock block = SharedBlock::make(kBlockBytes);
   // Blocks left for a new one while records held them, oldest first: reused once none does
   // (records are let go of roughly in the order they were read), rather than freed and
   // allocated again, which cost a page fault for every 4 KiB of them. At most kKeptBlocks.
   std::deque<SharedBlock> kept;
   static constexpr std::size_t kKeptBlocks = 128;
+  // Reading ahead (read_ahead): a plain regular file read as lines is read in blocks of
+  // kReadBuffer bytes at consecutive offsets with pread, each claimed by one thread and read
+  // outside any lock the caller holds, and taken in file order by next(). Shared with the
+  // threads reading ahead, under `mu`; `reading_ahead` is next()'s own.
+  struct Ahead {
+    std::uint64_t offset = 0;
+    SharedBlock block;  // the bytes from block.data() + kAheadRoom
+    std::size_t got = 0;
+    std::string error;
+    bool ready = false;      // read (got, error set)
+    bool abandoned = false;  // no longer wanted: its block goes back to `free` once read
+  };
+  struct AheadState {
+    std::mutex mu;
+    std::condition_variable read;
+    std::shared_ptr<FileDescriptor> file;  // the file read ahead; null when none
+    std::uint64_t next = 0;                // the offset of the next block to claim
+    bool at_end = false;                   // a block came back short: nothing to claim past it
+    std::deque<std::shared_ptr<Ahead>> claimed;  // in file order
+    std::vector<SharedBlock> free;         // blocks no one holds, to read into
+  } ahead;
+  bool reading_ahead = false;
   std::size_t pos = 0, end = 0;
   bool eof = false;
   std::uint64_t line = 0;
@@ -217,7 +281,7 @@ struct RecordSource::Impl {
         fresh = std::move(kept.front());
         kept.pop_front();
       } else {
-        fresh = SharedBlock::make(kReadBuffer + kRecordPadding);
+        fresh = SharedBlock::make(kBlockBytes);
       }
       if (keep) std::memcpy(fresh.data(), block.data() + keep_from, keep);
       if (kept.size() < kKeptBlocks) kept.push_back(std::move(block));
@@ -229,9 +293,137 @@ struct RecordSource::Impl {
   }
 
   void close() {
+    if (reading_ahead) stop_ahead();
     stream.close();
     close_archive();
     mode = Mode::none;
+  }
+
+  // Claims the next block to read ahead; under ahead.mu.
+  std::shared_ptr<Ahead> claim_block() {
+    auto a = std::make_shared<Ahead>();
+    a->offset = ahead.next;
+    ahead.next += kReadBuffer;
+    if (!ahead.free.empty()) {
+      a->block = std::move(ahead.free.back());
+      ahead.free.pop_back();
+    } else {
+      a->block = SharedBlock::make(kBlockBytes);
+    }
+    ahead.claimed.push_back(a);
+    return a;
+  }
+  // Reads a claimed block, outside ahead.mu, and files it as read.
+  void read_block(Ahead& a, int fd) {
+    std::string error;
+    const std::size_t got = read_at(fd, a.block.data() + kAheadRoom, kReadBuffer, a.offset, &error);
+    {
+      std::lock_guard<std::mutex> lk(ahead.mu);
+      a.got = got;
+      a.error = std::move(error);
+      a.ready = true;
+      if (a.abandoned) {
+        if (ahead.free.size() < kAheadBlocks) ahead.free.push_back(std::move(a.block));
+      } else if (got < kReadBuffer) {
+        ahead.at_end = true;
+      }
+    }
+    ahead.read.notify_all();
+  }
+  // Hands a block no longer read from back: to be read into again when no record holds it.
+  void recycle(SharedBlock b) {
+    if (!b.exclusive()) {
+      if (kept.size() < kKeptBlocks) kept.push_back(std::move(b));
+      return;
+    }
+    std::lock_guard<std::mutex> lk(ahead.mu);
+    if (ahead.free.size() < kAheadBlocks) ahead.free.push_back(std::move(b));
+  }
+  // The kept blocks no record holds any more, oldest first, made free to read into; under
+  // ahead.mu, on next()'s thread (which alone touches `kept`).
+  void reclaim_kept() {
+    while (!kept.empty() && kept.front().exclusive() && ahead.free.size() < kAheadBlocks) {
+      ahead.free.push_back(std::move(kept.front()));
+      kept.pop_front();
+    }
+  }
+
+  // Starts reading the open stream ahead from `offset`, when it is a plain regular file.
+  void start_ahead(std::uint64_t offset) {
+    const int fd = stream.plain_file_descriptor();
+    if (fd < 0) return;
+    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) return;  // read in turn instead
+    std::lock_guard<std::mutex> lk(ahead.mu);
+    ahead.file = std::make_shared<FileDescriptor>(own);
+    ahead.next = offset;
+    ahead.at_end = false;
+    reading_ahead = true;
+  }
+  void stop_ahead() {
+    std::lock_guard<std::mutex> lk(ahead.mu);
+    for (auto& a : ahead.claimed) {
+      if (!a->ready) a->abandoned = true;
+      else if (ahead.free.size() < kAheadBlocks) ahead.free.push_back(std::move(a->block));
+    }
+    ahead.claimed.clear();
+    ahead.file.reset();
+    reading_ahead = false;
+  }
+
+  // Reads blocks ahead until kAheadBlocks are claimed; any thread, while next() runs.
+  void read_ahead() {
+    for (;;) {
+      std::shared_ptr<Ahead> a;
+      std::shared_ptr<FileDescriptor> file;
+      {
+        std::lock_guard<std::mutex> lk(ahead.mu);
+        if (!ahead.file || ahead.at_end || ahead.claimed.size() >= kAheadBlocks) return;
+        a = claim_block();
+        file = ahead.file;
+      }
+      read_block(*a, file->fd);
+    }
+  }
+
+  // Makes the block read ahead from file offset `offset` the read buffer (read here when no
+  // thread has claimed it), with the `keep` bytes from `keep_from` of the current one (a line
+  // begun there) copied in front of its bytes; sets pos, end and base. Returns the bytes read.
+  std::size_t take_block(std::uint64_t offset, std::size_t keep_from, std::size_t keep, std::string* error) {
+    std::shared_ptr<Ahead> a;
+    {
+      std::unique_lock<std::mutex> lk(ahead.mu);
+      reclaim_kept();
+      if (!ahead.claimed.empty() && ahead.claimed.front()->offset != offset) {
+        // Read past a short block (the file grew meanwhile): read on from where lines stopped.
+        for (auto& c : ahead.claimed) {
+          if (!c->ready) c->abandoned = true;
+          else if (ahead.free.size() < kAheadBlocks) ahead.free.push_back(std::move(c->block));
+        }
+        ahead.claimed.clear();
+      }
+      if (ahead.claimed.empty()) {
+        ahead.next = offset;
+        ahead.at_end = false;
+        a = claim_block();
+        std::shared_ptr<FileDescriptor> file = ahead.file;
+        lk.unlock();
+        read_block(*a, file->fd);
+        lk.lock();
+      } else {
+        a = ahead.claimed.front();
+        ahead.read.wait(lk, [&] { return a->ready; });
+      }
+      ahead.claimed.pop_front();
+    }
+    SharedBlock old = std::exchange(block, std::move(a->block));
+    if (keep) std::memcpy(block.data() + kAheadRoom - keep, old.data() + keep_from, keep);
+    recycle(std::move(old));
+    base = offset - kAheadRoom;
+    pos = kAheadRoom - keep;
+    end = kAheadRoom + a->got;
+    if (!a->error.empty()) *error = std::move(a->error);
+    return a->got;
   }
 
   // A skipped directory entry: handed out as a record that only carries its warning.
@@ -268,11 +460,16 @@ struct RecordSource::Impl {
     for (;;) {
       if (pos == end) {
         if (eof) return any;
-        base += end;
-        end = stream.read(writable(), kReadBuffer, *error);
-        if (end == 0 && error->empty()) error->swap(pending_error);
-        pos = 0;
-        if (end == 0) {
+        std::size_t got;
+        if (reading_ahead) {
+          got = take_block(base + end, 0, 0, error);
+        } else {
+          base += end;
+          got = end = stream.read(writable(), kReadBuffer, *error);
+          pos = 0;
+        }
+        if (got == 0 && error->empty()) error->swap(pending_error);
+        if (got == 0) {
           eof = true;
           if (!error->empty()) return false;
           continue;
@@ -293,16 +490,21 @@ struct RecordSource::Impl {
       // (copying it out instead costs a copy of all of it).
       if (lent && !nl && !partial && !eof && end - pos <= kReadBuffer / 2) {
         const std::size_t have = end - pos;
-        char* front = writable(pos, have);
-        base += pos;
-        pos = 0;
-        std::size_t got = stream.read(front + have, kReadBuffer - have, *error);
+        std::size_t got;
+        if (reading_ahead) {
+          got = take_block(base + end, pos, have, error);
+        } else {
+          char* front = writable(pos, have);
+          base += pos;
+          pos = 0;
+          got = stream.read(front + have, kReadBuffer - have, *error);
+          end = have + got;
+        }
         if (got == 0 && error->empty()) error->swap(pending_error);
         if (got == 0) {
           eof = true;
           if (!error->empty()) return false;
         }
-        end = have + got;
         continue;
       }
       partial = true;
@@ -603,7 +805,7 @@ struct RecordSource::Impl {
       mode = Mode::whole;
       return false;
     }
-    return start_lines(out);
+    return start_lines(out, true);
   }
 
   // Starts reading lines from the open stream, which is at file offset `offset`.
@@ -651,11 +853,15 @@ struct RecordSource::Impl {
 
   // Starts reading the open stream as JSONL: its first bytes decide whether it is a session
   // log, read whole; else its lines are records. True when an error record was emitted.
-  bool start_lines(RawRecord& out) {
+  // A file (not standard input, which may start at any offset) is read ahead past its first
+  // block when it is a plain regular file (start_ahead).
+  bool start_lines(RawRecord& out, bool file) {
     begin_lines(0, 0, UINT64_MAX);
     end = read_head(stream, writable(), kReadBuffer, pending_error);
-    if (format != InputFormat::session && !session_log_head(std::string_view(block.data(), std::min(end, kRecordHeadBytes))))
+    if (format != InputFormat::session && !session_log_head(std::string_view(block.data(), std::min(end, kRecordHeadBytes)))) {
+      if (file && end == kReadBuffer && pending_error.empty()) start_ahead(end);
       return false;
+    }
     return read_session_log(out);
   }
 
@@ -790,7 +996,7 @@ struct RecordSource::Impl {
         case InputEntry::Kind::standard_input:
           name = "-";
           stream.open(stdin, false);
-          if (start_lines(out)) return true;
+          if (start_lines(out, false)) return true;
           continue;
         case InputEntry::Kind::file:
           if (p.ranged ? open_range(p, out) : open_file(p.entry.path, out)) return true;
@@ -828,6 +1034,8 @@ FileLayout file_layout(const std::string& path, InputFormat format) {
     return FileLayout::session_log;
   return stream.compressed() ? FileLayout::compressed_lines : FileLayout::lines;
 }
+
+void RecordSource::read_ahead() { impl_->read_ahead(); }
 
 bool RecordSource::next(RawRecord& out) {
   out.skip_warning.clear();

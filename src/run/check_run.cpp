@@ -150,7 +150,7 @@ CheckStats CheckRunner::run(const RecordInput& input, const CheckWriter& writer,
 }
 
 CheckStats CheckRunner::run(RecordSource& source, const CheckWriter& writer, const RunOutput& output) const {
-  return run([&](RawRecord& r) { return source.next(r); }, writer, output);
+  return run(RecordInput(source), writer, output);
 }
 
 }  // namespace trajcheck

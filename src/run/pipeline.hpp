@@ -171,10 +171,11 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
   }
 
   for (unsigned i = 0; i < jobs; ++i) workers.push_back(make_worker());
-  // Each worker reads its own batch (one at a time, under `input_mu`) and then processes it,
-  // so a record's bytes are parsed and checked on the core that read them. A record is lent
-  // from the read block it lies in, not copied into its batch slot: the part under the lock is
-  // the reading and the search for line ends. The calling thread is worker 0. A processed
+  // Each worker takes its own batch of records (one at a time, under `input_mu`), reads the
+  // bytes of the batches to come ahead (RecordInput::read_ahead, outside the lock) and then
+  // processes its batch. A record is lent from the read block it lies in, not copied into its
+  // batch slot: the part under the lock is the search for line ends (and reading, for input
+  // that is not read ahead). The calling thread is worker 0. A processed
   // batch is written by the worker that finished it when its turn has come, together with
   // the batches after it that are already done; otherwise it waits in `done` for the worker
   // writing to reach it. So no thread exists only to write and none is woken per batch to
@@ -233,6 +234,9 @@ std::vector<Worker> process_records(const RecordInput& input, unsigned jobs,
         if (filled) b->seq = next_seq++;
         else input_done = true;
       }
+      // The bytes of the batches to come are read now, by this worker and outside input_mu,
+      // while the other takes its records: the system's copies are not made in turn.
+      if (filled && input.read_ahead) input.read_ahead();
       if (!filled) {
         {
           std::lock_guard<std::mutex> lk(mu);
@@ -271,7 +275,7 @@ template <class Worker>
 std::vector<Worker> process_records(RecordSource& source, unsigned jobs,
                                     const std::function<Worker()>& make_worker, std::FILE* out,
                                     std::FILE* err) {
-  return process_records<Worker>([&](RawRecord& r) { return source.next(r); }, jobs, make_worker,
+  return process_records<Worker>(RecordInput(source), jobs, make_worker,
                                  write_to(out, err));
 }
 

@@ -791,7 +791,7 @@ ScoreSummary ScoreRunner::run(const RecordInput& input, const RunOutput& output)
 }
 
 ScoreSummary ScoreRunner::run(RecordSource& source, const RunOutput& output) const {
-  return run([&](RawRecord& r) { return source.next(r); }, output);
+  return run(RecordInput(source), output);
 }
 
 void finish_score(ScoreFormat format, const ScoreSummary& s, std::FILE* body, std::FILE* out,

@@ -2,8 +2,11 @@
 // positions, directories, stdin-like streams, and container errors.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
@@ -486,9 +489,10 @@ TEST_CASE("jsonl: a read block no record holds any more is read into again, not 
   REQUIRE(b.block);
   REQUIRE(!(a.block == b.block));
   const char* first_block = a.block.data();
+  const std::size_t block_size = a.block.size();
   a.block.reset();  // done with: the first block is free for the source again
   // Had the source let go of it, an allocation of its size would likely take its place.
-  SharedBlock other = SharedBlock::make(kRecordReadBuffer + kRecordPadding);
+  SharedBlock other = SharedBlock::make(block_size);
   CHECK(other.data() != first_block);
   REQUIRE(src.next(c));
   CHECK(c.block == b.block);
@@ -500,4 +504,110 @@ TEST_CASE("jsonl: a read block no record holds any more is read into again, not 
   CHECK(b.bytes() == line2);
   CHECK(c.bytes() == line3);
   CHECK(!src.next(e));
+}
+
+namespace {
+// Lines of every size: short ones, lines begun near the end of a read, lines longer than half
+// of it and than all of it, blank lines and CRLF.
+std::string mixed_lines(int records, std::uint64_t seed) {
+  std::string body;
+  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (int i = 0; i < records; ++i) {
+    std::size_t size = next() % 8 == 0 ? next() % (kRecordReadBuffer * 2) : next() % 5000;
+    body += R"({"i":)" + std::to_string(i) + R"(,"s":")" + std::string(size, static_cast<char>('a' + i % 26)) + "\"}";
+    body += i % 5 == 0 ? "\r\n" : "\n";
+    if (i % 9 == 0) body += "  \n";
+  }
+  return body;
+}
+}  // namespace
+
+TEST_CASE("jsonl: read ahead by other threads, the records are what one thread reading in turn gets") {
+  // As the pipeline's workers do: one thread takes records (holding them, as batches do) while
+  // others read the blocks to come ahead, all at once.
+  TempDir d;
+  const std::string body = mixed_lines(700, 4242);
+  for (const std::string& f : {d.write("ahead.jsonl", body), d.write("ahead.jsonl.gz", gzip_of(body))}) {
+    CAPTURE(f);
+    const std::vector<RawRecord> want = read_all({f});
+    REQUIRE(want.size() == 700);
+    for (int round = 0; round < 3; ++round) {
+      RecordSource src({f, f});  // the same file twice: reading ahead starts again on the second
+      std::atomic<bool> done{false};
+      std::vector<std::thread> ahead;
+      for (int t = 0; t < 2; ++t)
+        ahead.emplace_back([&] {
+          while (!done.load()) src.read_ahead();
+        });
+      // Records are held a while, as batches hold them, and checked when let go of: their
+      // bytes stay whole while the source reads on.
+      std::deque<std::pair<std::size_t, RawRecord>> held;
+      std::size_t n = 0, wrong = 0;
+      auto let_go = [&](std::size_t keep) {
+        while (held.size() > keep) {
+          const auto& [k, rec] = held.front();
+          wrong += rec.bytes() != want[k % want.size()].text || rec.origin.line != want[k % want.size()].origin.line;
+          held.pop_front();
+        }
+      };
+      for (;;) {
+        RawRecord r;
+        r.may_share = true;
+        if (!src.next(r)) break;
+        held.emplace_back(n++, std::move(r));
+        let_go(40 + n % 60);
+      }
+      let_go(0);
+      done = true;
+      for (std::thread& t : ahead) t.join();
+      CHECK(n == 2 * want.size());
+      CHECK(wrong == 0);
+    }
+    // The same, checking every record: one thread reads ahead before each record is taken.
+    RecordSource src({f});
+    std::vector<RawRecord> got;
+    for (;;) {
+      src.read_ahead();
+      RawRecord r;
+      r.may_share = true;
+      if (!src.next(r)) break;
+      got.push_back(std::move(r));
+    }
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      CHECK(got[i].bytes() == want[i].text);
+      CHECK(got[i].origin.line == want[i].origin.line);
+      CHECK(got[i].origin.column == want[i].origin.column);
+      CHECK(got[i].origin.record == want[i].origin.record);
+    }
+  }
+}
+
+TEST_CASE("jsonl: a file that grows after its end was read ahead is read on from where its lines stopped") {
+  TempDir d;
+  // Three reads' worth and a bit: the blocks read ahead end short of the bytes appended later.
+  std::string first;
+  for (int i = 0; first.size() < 3 * kRecordReadBuffer + 5000; ++i)
+    first += R"({"i":)" + std::to_string(i) + R"(,"pad":")" + std::string(900, 'p') + "\"}\n";
+  std::string more;
+  for (int i = 0; i < 400; ++i) more += R"({"more":)" + std::to_string(i) + R"(,"pad":")" + std::string(900, 'q') + "\"}\n";
+  const std::string f = d.write("grow.jsonl", first);
+  RecordSource src({f});
+  RawRecord r;
+  r.may_share = true;
+  REQUIRE(src.next(r));
+  src.read_ahead();  // reads to the end of the file as it is now
+  {
+    std::ofstream(f, std::ios::binary | std::ios::app) << more;
+  }
+  std::size_t n = 1;
+  std::string last;
+  while (src.next(r)) {
+    ++n;
+    last = std::string(r.bytes());
+  }
+  const std::string want_all = d.write("want.jsonl", first + more);
+  CHECK(n == read_all({want_all}).size());
+  CHECK(last == R"({"more":399,"pad":")" + std::string(900, 'q') + "\"}");
 }
