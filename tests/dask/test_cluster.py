@@ -178,20 +178,21 @@ def test_an_output_file_opened_to_append_is_written_by_the_driver(cluster, corpu
 
 
 def test_a_piece_a_worker_cannot_place_is_copied_by_the_driver(tmp_path):
-    """place_piece writes nothing into a file that is not the driver's output (another file at
-    that path on the worker's machine); the driver then copies that piece to its offset."""
+    """place_pieces writes nothing into a file that is not the driver's output (another file at
+    that path on the worker's machine); the driver then copies those pieces to their offsets."""
     import trajcheck.dask as td
-    piece = tmp_path / "piece-000001"
-    piece.write_bytes(b"second\n")
+    pieces = [tmp_path / f"piece-00000{i}" for i in range(5)]
+    for p, text in zip(pieces, (b"second\n", b"third\n", b"fourth\n", b"fifth\n", b"seventh\n")):
+        p.write_bytes(text)
     out_path = tmp_path / "out.jsonl"
     out_path.write_bytes(b"")
     other = tmp_path / "other.jsonl"
     other.write_bytes(b"untouched")
     st = os.stat(out_path)
-    assert td.place_piece(str(piece), str(other), (st.st_dev, st.st_ino), 0, 7) is False
+    assert td.place_pieces([(str(pieces[0]), 0, 7)], str(other), (st.st_dev, st.st_ino)) is False
     assert other.read_bytes() == b"untouched"
     with pytest.raises(RuntimeError, match="has 7 bytes, the task wrote 8"):
-        td.place_piece(str(piece), str(out_path), (st.st_dev, st.st_ino), 0, 8)
+        td.place_pieces([(str(pieces[0]), 0, 8)], str(out_path), (st.st_dev, st.st_ino))
 
     class Done:
         def __init__(self, value):
@@ -204,20 +205,28 @@ def test_a_piece_a_worker_cannot_place_is_copied_by_the_driver(tmp_path):
             return self.value
 
     class Client:
-        def submit(self, fn, src, dst, ident, offset, size, **kw):
+        batches = []
+
+        def submit(self, fn, batch, dst, ident, **kw):
+            self.batches.append([os.path.basename(p) for p, _, _ in batch])
             return Done(False)  # as a worker on another machine answers
 
     with open(out_path, "r+b") as out:
         out.write(b"first\n")
         sink = td._Sink(out, False, None, "jsonl")
-        sink.in_place(Client(), "k")
+        sink.in_place(Client(), "k", batch=3, tasks_at_end=2)
         assert sink.place_to is not None
-        sink.write_spooled(str(piece), 7)
-        sink.write(b"third\n")
+        for p in pieces[:3]:
+            sink.write_spooled(str(p), p.stat().st_size)
+        sink.write(b"sixth\n")  # the driver's own write goes after the pieces, before any is copied
+        sink.write_spooled(str(pieces[3]), 6)
+        sink.write_spooled(str(pieces[4]), 8)
         sink.close()
         out.write(b"summary\n")
-    assert out_path.read_bytes() == b"first\nsecond\nthird\nsummary\n"
-    assert not piece.exists()
+    assert out_path.read_bytes() == b"first\nsecond\nthird\nfourth\nsixth\nfifth\nseventh\nsummary\n"
+    # Three pieces a task while the run goes on; the two left at the end, one a task.
+    assert Client.batches == [["piece-000000", "piece-000001", "piece-000002"], ["piece-000003"], ["piece-000004"]]
+    assert not any(p.exists() for p in pieces)
 
 
 @pytest.mark.parametrize("fmt,extra", [
@@ -275,6 +284,19 @@ def test_rules_without_a_rule_are_refused_as_the_cli_refuses_them(cluster, corpu
     allowed = cli(*args, "--allow-no-rules")
     assert allowed[0] == 2 and allowed[1]  # checked: every trace passes, the bad records rejected
     assert_same(allowed, dask(cluster, *args, extra=["--allow-no-rules"]))
+
+
+def test_the_warning_of_a_result_fetched_again_is_not_written():
+    """When a worker dies after its task ended, the client warns that it will fetch the result
+    again (the task runs again): the run recovers, and its standard error stays the CLI's."""
+    import logging
+    import trajcheck.dask as td
+    log = logging.getLogger("distributed.client")
+    f = td._Refetched()
+    gone = log.makeRecord(log.name, logging.WARNING, __file__, 1, "Couldn't gather %s keys, rescheduling %s",
+                          (1, {"trajcheck-check-0": ()}), None)
+    other = log.makeRecord(log.name, logging.WARNING, __file__, 1, "Restarting worker %s", ("w0",), None)
+    assert f.filter(gone) is False and f.filter(other) is True
 
 
 @pytest.mark.parametrize("spooled", [False, True, "to a file"])

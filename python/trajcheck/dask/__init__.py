@@ -24,6 +24,7 @@ import fcntl
 import glob
 import hashlib
 import json
+import logging
 import os
 import shutil
 import stat
@@ -95,9 +96,9 @@ def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, cl
         return pieces
     ranges = [(pieces[i][0], pieces[i][4], pieces[i][5]) for i in counted]
     if client is not None:
-        # Two tasks a worker (a task costs the scheduler milliseconds; counting is fast), in
-        # order, so that the counts come back in the ranges' order.
-        tasks = min(len(ranges), 2 * max(1, len(client.scheduler_info().get("workers", {}))))
+        # One task a worker (a task costs the scheduler milliseconds; counting is at disk
+        # speed), in order, so that the counts come back in the ranges' order.
+        tasks = min(len(ranges), _workers(client))
         groups = [ranges[k * len(ranges) // tasks:(k + 1) * len(ranges) // tasks] for k in range(tasks)]
         numbers = [n for group in client.gather(client.map(_count_newlines, groups, pure=False)) for n in group]
     else:
@@ -106,6 +107,11 @@ def plan(inputs: Iterable[str], partition_size: int = DEFAULT_PARTITION_SIZE, cl
     for i, n in zip(counted, numbers):
         counts[i] = n
     return _native._with_lines_before(pieces, counts)
+
+
+def _workers(client) -> int:
+    """How many workers the cluster of `client` has (at least 1)."""
+    return max(1, len(client.scheduler_info().get("workers", {})))
 
 
 # ---------------------------------------------------------------------------------------
@@ -168,12 +174,12 @@ def run_piece(kind: str, options: Dict[str, Any], piece: Piece, ordinal: int,
     return size, messages, stats
 
 
-def place_piece(src: str, dst: str, ident: Tuple[int, int], offset: int, size: int) -> bool:
-    """Copies the spooled output `src` (`size` bytes) into the file `dst` at `offset`, when
-    `dst` is the file `ident` (device, inode) names: the driver's output, seen by this worker
-    at the same path. False, with nothing written, when this worker cannot open that file (the
-    driver then copies the piece itself). Copying again after a worker died writes the same
-    bytes at the same place."""
+def place_pieces(pieces: List[Tuple[str, int, int]], dst: str, ident: Tuple[int, int]) -> bool:
+    """Copies each spooled output `src` of `pieces` ((src, offset, size): consecutive pieces whose
+    places are known) into the file `dst` at `offset`, when `dst` is the file `ident` (device,
+    inode) names: the driver's output, seen by this worker at the same path. False, with nothing
+    written, when this worker cannot open that file (the driver then copies the pieces itself).
+    Copying again after a worker died writes the same bytes at the same places."""
     try:
         fd = os.open(dst, os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
@@ -182,9 +188,10 @@ def place_piece(src: str, dst: str, ident: Tuple[int, int], offset: int, size: i
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != tuple(ident) or not stat.S_ISREG(st.st_mode):
             return False
-        with open(src, "rb") as f:
-            _check_spooled(src, f, size)
-            _copy_at(f.fileno(), fd, size, offset)
+        for src, offset, size in pieces:
+            with open(src, "rb") as f:
+                _check_spooled(src, f, size)
+                _copy_at(f.fileno(), fd, size, offset)
     finally:
         os.close(fd)
     return True
@@ -363,7 +370,9 @@ class _Sink:
 
     A spooled piece bound for a regular file is written there by a worker (`in_place`): the
     driver only says where each one goes, as the pieces before it are known, so that no byte
-    of output passes through it."""
+    of output passes through it. One copying task takes several consecutive pieces (`batch`),
+    since each task costs the scheduler, in the driver's process, as much as a few pieces' bytes
+    cost a worker to copy."""
 
     def __init__(self, out, buffered: bool, out_dir: Optional[str], ext: str):
         self.out, self.out_dir, self.ext = out, out_dir, ext
@@ -371,29 +380,34 @@ class _Sink:
         self.parts = 0
         self.place_to = None  # (path, identity) of the output file when the workers place pieces
         self.pos = 0  # then: where the next byte of output goes in it
-        self.placing: List[Tuple[Any, str, int, int]] = []  # (future, spooled file, offset, size)
+        self.batch: List[Tuple[str, int, int]] = []  # (spooled file, offset, size) not yet given to a task
+        self.placing: List[Tuple[Any, List[Tuple[str, int, int]]]] = []  # (future, its pieces)
         if out_dir:
             os.makedirs(out_dir, exist_ok=True)
 
-    def in_place(self, client, key: str):
+    def in_place(self, client, key: str, batch: int = 1, tasks_at_end: int = 1):
         """Spooled pieces go into the output file from the workers, when it is one they can
-        write (see _in_place_target); `key` prefixes the copying tasks' keys."""
+        write (see _in_place_target): `batch` pieces a copying task, and the pieces left at the
+        end in `tasks_at_end` tasks (one per worker, copying at once); `key` prefixes the copying
+        tasks' keys."""
         target = _in_place_target(self.out) if self.body is None and not self.out_dir else None
         if target is not None:
             self.place_to, self.pos = target[:2], target[2]
         self.client, self.key, self.placed = client, key, 0
+        self.batch_size, self.tasks_at_end = max(1, batch), max(1, tasks_at_end)
 
     def write_spooled(self, path: str, size: int):
         """The output a worker spooled to `path` (`size` bytes, as the task said), moved where
         `write` would put it, then removed. A file missing or of another size ends the run."""
         if self.place_to is not None:
-            future = None
             if size:
-                future = self.client.submit(place_piece, path, *self.place_to, self.pos, size, pure=False,
-                                            key=f"{self.key}-{self.placed}")
-                self.placed += 1
-            self.placing.append((future, path, self.pos, size))
-            self.pos += size
+                self.batch.append((path, self.pos, size))
+                self.pos += size
+                if len(self.batch) >= self.batch_size:
+                    self._place(self.batch)
+                    self.batch = []
+            else:
+                os.unlink(path)
             self._placed(wait=False)
             return
         with open(path, "rb") as f:
@@ -417,19 +431,26 @@ class _Sink:
                 _copy(f, self.body if self.body is not None else self.out, size)
         os.unlink(path)
 
+    def _place(self, pieces: List[Tuple[str, int, int]]):
+        future = self.client.submit(place_pieces, pieces, *self.place_to, pure=False, key=f"{self.key}-{self.placed}")
+        self.placed += 1
+        self.placing.append((future, pieces))
+
     def _placed(self, wait: bool):
         """Removes the spooled files the workers have copied (waiting for all with `wait`);
         copies itself those a worker could not open the output for."""
         pending = []
-        for future, path, at, size in self.placing:
-            if future is not None and not wait and not future.done():
-                pending.append((future, path, at, size))
+        for future, pieces in self.placing:
+            if not wait and not future.done():
+                pending.append((future, pieces))
                 continue
-            if future is not None and not future.result():
-                with open(path, "rb") as f:
-                    _check_spooled(path, f, size)
-                    _copy_at(f.fileno(), self.out.fileno(), size, at)
-            os.unlink(path)
+            if not future.result():
+                for path, at, size in pieces:
+                    with open(path, "rb") as f:
+                        _check_spooled(path, f, size)
+                        _copy_at(f.fileno(), self.out.fileno(), size, at)
+            for path, _, _ in pieces:
+                os.unlink(path)
         self.placing = pending
 
     def write(self, data: bytes):
@@ -453,6 +474,10 @@ class _Sink:
         """Ends the parts: every piece in its place (the output's position after the last), or
         the temporary body's path (buffered formats)."""
         if self.place_to is not None:
+            left, tasks = self.batch, min(self.tasks_at_end, len(self.batch))
+            for k in range(tasks):
+                self._place(left[k * len(left) // tasks:(k + 1) * len(left) // tasks])
+            self.batch = []
             self._placed(wait=True)
             self.out.seek(self.pos)
         if self.body is None:
@@ -462,10 +487,10 @@ class _Sink:
 
     def abandon(self):
         """A failed run: the copies still to come are cancelled."""
-        futures = [f for f, _, _, _ in self.placing if f is not None]
+        futures = [f for f, _ in self.placing]
         if futures:
             self.client.cancel(futures)
-        self.placing = []
+        self.placing, self.batch = [], []
 
 
 def _finish(task, summary_json: str, body: Optional[str], out) -> int:
@@ -486,6 +511,24 @@ def _finish(task, summary_json: str, body: Optional[str], out) -> int:
 
 def _merge(kind: str, parts: List[str]) -> str:
     return _native._merge_check_stats(parts) if kind == "check" else _native._merge_score_summaries(parts)
+
+
+class _Refetched(logging.Filter):
+    """Drops the client's warning that a result could not be fetched from its worker (the worker
+    died after the task ended) and that the task will run again: Dask recovers from it, the run
+    loses nothing, and standard error stays the command line's."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.startswith("Couldn't gather"))
+
+
+def _submit_pieces(client, kind: str, options: Dict[str, Any], pieces: List[Piece], spool: Optional[str],
+                   key: str) -> List[Any]:
+    """The pieces' tasks (keys `key`-ordinal), in input order. Each is submitted alone, so that
+    the scheduler hands them out one at a time as workers free up, and from this small function:
+    Dask reads the source of the function that submits (for its dashboard) at every submit."""
+    return [client.submit(run_piece, kind, options, p, i, spool, key=f"{key}-{i}", pure=False)
+            for i, p in enumerate(pieces)]
 
 
 def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, *,
@@ -513,6 +556,8 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
         return EXIT_BAD_INPUT, None, []
 
     own = spool = None
+    refetched = _Refetched()
+    logging.getLogger("distributed.client").addFilter(refetched)
     try:
         if client is None:
             client, own = _local_client()
@@ -532,16 +577,18 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
             spool = tempfile.mkdtemp(prefix="trajcheck-spool-")
         else:
             spool = None
-        futures = [client.submit(run_piece, kind, options, p, i, spool, key=f"trajcheck-{kind}-{run_id}-{i}",
-                                 pure=False)
-                   for i, p in enumerate(pieces)]
+        futures = _submit_pieces(client, kind, options, pieces, spool, f"trajcheck-{kind}-{run_id}")
         index = {f.key: i for i, f in enumerate(futures)}
         if progress is None:
             progress = not options.get("quiet") and hasattr(err, "isatty") and err.isatty()
         bar = _Progress(len(futures), progress, err)
         sink = _Sink(out, driver.buffered, out_dir, "jsonl" if options["format"] == "jsonl" else "txt")
         if spool is not None:
-            sink.in_place(client, f"trajcheck-place-{run_id}")
+            # Two copying tasks a worker over the run, and one a worker for the pieces left
+            # at the end, so that the workers copy those at once.
+            workers = _workers(client)
+            sink.in_place(client, f"trajcheck-place-{run_id}", batch=-(-len(pieces) // (2 * workers)),
+                          tasks_at_end=workers)
         ready: Dict[int, Tuple[Any, bytes, str]] = {}  # output bytes, or its spooled size
         stats: List[str] = []
         next_out = records = done = 0
@@ -595,6 +642,7 @@ def run(kind: str, options: Dict[str, Any], inputs: Sequence[str], client=None, 
         err.flush()
         return status, merged, futures if keep else []
     finally:
+        logging.getLogger("distributed.client").removeFilter(refetched)
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
         if own is not None:
