@@ -5,9 +5,9 @@
 
 Measures, over one generated JSONL corpus (examples' traces, repeated with distinct ids):
   - `trajcheck check -j 1` and `-j 2` (the CLI on one machine);
-  - `trajcheck.dask` on a LocalCluster of 1 and of 2 single-threaded workers, both clusters up at
-    once and their runs interleaved (1, 2, 1, 2, …; medians of --rounds), so that both see the
-    same machine load; the ratio of the medians is the scaling figure;
+  - `trajcheck.dask` on the local cluster it starts for a run (`_local_client`), of 1 and of 2
+    single-threaded workers, both clusters up at once and their runs interleaved (1, 2, 1, 2, …;
+    medians of --rounds), so that both see the same machine load; the ratio of the medians is the scaling figure;
   - that every Dask run's output is byte for byte the CLI's (`check -j 1 --format jsonl`), and
     its exit status the same (exit 1 when not);
   - per-task overhead: the same corpus on one worker cut into many small ranges and into one,
@@ -87,7 +87,6 @@ def main():
                     help="bytes per task (default: corpus / 16, 8 tasks per worker of 2)")
     a = ap.parse_args()
 
-    from distributed import Client, LocalCluster
     import trajcheck.dask as td
     from trajcheck import _native
 
@@ -139,8 +138,10 @@ def main():
             print(f"MISMATCH: exit {st} (cli {cli_status}), output {out.value()} (cli {want})")
         return t
 
-    clusters = {w: LocalCluster(n_workers=w, threads_per_worker=1, dashboard_address=None) for w in (1, 2)}
-    clients = {w: Client(c, direct_to_workers=True) for w, c in clusters.items()}
+    # The local cluster a run without --scheduler starts, with 1 and with 2 workers.
+    clients, clusters = {}, {}
+    for w in (1, 2):
+        clients[w], clusters[w] = td._local_client(w)
     try:
         for w, c in clients.items():
             c.run(lambda: __import__("trajcheck.dask"))
@@ -149,7 +150,7 @@ def main():
         for _ in range(a.rounds):
             for w in (1, 2):
                 times[w].append(go(clients[w], part))
-        tasks = -(-size // part)
+        tasks = -(-size // part)  # the checking tasks (each worker also copies ~2 batches of pieces, counts lines once)
         med = {w: statistics.median(v) for w, v in times.items()}
         for w in (1, 2):
             print(f"dask {w} worker{'s' if w > 1 else ' '}:        {med[w]:6.2f} s  {mb / med[w]:7.1f} MB/s  "
@@ -162,7 +163,7 @@ def main():
         overhead = (t_small - t_big) / extra
         print(f"per-task overhead:     {1000 * overhead:6.2f} ms "
               f"({extra + 1} pieces: {t_small:.2f} s, 1 piece: {t_big:.2f} s; a piece's checking task and the "
-              f"small task that copies its output into place: scheduling, transfer, newline count)")
+              f"copying of its output into place, a task for a batch of pieces: scheduling, transfer, newline count)")
     finally:
         for c in clients.values():
             c.close()
