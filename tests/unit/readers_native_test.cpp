@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "readers/tape_value.hpp"
 #include "unit/readers_support.hpp"
 
 using namespace trajcheck;
@@ -337,5 +338,50 @@ TEST_CASE("native: tool names are normalized afresh under each parser's options 
       for (std::size_t i = 0; i < tr.steps().size(); ++i) names += tool_of(tr, i) + " ";
     });
     CHECK(names == (p == &a ? "lookup_order lookup_order refund lookup_order refund " : "Order_Get Order_Get refund Order_Get REFUND "));
+  }
+}
+
+TEST_CASE("native: each step keeps its own extra members, whatever else the record stores between them") {
+  // The steps' extra objects are written one after another and stored once the steps are read;
+  // other stores (names of unknown types, normalized tool names, rewritten values, the trace id)
+  // fall between them. A step without extra members keeps none.
+  const std::string steps =
+      R"([{"type":"tool_call","tool":"Order_Get ","id":7,"arguments":{"a": 1},"latency_ms":12},)"
+      R"({"type":"retrieval","query":"q","documents":3},)"
+      R"({"type":"user_message","content":"hi"},)"
+      R"({"type":"tool_call","tool":"pay","status":"weird","error":true,"note":{"k": [1, 2]},"x":"\u00e9"},)"
+      R"({"type":"approval","tool":"Refund_Order","raw_tool":"refund","decision":"approved"},)"
+      R"({"type":"tool_call","tool":"order_get","result":"ok","latency_ms":3}])";
+  const std::vector<std::string> want = {
+      R"({"latency_ms":12})",
+      R"({"query":"q","documents":3})",
+      "",
+      R"({"source_status":"weird","error":true,"note":{"k":[1,2]},"x":"é"})",
+      R"({"decision":"approved","tool":"Refund_Order","raw_tool":"refund"})",  // the source spelling: data
+      R"({"latency_ms":3})",
+  };
+  detail::ParseCounts& n = detail::t_parse_counts;
+  // A wrapper number the fast path leaves to the general reader (over 18 digits) sends the same
+  // steps the other way: both ways store the same extras.
+  for (const std::string tail : {R"(})", R"(,"reward":1234567890123456789012})"}) {
+    for (bool borrow : {false, true}) {
+      CAPTURE(tail);
+      CAPTURE(borrow);
+      const detail::ParseCounts before = n;
+      ReadResult r = read_text(std::string(R"({"trace_id":"x\u0031","steps":)") + steps + tail, {}, borrow);
+      CHECK(n.general - before.general == (tail == "}" ? 0 : 1));
+      REQUIRE(r.rejected == 0);
+      REQUIRE(r.traces.size() == 1);
+      const Trajectory& t = r.traces[0];
+      CHECK(t.trace_id() == "x1");
+      REQUIRE(t.steps().size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        CAPTURE(i);
+        CHECK(extra_of(t, i) == want[i]);
+      }
+      CHECK(tool_of(t, 0) == "order_get");
+      CHECK(t.text(t.steps()[1].type_name) == "retrieval");
+      CHECK(args_of(t, 0) == R"({"a":1})");
+    }
   }
 }
