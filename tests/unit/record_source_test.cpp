@@ -388,20 +388,28 @@ TEST_CASE("input layer: only plain JSONL is cut; its ranges read every record on
         std::vector<std::string>{gone + ":1:1 cannot open file: No such file or directory"});
 }
 
-TEST_CASE("jsonl: records lent with their read block stay whole while held, and the blocks go with them") {
-  // Records of every size (lines begun near the end of a read, lines longer than half of it,
-  // blank lines, CRLF), plain and gzip: every record is held until the end, as a batch holds
-  // its records while the source reads on, and each is what a copying read gives.
-  TempDir d;
+namespace {
+// Lines of every size: short ones, lines begun near the end of a read, lines longer than half
+// of it and than all of it, blank lines and CRLF.
+std::string mixed_lines(int records, std::uint64_t seed) {
   std::string body;
-  std::uint64_t seed = 777;
   auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < records; ++i) {
     std::size_t size = next() % 8 == 0 ? next() % (kRecordReadBuffer * 2) : next() % 5000;
     body += R"({"i":)" + std::to_string(i) + R"(,"s":")" + std::string(size, static_cast<char>('a' + i % 26)) + "\"}";
     body += i % 5 == 0 ? "\r\n" : "\n";
     if (i % 9 == 0) body += "  \n";
   }
+  return body;
+}
+}  // namespace
+
+TEST_CASE("jsonl: records lent with their read block stay whole while held, and the blocks go with them") {
+  // Records of every size (lines begun near the end of a read, lines longer than half of it,
+  // blank lines, CRLF), plain and gzip: every record is held until the end, as a batch holds
+  // its records while the source reads on, and each is what a copying read gives.
+  TempDir d;
+  const std::string body = mixed_lines(600, 777);
   for (const std::string& f : {d.write("shared.jsonl", body), d.write("shared.jsonl.gz", gzip_of(body))}) {
     CAPTURE(f);
     std::vector<RawRecord> copied = read_all({f});
@@ -506,21 +514,6 @@ TEST_CASE("jsonl: a read block no record holds any more is read into again, not 
   CHECK(!src.next(e));
 }
 
-namespace {
-// Lines of every size: short ones, lines begun near the end of a read, lines longer than half
-// of it and than all of it, blank lines and CRLF.
-std::string mixed_lines(int records, std::uint64_t seed) {
-  std::string body;
-  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
-  for (int i = 0; i < records; ++i) {
-    std::size_t size = next() % 8 == 0 ? next() % (kRecordReadBuffer * 2) : next() % 5000;
-    body += R"({"i":)" + std::to_string(i) + R"(,"s":")" + std::string(size, static_cast<char>('a' + i % 26)) + "\"}";
-    body += i % 5 == 0 ? "\r\n" : "\n";
-    if (i % 9 == 0) body += "  \n";
-  }
-  return body;
-}
-}  // namespace
 
 TEST_CASE("jsonl: read ahead by other threads, the records are what one thread reading in turn gets") {
   // As the pipeline's workers do: one thread takes records (holding them, as batches do) while
