@@ -35,6 +35,9 @@ struct SegmentLog {
 // One rule's per-trace state: the segment tracker and its statements' monitors.
 struct RuleState {
   const detail::RuleSpec* spec = nullptr;
+  // spec's scope and its patterns, read at every step: kept here, not a pointer away (set_spec).
+  ir::ScopeKind scope = ir::ScopeKind::global;
+  std::uint32_t q = detail::kNoId, r = detail::kNoId;
   std::vector<StatementMonitor> monitors;
   bool open = false;      // a segment is open
   bool opened_once = false;  // `after Q` opens at the first Q only
@@ -56,6 +59,12 @@ struct RuleState {
   bool newly_violated = false;
   std::vector<std::uint32_t> scratch;
 
+  void set_spec(const detail::RuleSpec& s) {
+    spec = &s;
+    scope = s.scope;
+    q = s.q;
+    r = s.r;
+  }
   void begin_segment(std::uint32_t at) {
     open = true;
     bound = false;
@@ -113,7 +122,7 @@ struct RuleState {
   // report, appended to `out` and marked reported. A `between` segment counts only once an R
   // closes it, so nothing in it is final before.
   bool open_report(std::vector<std::uint32_t>& out) {
-    if (!open || spec->scope == ir::ScopeKind::between) return false;
+    if (!open || scope == ir::ScopeKind::between) return false;
     bool added = false;
     for (StatementMonitor& m : monitors) {
       const std::size_t d = m.definite_count();
@@ -129,7 +138,7 @@ struct RuleState {
   // beyond what was reported.
   void obligations(std::uint32_t rule, const std::vector<std::pair<std::string, std::string>>& binding,
                    std::vector<Obligation>& out) {
-    if (!open || spec->scope == ir::ScopeKind::between) return;
+    if (!open || scope == ir::ScopeKind::between) return;
     for (std::size_t k = 0; k < monitors.size(); ++k) {
       Obligation o;
       if (!unreported(monitors[k], o.steps) || (monitors[k].reported() > 0 && o.steps.empty())) continue;
@@ -141,11 +150,11 @@ struct RuleState {
   }
   // Monitor::check: what feeding the step would make definite, the state unchanged.
   bool probe_feed(StepEval& ev, std::vector<std::uint32_t>& out) {
-    if (spec->scope == ir::ScopeKind::between) return false;
+    if (scope == ir::ScopeKind::between) return false;
     const std::size_t before = out.size();
     for (StatementMonitor& m : monitors) {
       if (m.done()) continue;
-      std::uint32_t ign = m.spec().ignoring;
+      std::uint32_t ign = m.ignoring();
       if (ign == detail::kNoId || !ev.match(ign)) m.probe(ev, out);
     }
     return out.size() > before;
@@ -159,15 +168,15 @@ struct RuleState {
     open = opened_once = settled = violated = satisfied = false;
     idle = true;  // a closed segment reacts only to its scope's patterns, which are watched
     witnesses.clear();
-    if (spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::before) begin_segment(0);
+    if (scope == ir::ScopeKind::global || scope == ir::ScopeKind::before) begin_segment(0);
   }
   // The finish step (`end`: the trace length): a segment still open is checked, except in `between`.
   void finish_trace(std::uint32_t end) {
-    if (open && spec->scope != ir::ScopeKind::between) end_segment(end);
+    if (open && scope != ir::ScopeKind::between) end_segment(end);
   }
   bool single_segment() const {
-    return spec->scope == ir::ScopeKind::global || spec->scope == ir::ScopeKind::after ||
-           spec->scope == ir::ScopeKind::before;
+    return scope == ir::ScopeKind::global || scope == ir::ScopeKind::after ||
+           scope == ir::ScopeKind::before;
   }
   void result(RuleResult& res) {
     if (violated) {
@@ -185,7 +194,7 @@ struct RuleState {
     bool all_done = true, all_idle = true;
     for (StatementMonitor& m : monitors) {
       if (!m.done()) {
-        std::uint32_t ign = m.spec().ignoring;
+        std::uint32_t ign = m.ignoring();
         if (ign == detail::kNoId || !ev.match(ign)) m.step(ev);
       }
       all_done = all_done && m.done();
@@ -369,7 +378,7 @@ struct Parametric {
     if (from >= to || sl.state.nb == nullptr) return;
     sl.seen_upto = to;
     RuleState& rs = sl.state;
-    switch (rs.spec->scope) {
+    switch (rs.scope) {
       case ir::ScopeKind::global:
         rs.advance(from, to);
         break;
@@ -639,7 +648,7 @@ struct Checker::Impl {
       : program(std::move(p)), eval(*program), eager(eager_slices) {
     rules.resize(program->specs.size());
     for (std::size_t r = 0; r < rules.size(); ++r) {
-      rules[r].spec = &program->specs[r];
+      rules[r].set_spec(program->specs[r]);
       rules[r].monitors.reserve(program->specs[r].statements.size());
       for (const detail::StatementSpec& s : program->specs[r].statements)
         rules[r].monitors.emplace_back(s, *program);
@@ -808,7 +817,7 @@ struct Checker::Impl {
   // An ordinary rule whose step() is a no-op from now on in this trace: its single segment
   // is settled, or a `before` segment was closed by its R.
   static bool is_dead(const RuleState& rs) {
-    switch (rs.spec->scope) {
+    switch (rs.scope) {
       case ir::ScopeKind::global: return rs.settled;
       case ir::ScopeKind::after: return rs.opened_once && rs.settled;
       case ir::ScopeKind::before: return !rs.open;
@@ -1118,7 +1127,7 @@ struct Checker::Impl {
   static bool inherited(const RuleState& rs, std::vector<std::uint32_t>& out) {
     bool any = rs.violated;
     if (any) out.insert(out.end(), rs.witnesses.begin(), rs.witnesses.end());
-    if (rs.open && rs.spec->scope != ir::ScopeKind::between)
+    if (rs.open && rs.scope != ir::ScopeKind::between)
       for (const StatementMonitor& m : rs.monitors)
         for (std::size_t j = 0, d = m.definite_count(); j < d; ++j) {
           out.push_back(m.definite_at(j));
@@ -1154,7 +1163,7 @@ struct Checker::Impl {
   // rule's state is left as it is (a closed segment's monitors may be begun: see
   // RuleState::begin_monitors).
   bool probe(RuleState& rs, std::vector<std::uint32_t>& out) {
-    const detail::RuleSpec& s = *rs.spec;
+    const RuleState& s = rs;  // its scope, q and r
     const std::uint32_t i = eval.index();
     switch (s.scope) {
       case ir::ScopeKind::global:
@@ -1213,7 +1222,7 @@ struct Checker::Impl {
   std::string probe_key;
 
   [[gnu::always_inline]] void step(RuleState& rs) {
-    const detail::RuleSpec& s = *rs.spec;
+    const RuleState& s = rs;  // its scope, q and r
     const std::uint32_t i = eval.index();
     switch (s.scope) {
       case ir::ScopeKind::global:

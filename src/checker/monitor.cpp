@@ -9,7 +9,7 @@ namespace trajcheck::detail {
 using K = ir::StatementKind;
 
 StatementMonitor::StatementMonitor(const StatementSpec& spec, const ProgramImpl& program)
-    : spec_(&spec) {
+    : spec_(&spec), core_{spec.kind, spec.nb, spec.a, spec.b, spec.ignoring, spec.lo, spec.hi} {
   if (spec.nfa != kNoId) {
     nfa_ = &program.nfas[spec.nfa];
     cur_.assign(nfa_->words, 0);
@@ -44,7 +44,7 @@ void StatementMonitor::begin(std::uint32_t at) {
 }
 
 void StatementMonitor::step(StepEval& ev) {
-  const StatementSpec& s = *spec_;
+  const Core& s = core_;
   const std::uint32_t i = ev.index();
   switch (s.kind) {
     case K::forbid:
@@ -238,8 +238,8 @@ std::pair<const std::uint32_t*, const std::uint32_t*> events(const std::vector<s
 // binder-only patterns are false: what is left depends on the first or last event of a
 // kind, or adds every event of a kind as a witness (output, so linear in the result).
 void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uint32_t to) {
-  if (done_ || from >= to || spec_->nb != NbEffect::lazy) return;
-  const StatementSpec& s = *spec_;
+  if (done_ || from >= to || core_.nb != NbEffect::lazy) return;
+  const Core& s = core_;
   auto [a0, a1] = events(ev.a, from, to);
   auto [b0, b1] = events(ev.b, from, to);
   const bool any_a = a0 != a1, any_b = b0 != b1;
@@ -394,7 +394,7 @@ void StatementMonitor::catch_up(const NbEvents& ev, std::uint32_t from, std::uin
 // Cost: O(log) per own tool plus the log's retries in the range (the slice's witnesses,
 // and at most N+1 per tool more).
 void StatementMonitor::catch_up_retries(const NbEvents& ev, std::uint32_t from, std::uint32_t to) {
-  const std::uint64_t hi = spec_->hi;
+  const std::uint64_t hi = core_.hi;
   bool synced = false;
   for (std::uint32_t t : touched_) {
     Chain& ch = chains_[t];
@@ -480,7 +480,7 @@ void StatementMonitor::catch_up_adjacent(const NbEvents& ev, std::uint32_t from,
     out.insert(out.end(), x, y);
   };
   const std::uint32_t* e1 = turn_end(a0);
-  if (spec_->kind == K::immediately_precedes) {  // c: B's, d: A's, b: B's with no A in the turn before
+  if (core_.kind == K::immediately_precedes) {  // c: B's, d: A's, b: B's with no A in the turn before
     activated_ = activated_ || any_in(ev.c, from, to);
     const std::uint32_t g1 = ev.group_of(*a0);
     const bool before1 = g1 == turn_ ? flag_ : turn_a_;
@@ -692,7 +692,7 @@ bool StatementMonitor::expect_next(StepEval& ev, bool* letter) {
   *letter = false;
   if (!ev.is_tool_call() || nfa_ == nullptr) return false;
   const Nfa& n = *nfa_;
-  if (spec_->kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
+  if (core_.kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
     return false;
   *letter = true;
   // Candidates are the positions reachable by one more letter; keep those whose atom matches.
@@ -738,7 +738,7 @@ void StatementMonitor::step_expect(StepEval& ev) {
 void StatementMonitor::step_expect_turn(StepEval& ev) {
   if (!ev.is_tool_call() || nfa_ == nullptr) return;
   const Nfa& n = *nfa_;
-  if (spec_->kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
+  if (core_.kind == K::expect && std::none_of(n.atoms.begin(), n.atoms.end(), [&](std::uint32_t a) { return ev.match(a); }))
     return;
   const std::size_t cw = std::size_t(n.words) + 1;  // one configuration: started, then the positions
   if (dp_.empty()) dp_.resize(1);
@@ -827,14 +827,14 @@ bool StatementMonitor::turn_accepts() const {
 }
 
 std::size_t StatementMonitor::definite_count() const {
-  switch (spec_->kind) {
+  switch (core_.kind) {
     case K::require:
     case K::followed_by:
     case K::requires_:
     case K::ends_with:
       return 0;
     case K::count:  // past the upper bound: every match is a witness (at most: those past N)
-      return spec_->hi != ir::kUnbounded && count_ > spec_->hi ? buf_.size() : 0;
+      return core_.hi != ir::kUnbounded && count_ > core_.hi ? buf_.size() : 0;
     case K::never_followed_by: return buf_.empty() ? 0 : buf_.size() + 1;
     case K::excludes: return first_a_ == kNoId || first_b_ == kNoId ? 0 : first_a_ == first_b_ ? 1 : 2;
     case K::starts_with: return any_ && !flag_ ? 1 : 0;
@@ -843,7 +843,7 @@ std::size_t StatementMonitor::definite_count() const {
 }
 
 std::uint32_t StatementMonitor::definite_at(std::size_t j) const {
-  switch (spec_->kind) {
+  switch (core_.kind) {
     case K::never_followed_by: return j == 0 ? first_a_ : buf_[j - 1];
     case K::excludes: return j == 0 ? std::min(first_a_, first_b_) : std::max(first_a_, first_b_);
     case K::starts_with: return first_a_;
@@ -854,7 +854,7 @@ std::uint32_t StatementMonitor::definite_at(std::size_t j) const {
 // step() restated as a question: each case adds what the same case of step() would make
 // definite (definite_count()), reading the state only.
 void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
-  const StatementSpec& s = *spec_;
+  const Core& s = core_;
   const std::uint32_t i = ev.index();
   switch (s.kind) {
     case K::forbid:
@@ -948,7 +948,7 @@ void StatementMonitor::probe(StepEval& ev, std::vector<std::uint32_t>& out) {
 }
 
 VerdictStatus StatementMonitor::finish(std::vector<std::uint32_t>& witnesses) const {
-  const StatementSpec& s = *spec_;
+  const Core& s = core_;
   bool violated = false;
   bool vacuous = false;
   const std::size_t at = witnesses.size();

@@ -311,7 +311,7 @@ class StatementMonitor {
   // nothing: no A yet and `lone_turns`, no step of the trace shares its turn (a B before the
   // first A matters only if that A may share its turn). True for the other statements.
   [[gnu::always_inline]] bool idle(bool lone_turns = false) const {  // asked after every step of a rule
-    switch (spec_->kind) {
+    switch (core_.kind) {
       case ir::StatementKind::never_followed_by: return lone_turns && first_a_ == kNoId;
       case ir::StatementKind::immediately_precedes: return !flag_ && !turn_a_;
       case ir::StatementKind::immediately_followed_by: return turn_as_.empty() && prev_as_.empty();
@@ -324,6 +324,8 @@ class StatementMonitor {
     }
   }
   const StatementSpec& spec() const { return *spec_; }
+  // spec().ignoring, read without going to the spec.
+  std::uint32_t ignoring() const { return core_.ignoring; }
   // expect: the letters of one turn whose orders are all tried (2^n subsets); a turn with
   // more is a violation at its first letter past this, with the note below.
   static constexpr std::size_t kTurnLetters = 12;
@@ -346,6 +348,15 @@ class StatementMonitor {
   void close_turn();
 
   const StatementSpec* spec_;
+  // The fields of *spec_ that stepping and finishing read, kept beside the monitor's state:
+  // the spec lies elsewhere (one more cache line per statement, cold at each trace's start).
+  struct Core {
+    ir::StatementKind kind;
+    NbEffect nb;
+    std::uint32_t a, b, ignoring;
+    std::uint64_t lo, hi;
+  };
+  Core core_;
   const Nfa* nfa_ = nullptr;
   bool done_ = false;
   bool activated_ = false;  // the statement's trigger occurred (vacuity)
