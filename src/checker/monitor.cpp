@@ -23,24 +23,34 @@ void StatementMonitor::begin(std::uint32_t at) {
   done_ = activated_ = seen_a_ = seen_b_ = any_ = flag_ = false;
   first_a_ = first_b_ = last_ = nb_from_ = turn_ = kNoId;
   turn_a_ = turn_b_ = false;
-  turn_as_.clear();
-  prev_as_.clear();
   count_ = 0;
   reported_ = 0;
   buf_.clear();
-  for (std::uint32_t t : touched_) chains_[t] = Chain{};
-  touched_.clear();
   active_chains_ = 0;
-  keys_.clear();
   new_key_ = false;
   started_ = false;
   node_ = kNoId;
   turned_ = over_cap_ = false;
   letter_turn_ = kNoId;
-  turn_bs_.clear();
   a_turn_ = kNoId;
   first_a_b_ = false;
-  letter_masks_.clear();
+  // The containers only one kind of statement fills (the others' stay empty).
+  switch (core_.kind) {
+    case K::never_followed_by: turn_bs_.clear(); break;
+    case K::immediately_precedes:
+    case K::immediately_followed_by:
+      turn_as_.clear();
+      prev_as_.clear();
+      break;
+    case K::retries:
+      for (std::uint32_t t : touched_) chains_[t] = Chain{};
+      touched_.clear();
+      break;
+    case K::no_duplicate: keys_.clear(); break;
+    case K::expect:
+    case K::expect_exactly: letter_masks_.clear(); break;
+    default: break;
+  }
 }
 
 void StatementMonitor::step(StepEval& ev) {

@@ -358,27 +358,43 @@ class StatementMonitor {
   };
   Core core_;
   const Nfa* nfa_ = nullptr;
+  // The scalars every statement's begin() resets come first, then buf_: with spec_ and core_
+  // they fill the first cache lines, the only ones most statements touch (each trace begins
+  // every monitor with its state out of the cache). The containers of one kind of statement
+  // come after, and begin() clears only those of its own kind (the others stay empty).
   bool done_ = false;
   bool activated_ = false;  // the statement's trigger occurred (vacuity)
   bool seen_a_ = false, seen_b_ = false, any_ = false, flag_ = false;
-  std::uint32_t first_a_ = kNoId, first_b_ = kNoId, last_ = kNoId;
-  // Adjacency between turns: the open turn (its first step; kNoId: none, or closed), whether
-  // it has an A / a B (`flag_`: whether the turn before it had an A), and the A's of it and
-  // of the turn before, waiting on a B in the next turn.
-  std::uint32_t turn_ = kNoId;
+  // Adjacency between turns: the open turn (turn_: its first step; kNoId: none, or closed),
+  // whether it has an A / a B (`flag_`: whether the turn before it had an A), and the A's of
+  // it and of the turn before (turn_as_, prev_as_), waiting on a B in the next turn.
   bool turn_a_ = false, turn_b_ = false;
-  // never followed by: the B's of the turn `turn_` met before any A (a first A in that turn
-  // may come before them), the first A's turn, and whether the first A is itself a B (it
-  // follows another A of its turn in some order; `flag_`: that was found).
-  std::vector<std::uint32_t> turn_bs_;
-  std::uint32_t a_turn_ = kNoId;
+  // never followed by: whether the first A is itself a B (it follows another A of its turn
+  // in some order; `flag_`: that was found); its turn (a_turn_), and turn_bs_ below.
   bool first_a_b_ = false;
-  std::vector<std::uint32_t> turn_as_, prev_as_;
+  bool new_key_ = false;  // no duplicate: see take_new_key()
+  bool started_ = false;  // expect: false means "at the start state" (cur_ below)
+  // expect once a letter shared a turn (`turned_`; see dp_ below). `over_cap_`: a turn with
+  // more than kTurnLetters letters, whose orders are not tried (a violation at the first
+  // letter past the cap).
+  bool turned_ = false, over_cap_ = false;
+  std::uint32_t first_a_ = kNoId, first_b_ = kNoId, last_ = kNoId;
+  std::uint32_t turn_ = kNoId;
+  std::uint32_t a_turn_ = kNoId;
   // followed by, lazy: every A of NbEvents::a from this step on is pending (kNoId: none).
   std::uint32_t nb_from_ = kNoId;
+  std::uint32_t active_chains_ = 0;  // retries, not lazy: the chains_ that are active
+  std::uint32_t seg_start_ = 0;  // the step that opened this segment
+  std::uint32_t letter_turn_ = kNoId;  // expect: the first step of the turn of dp_
+  std::uint32_t node_ = kNoId;  // lazy expect: its ExpectClasses node since the last step it was fed
   std::uint64_t count_ = 0;
   std::size_t reported_ = 0;
+  const NbEvents* shared_ = nullptr;
   std::vector<std::uint32_t> buf_;  // candidate witnesses of this segment
+  // never followed by: the B's of the turn `turn_` met before any A (a first A in that turn
+  // may come before them).
+  std::vector<std::uint32_t> turn_bs_;
+  std::vector<std::uint32_t> turn_as_, prev_as_;  // immediately followed by / precedes
   // retries: per local tool the chain (active, retries so far); the tools touched (lazy: the
   // tools whose chain is the slice's own, `own`, rather than the log's from seg_start_ on;
   // `sync`: during catch_up, the first success binding nothing that ends that).
@@ -389,27 +405,18 @@ class StatementMonitor {
   };
   std::vector<Chain> chains_;
   std::vector<std::uint32_t> touched_;
-  std::uint32_t active_chains_ = 0;  // retries, not lazy: the chains_ that are active
-  std::uint32_t seg_start_ = 0;  // the step that opened this segment
   // no duplicate: canonical (tool, arguments) keys seen in this segment.
   KeySet keys_;
-  const NbEvents* shared_ = nullptr;
-  bool new_key_ = false;
   std::string_view last_key_;  // the key of the step that set new_key_ (StepEval's, that step's)
-  // expect: current and next position sets; `started_` false means "at the start state".
+  // expect: current and next position sets.
   std::vector<std::uint64_t> cur_, next_;
-  bool started_ = false;
-  // expect once a letter shared a turn (`turned_`): the configurations (1 + words each: word 0
-  // whether started, then the positions) that the orders of the turn so far reach, per subset
-  // of its letters (`dp_`, the last one: all of them), the turn's first step, and per letter
-  // the positions whose atom it matches. `over_cap_`: a turn with more than kTurnLetters
-  // letters, whose orders are not tried (a violation at the first letter past the cap).
-  bool turned_ = false, over_cap_ = false;
-  std::uint32_t letter_turn_ = kNoId;
+  // expect once a letter shared a turn: the configurations (1 + words each: word 0 whether
+  // started, then the positions) that the orders of the turn so far reach, per subset of its
+  // letters (`dp_`, the last one: all of them), and per letter the positions whose atom it
+  // matches.
   std::vector<std::vector<std::uint64_t>> dp_;  // the first dp_used_ are the current turn's
   std::size_t dp_used_ = 0;
   std::vector<std::uint64_t> letter_masks_, next_turn_;  // letters × words; scratch
-  std::uint32_t node_ = kNoId;  // lazy expect: its ExpectClasses node since the last step it was fed
 };
 
 }  // namespace trajcheck::detail
