@@ -20,7 +20,10 @@ packages=(build-essential cmake ninja-build pkg-config
           python3-venv python3-pip python3-setuptools python3-wheel python3-build python3-yaml
           python3-distributed
           libvalijson-dev json-schema-test-suite libssl-dev libcpp-httplib-dev libsqlite3-dev
-          libprotobuf-dev protobuf-compiler)
+          libprotobuf-dev protobuf-compiler
+          nettle-dev liblzma-dev libbz2-dev liblz4-dev)
+# (The last four: the static archives that libarchive.a's zip reader and filters need, so
+# that the trajcheck executable links libarchive statically: cmake/static_deps.cmake.)
 # The sanitizer tree and the fuzz targets are built with clang (libFuzzer, and a shorter build);
 # the editor tests run docs/editors.md's Neovim set-up in Debian's Neovim.
 [[ $mode == test ]] && packages+=(clang libclang-rt-14-dev neovim)
