@@ -35,7 +35,7 @@ Trace parallel_lookup_and_refund() {
 }
 
 // Calls `names` (a turn each, or `shared` for those in one turn): "a b|c d" is a, then b and c
-// in one turn, then d.
+// in one turn, then d. "a:1" calls a with {"id":"1"}; "a!" is a call of a that failed.
 Trace turns_of(const std::string& spec) {
   TraceBuilder b;
   int turn = 0;
@@ -51,11 +51,14 @@ Trace turns_of(const std::string& spec) {
       if (bar == std::string::npos) bar = group.size();
       std::string name = group.substr(from, bar - from);
       std::string args = "{}";
+      const bool failed = !name.empty() && name.back() == '!';
+      if (failed) name.pop_back();
       if (const auto colon = name.find(':'); colon != std::string::npos) {
         args = R"({"id":")" + name.substr(colon + 1) + R"("})";
         name = name.substr(0, colon);
       }
       b.call(name, args).set("turn", std::to_string(turn));
+      if (failed) b.fails("error");
       from = bar + 1;
     }
     at = end + 1;
@@ -392,5 +395,48 @@ TEST_CASE("turns: a checker reused across traces gives each trace a fresh checke
     CHECK(text(out[0]) == first[k]);
     CHECK(text(out[0]) == verdict("a is never followed by b", t));
     CHECK(text(out[1]) == verdict("require c", t));
+  }
+}
+
+// A monitor begun again for the next trace clears the containers of its own kind of
+// statement: one Checker reused across traces that leave state behind (keys seen, retry
+// chains, expect's positions and shared turns, A's waiting on the next turn) gives each trace
+// a fresh checker's verdicts, for every statement kind that keeps such state.
+TEST_CASE("turns: a reused checker forgets each statement kind's state between traces") {
+  const std::vector<std::string> rules = {
+      "no duplicate a",
+      "retries of a at most 1",
+      "expect a -> b",
+      "expect exactly a -> b",
+      "a immediately precedes b",
+      "a is immediately followed by b",
+      "a is never followed by b",
+  };
+  std::string all;
+  for (const std::string& r : rules) all += r + "\n";
+  CompileResult r = compile(Source("reused.rules", all));
+  REQUIRE(r.ok());
+  Checker checker(r.program);
+  std::vector<RuleResult> out;
+  auto text = [](const RuleResult& res) {
+    std::string s(to_string(res.status));
+    for (std::uint32_t step : res.steps) s += " " + std::to_string(step);
+    return s;
+  };
+  // Traces that end mid-state (a key seen, a chain open, an A waiting, expect part way, a
+  // shared turn), each followed by one that a leftover would misjudge.
+  const char* specs[] = {"a:1 a:1", "a:1",     "a a a",   "a",   "a|b a",   "b",       "a",
+                         "b",       "a|a|b",   "a b",     "b a", "a:2 b",   "a|x",     "b a:2",
+                         "x",       "a a:1 a", "a:1 b b", "a b", "a|b|a b", "b|a a b", "a",
+                         "a! a!",   "a!",      "a! a! a!", "a! a",  "a!",      "a a!",    "a!"};
+  for (const char* spec : specs) {
+    CAPTURE(spec);
+    const Trace t = turns_of(spec);
+    checker.check(t, out);
+    REQUIRE(out.size() == rules.size());
+    for (std::size_t k = 0; k < rules.size(); ++k) {
+      CAPTURE(rules[k]);
+      CHECK(text(out[k]) == verdict(rules[k], t));
+    }
   }
 }
