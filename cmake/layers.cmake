@@ -6,7 +6,7 @@
 # every #include "…" under src/ (private headers included), and that docs/architecture.md's
 # table of floors says the same.
 set(TRAJCHECK_FLOORS
-  "util json trace"          # 1: text, globs, diagnostics, JSON text, the trajectory
+  "util json trace http"     # 1: text, globs, diagnostics, JSON text, the trajectory; HTTP
   "readers ir"               # 2: trace formats -> Trajectory; the rule IR (data)
   "language catalog"         # 3: rules text -> IR; the tool catalog (data)
   "compiler"                 # 4: IR + catalog -> Program

@@ -2,8 +2,8 @@
 #
 # Every trajcheck process pays for the shared libraries it loads before it does any work: the
 # loader maps each one and resolves its relocations (Debian builds them with BIND_NOW), and each
-# page it touches is a page fault. protobuf, SQLite and libarchive (with what libarchive loads:
-# libxml2, ICU, nettle, liblzma, …) are used by a few subcommands only, yet cost every start;
+# page it touches is a page fault. protobuf, SQLite, nettle and libarchive (with what libarchive
+# loads: libxml2, ICU, liblzma, …) are used by a few subcommands only, yet cost every start;
 # linked statically, the executable holds only the objects it references and the loader has
 # nothing to resolve for them (docs/performance.md, "Start-up").
 #
@@ -15,12 +15,11 @@
 # users). The archive is used only when it is installed beside the shared LIBRARY and a test
 # program (cmake/static_deps/*.cpp), which calls the entry points trajcheck calls, links
 # against it: its private dependencies (pkg-config --static) are each linked from their
-# own static archive, or from the shared library trajcheck links anyway (zlib, zstd, libcrypto,
-# glibc's), and a dependency with neither is left out, so that the test link says whether the
+# own static archive, or from the shared library trajcheck links anyway (zlib, zstd, glibc's), and a dependency with neither is left out, so that the test link says whether the
 # archive's objects trajcheck uses need it. When the archive is missing or the test fails,
 # VAR is the shared library and configure says why.
 option(TRAJCHECK_STATIC_DEPS
-       "Link protobuf, SQLite and libarchive into the trajcheck executable statically where their static archives are installed"
+       "Link protobuf, SQLite, nettle and libarchive into the trajcheck executable statically where their static archives are installed"
        ON)
 
 find_package(PkgConfig QUIET)
@@ -63,8 +62,6 @@ function(trajcheck_static_dep var)
         list(APPEND deps ZLIB::ZLIB)
       elseif(lib STREQUAL "zstd" AND TARGET zstd::libzstd_shared)
         list(APPEND deps zstd::libzstd_shared)
-      elseif(lib STREQUAL "crypto")  # one OpenSSL in the process, the one cpp-httplib loads
-        list(APPEND deps OpenSSL::Crypto)
       elseif(lib MATCHES "^(m|dl|rt|pthread)$")
         list(APPEND deps ${lib})
       elseif(NOT "lib${lib}.a" STREQUAL arg_ARCHIVE)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "suite/suite.hpp"
+#include "util/sha256.hpp"
 #include "trajcheck/eval.hpp"
 
 namespace trajcheck::eval {
@@ -17,9 +18,6 @@ Dimensions aggregate(const std::vector<const CaseResult*>& cases);
 std::optional<double> percentile(std::vector<double> values, double p);  // nearest rank
 // The value of a gate's metric over `dims`; absent when no case applies.
 std::optional<double> metric_value(const Dimensions& dims, const suite::Gate& gate);
-// The SHA-256 of `data` as 64 lowercase hex digits (grader cache keys, input digests).
-std::string sha256_hex(std::string_view data);
-
 // An external command's answer: eval's graders and case vary's variations run their commands
 // through run_command_cached (graders.cpp), so both are run, limited and cached alike.
 struct CommandAnswer {

@@ -11,7 +11,6 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include "eval/eval_internal.hpp"
 #include "util/read_file.hpp"
@@ -21,15 +20,6 @@ namespace trajcheck::eval {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string sha256_hex(std::string_view data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
-  std::string hex;
-  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
-}
 
 namespace {
 

@@ -6,28 +6,19 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
-
 #include "trajcheck/run.hpp"
+#include "util/sha256.hpp"
 
 namespace trajcheck {
 
 std::string rules_digest(const RuleSetResult& compiled) {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  Sha256 h;
   for (const RuleFile& f : compiled.files) {
     const std::string_view text = f.source.text();
-    const std::string len = std::to_string(text.size()) + ":";
-    EVP_DigestUpdate(ctx, len.data(), len.size());
-    EVP_DigestUpdate(ctx, text.data(), text.size());
+    h.update(std::to_string(text.size()) + ":");
+    h.update(text);
   }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_DigestFinal_ex(ctx, md, &n);
-  EVP_MD_CTX_free(ctx);
-  std::string hex = "sha256:";
-  for (unsigned int i = 0; i < n; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
+  return "sha256:" + h.hex();
 }
 
 namespace detail {

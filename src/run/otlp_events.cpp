@@ -4,7 +4,8 @@
 #include <regex>
 
 #include <fmt/format.h>
-#include <httplib.h>
+
+#include "http/http.hpp"
 
 namespace trajcheck::detail {
 namespace {
@@ -59,7 +60,14 @@ std::unique_ptr<OtlpEventExporter> OtlpEventExporter::open(std::string_view endp
     *error = fmt::format("'{}': the port is out of range", endpoint);
     return nullptr;
   }
+  std::string http_error;
+  const http::Api* api = http::api(&http_error);
+  if (api == nullptr) {
+    *error = std::move(http_error);
+    return nullptr;
+  }
   std::unique_ptr<OtlpEventExporter> ex(new OtlpEventExporter());
+  ex->http_ = api;
   ex->scheme_host_port_ = m[1].str() + "://" + m[2].str() + m[3].str();
   std::string path = m[4].str();
   const std::string_view logs = "/v1/logs";
@@ -109,22 +117,20 @@ OtlpEventExporter::Result OtlpEventExporter::close(std::chrono::milliseconds dea
 }
 
 bool OtlpEventExporter::post(const std::string& body, std::string* error) {
-  httplib::Client client(scheme_host_port_);
-  client.set_connection_timeout(std::chrono::seconds(2));
-  client.set_read_timeout(std::chrono::seconds(5));
-  client.set_write_timeout(std::chrono::seconds(5));
+  http::ClientSpec spec;
+  spec.scheme_host_port = scheme_host_port_;
+  const std::unique_ptr<http::Client> client = http_->make_client(spec);
   for (int attempt = 0;; ++attempt) {
-    httplib::Result res = client.Post(path_, body, "application/json");
+    const http::PostResult res = client->post(path_, body, "application/json");
     bool retry;
-    if (!res) {
-      *error = fmt::format("{}: {}", url_, httplib::to_string(res.error()));
+    if (!res.answered) {
+      *error = fmt::format("{}: {}", url_, res.error);
       retry = true;
-    } else if (res->status >= 200 && res->status < 300) {
+    } else if (res.status >= 200 && res.status < 300) {
       return true;
     } else {
-      *error = fmt::format("{} answered {}{}", url_, res->status,
-                           res->body.empty() ? "" : ": " + res->body.substr(0, 200));
-      retry = res->status == 429 || res->status == 502 || res->status == 503 || res->status == 504;
+      *error = fmt::format("{} answered {}{}", url_, res.status, res.body.empty() ? "" : ": " + res.body.substr(0, 200));
+      retry = res.status == 429 || res.status == 502 || res.status == 503 || res.status == 504;
     }
     if (!retry || attempt == kRetries) return false;
     const auto pause = std::chrono::milliseconds(100 << (2 * attempt));  // 100, 400, 1600 ms

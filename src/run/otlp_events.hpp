@@ -26,13 +26,17 @@
 
 #include <nlohmann/json.hpp>
 
+namespace trajcheck::http {
+struct Api;
+}
+
 namespace trajcheck::detail {
 
 class OtlpEventExporter {
  public:
   // `endpoint` as OTEL_EXPORTER_OTLP_ENDPOINT: http(s)://host[:port][/base], to which
   // /v1/logs is added; a URL whose path already ends in /v1/logs is used as it is. Null with
-  // *error when it is not such a URL.
+  // *error when it is not such a URL, or when HTTP is not available (http::api).
   static std::unique_ptr<OtlpEventExporter> open(std::string_view endpoint, std::string service_name,
                                                  std::string* error);
   ~OtlpEventExporter();
@@ -55,6 +59,7 @@ class OtlpEventExporter {
   void run();
   bool post(const std::string& body, std::string* error);
 
+  const http::Api* http_ = nullptr;
   std::string url_, scheme_host_port_, path_, service_name_;
   std::mutex mutex_;
   std::condition_variable wake_;

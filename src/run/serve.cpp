@@ -20,9 +20,9 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "http/http.hpp"
 #include "run/decision_log.hpp"
 #include "run/otlp_events.hpp"
 #include "run/otlp_protobuf.hpp"
@@ -473,6 +473,12 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
     fmt::print(err, "trajcheck serve: --listen '{}' is not HOST:PORT\n", o.listen);
     return 2;
   }
+  std::string http_error;
+  const http::Api* http_api = http::api(&http_error);
+  if (http_api == nullptr) {
+    fmt::print(err, "trajcheck serve: {}\n", http_error);
+    return 2;
+  }
   std::FILE* out = stdout;
   if (o.out != "-") {
     out = std::fopen(o.out.c_str(), "ab");
@@ -540,32 +546,22 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
   sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, &previous);
 
-  httplib::Server server;
-  server.set_payload_max_length(o.core.max_body_bytes);
-  // An answer is written in pieces: without this, Nagle's algorithm and the client's delayed
-  // ACK hold each answer ~40 ms on a keep-alive connection.
-  server.set_tcp_nodelay(true);
-  server.Post("/v1/traces", [&](const httplib::Request& req, httplib::Response& res,
-                                const httplib::ContentReader& content) {
-    // The body as it arrives, decompressed (Content-Encoding: gzip): kept up to one byte past
-    // the limit, so that a small compressed request cannot grow without bound — the core
-    // answers one byte past it 413.
-    std::string body;
-    content([&](const char* data, std::size_t n) {
-      const std::size_t room = o.core.max_body_bytes + 1 - std::min<std::size_t>(body.size(), o.core.max_body_bytes + 1);
-      body.append(data, std::min(n, room));
-      return n <= room;
-    });
-    ServeReply r = core.post_traces(req.get_header_value("Content-Type"), body);
-    res.status = r.status;
-    if (r.retry_after_s > 0) res.set_header("Retry-After", std::to_string(r.retry_after_s));
-    res.set_content(r.body, r.content_type);
-  });
-  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(core.metrics(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  server.Get("/healthz", [&](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
-  const int bound = port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  http::ServerSpec spec;
+  spec.max_body_bytes = o.core.max_body_bytes;
+  spec.routes.push_back({http::Route::Method::kPost, "/v1/traces", [&](const http::Request& req) {
+                           // The core answers a body one byte past the limit 413.
+                           ServeReply r = core.post_traces(req.content_type, req.body);
+                           http::Answer a{r.status, std::move(r.content_type), std::move(r.body), {}};
+                           if (r.retry_after_s > 0) a.headers.emplace_back("Retry-After", std::to_string(r.retry_after_s));
+                           return a;
+                         }});
+  spec.routes.push_back({http::Route::Method::kGet, "/metrics", [&](const http::Request&) {
+                           return http::Answer{200, "text/plain; version=0.0.4; charset=utf-8", core.metrics(), {}};
+                         }});
+  spec.routes.push_back({http::Route::Method::kGet, "/healthz",
+                         [](const http::Request&) { return http::Answer{200, "text/plain", "ok\n", {}}; }});
+  const std::unique_ptr<http::Server> server = http_api->make_server(std::move(spec));
+  const int bound = server->bind(host, port);
   if (bound < 0) {
     fmt::print(err, "trajcheck serve: cannot listen on {}: {}\n", o.listen, std::strerror(errno));
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -576,7 +572,7 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
   fmt::print(err, "trajcheck serve: listening on http://{}:{} (POST /v1/traces, GET /metrics, GET /healthz)\n",
              host.find(':') != std::string::npos ? "[" + host + "]" : host, bound);
   std::fflush(err);
-  std::thread listener([&] { server.listen_after_bind(); });
+  std::thread listener([&] { server->listen(); });
   std::mutex tick_mu;
   std::condition_variable tick_cv;
   bool stopping = false;
@@ -611,7 +607,7 @@ int run_serve(const ServeRunOptions& o, std::FILE* err) {
     break;
   }
   // Stop accepting; requests being read finish first (stop joins the server's threads).
-  server.stop();
+  server->stop();
   listener.join();
   core.drain();
   {

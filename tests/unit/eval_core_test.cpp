@@ -394,8 +394,8 @@ TEST_CASE("reports carry the digests of their inputs; compare warns, or with req
   std::ifstream in(std::string(TRAJCHECK_TEST_DIR) + "/data/eval/t.rules", std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (const auto& d : r.inputs)
-    if (d.kind == "rules") CHECK(d.sha256 == eval::sha256_hex(text));
-  CHECK(eval::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    if (d.kind == "rules") CHECK(d.sha256 == sha256_hex(text));
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 
   auto a = eval::report_json(r);
   auto b = nlohmann::json::parse(eval::report_json(run({"runs-b.jsonl"})));
