@@ -53,3 +53,6 @@ add_test(NAME cli.diff_mutants
          COMMAND ${TRAJCHECK_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/rule_diff_mutants.py ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:trajcheck_cli> ${CMAKE_CURRENT_BINARY_DIR}/cli-work/diff-mutants)
 set_tests_properties(cli.diff_mutants PROPERTIES TIMEOUT 600)
+
+# Every subcommand named first, as the command line then sets it up alone (tests/cli_subcommands.sh).
+add_test(NAME cli.subcommands COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_subcommands.sh $<TARGET_FILE:trajcheck_cli>)

@@ -41,8 +41,15 @@ int main(int argc, char** argv) {
   auto& registry = command_registry();
   std::sort(registry.begin(), registry.end(),
             [](const Command& a, const Command& b) { return a.order < b.order; });
+  // The subcommand named first is the only one set up: building the options of every other
+  // one (CLI11) would cost each process more than compiling its rules (docs/performance.md,
+  // "Start-up"). --help, --version, an unknown or misspelt name: all of them, for the list and
+  // the suggestions.
+  const bool named = argc > 1 && std::any_of(registry.begin(), registry.end(),
+                                             [&](const Command& c) { return c.name == argv[1]; });
   std::vector<std::pair<CLI::App*, std::function<int()>>> runners;
   for (const Command& c : registry) {
+    if (named && c.name != argv[1]) continue;
     size_t before = app.get_subcommands({}).size();
     std::function<int()> run = c.setup(app);
     auto subs = app.get_subcommands({});
