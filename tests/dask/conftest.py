@@ -30,20 +30,72 @@ def free_port():
         return s.getsockname()[1]
 
 
+def group_members(pgid):
+    """The pids of the processes in process group `pgid`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid:  # state, ppid, pgrp
+                pids.append(int(entry))
+    return pids
+
+
+def is_resource_tracker(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"multiprocessing.resource_tracker" in f.read()
+    except OSError:
+        return False
+
+
+def kill_group(pgid):
+    """SIGKILL every process of the group but multiprocessing's resource tracker. A dask-worker
+    (its nanny and its worker) makes named semaphores (/dev/shm/sem.mp-*) that the tracker
+    unlinks once the processes using them are gone; killed with them, it would leave them
+    behind. It ignores SIGTERM and SIGINT and exits by itself when they have died."""
+    for pid in group_members(pgid):
+        if not is_resource_tracker(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def semaphores_of(pgid):
+    """The named semaphores the group's processes have mapped."""
+    names = set()
+    for pid in group_members(pgid):
+        try:
+            with open(f"/proc/{pid}/maps") as f:
+                names.update(line.split()[-1] for line in f if "/dev/shm/sem.mp-" in line)
+        except OSError:
+            continue
+    return names
+
+
 def stop(p, timeout=10):
-    """SIGTERM the process group, then SIGKILL it."""
+    """SIGTERM the process group, then SIGKILL it (all but the resource tracker, see kill_group)."""
     if p.poll() is not None:
         return
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            p.wait(timeout=timeout)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        p.wait(timeout=timeout)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    kill_group(p.pid)
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 class Cluster:

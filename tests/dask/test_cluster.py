@@ -4,14 +4,13 @@ when a worker is killed mid-run."""
 import json
 import os
 import shutil
-import signal
 import subprocess
 import threading
 import time
 
 import pytest
 
-from conftest import CLI, PYTHON, SOURCE, stop
+from conftest import CLI, PYTHON, SOURCE, kill_group, semaphores_of, stop
 
 RULES = [SOURCE / "rules" / "refunds.rules", SOURCE / "rules" / "guardrails.rules"]
 
@@ -332,7 +331,8 @@ def test_worker_killed_mid_run(cluster, corpus, spooled, tmp_path):
             while time.monotonic() < deadline and proc.poll() is None:
                 done, assigned = c.run_on_scheduler(state, name=victim_name)
                 if done >= 20 and assigned > 0:
-                    os.killpg(victim.pid, signal.SIGKILL)  # the nanny and its worker
+                    semaphores = semaphores_of(victim.pid)
+                    kill_group(victim.pid)  # the nanny and its worker
                     killed_mid_run = proc.poll() is None
                     break
                 time.sleep(0.02)
@@ -342,6 +342,12 @@ def test_worker_killed_mid_run(cluster, corpus, spooled, tmp_path):
             out["out"] = (tmp_path / "out.jsonl").read_bytes()
         assert_same(expected, (proc.returncode, out["out"], out["err"]))
         assert not list(spool.iterdir())  # the spool, with what the killed worker left in it
+        # Nor does it leave its semaphores in /dev/shm: the resource tracker removes them.
+        assert semaphores, "the killed worker had no named semaphores mapped"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and any(os.path.exists(n) for n in semaphores):
+            time.sleep(0.1)
+        assert not [n for n in semaphores if os.path.exists(n)], "the killed worker's semaphores stayed behind"
     finally:
         if to_file:
             to_file.close()
