@@ -1,7 +1,7 @@
 // HTTP for `serve` (a server) and for OTLP event export (a client), behind an interface of
 // our own so that cpp-httplib — and the OpenSSL it loads and initialises — is not part of
-// every start of the executable: it costs ~8 ms there, more than everything else `check`
-// does before its first record. The executable loads the implementation from a plugin,
+// every start of the executable: about 6.5 ms there, as much as everything else `check` does
+// before its first record. The executable loads the implementation from a plugin,
 // libtrajcheck-http.so, the first time it needs HTTP (docs/architecture.md); the library (the
 // Python module, the tests, an embedder's program) links it in.
 #pragma once
@@ -74,8 +74,13 @@ class Client {
   virtual PostResult post(const std::string& path, const std::string& body, const std::string& content_type) = 0;
 };
 
+// The layout of Api and of the types it passes: a plugin built against another is refused.
+inline constexpr int kApiVersion = 1;
+
 // What the implementation provides (one per process).
 struct Api {
+  int version;  // kApiVersion of the implementation's build
+  std::size_t size;  // sizeof(Api) there
   std::unique_ptr<Server> (*make_server)(ServerSpec spec);
   std::unique_ptr<Client> (*make_client)(ClientSpec spec);
 };

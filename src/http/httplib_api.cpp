@@ -88,7 +88,7 @@ class HttplibClient final : public Client {
 std::unique_ptr<Server> make_server(ServerSpec spec) { return std::make_unique<HttplibServer>(std::move(spec)); }
 std::unique_ptr<Client> make_client(ClientSpec spec) { return std::make_unique<HttplibClient>(spec); }
 
-constexpr Api kApi{make_server, make_client};
+constexpr Api kApi{kApiVersion, sizeof(Api), make_server, make_client};
 
 }  // namespace
 }  // namespace trajcheck::http

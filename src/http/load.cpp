@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 
 #include <filesystem>
-#include <mutex>
+#include <string>
 
 #include "http/http.hpp"
 
@@ -50,7 +50,13 @@ Loaded load_plugin() {
       dlclose(handle);
       continue;
     }
-    l.api = entry();  // the plugin stays loaded for the life of the process
+    const Api* found = entry();
+    if (found == nullptr || found->version != kApiVersion || found->size != sizeof(Api)) {
+      tried += "\n  " + path.string() + ": from another build of trajcheck (its HTTP interface differs)";
+      dlclose(handle);
+      continue;
+    }
+    l.api = found;  // the plugin stays loaded for the life of the process
     return l;
   }
   l.error = std::string("HTTP needs the plugin ") + kPlugin + ", which did not load:" + tried;

@@ -5,6 +5,7 @@
    neither), so `check` starts without them.
 2. A copy of the executable without the plugin beside it: `check` works; `serve` and
    `guard --otlp-endpoint` stop with exit 2, naming the plugin and where it was looked for.
+   Beside a library that is not the plugin, or a plugin of another interface version: the same.
 3. An installed copy (cmake --install into a temporary prefix): the executable finds the plugin
    in its installed place; `serve` listens and stops cleanly on SIGTERM.
 
@@ -56,6 +57,31 @@ r = run([exe, "guard", "-r", RULES, "--otlp-endpoint", "http://127.0.0.1:9", "--
         input="")
 if r.returncode != 2 or "--otlp-endpoint" not in r.stderr or "libtrajcheck-http.so" not in r.stderr:
     fail(f"guard --otlp-endpoint without the plugin: exit {r.returncode}, stderr {r.stderr!r}")
+
+# A plugin that is not trajcheck's, or from a build whose HTTP interface differs, is refused.
+cc = shutil.which("cc") or shutil.which("gcc")
+if not cc:
+    fail("no C compiler (cc) to build the stand-in plugins")
+else:
+    for name, source, expected in [
+            ("other", "int something_else(void) { return 0; }\n", "no trajcheck_http_api in it"),
+            ("stale", "struct Api { int version; unsigned long size; void* a; void* b; };\n"
+                      "static const struct Api api = {999, sizeof(struct Api), 0, 0};\n"
+                      "const struct Api* trajcheck_http_api(void) { return &api; }\n",
+             "from another build of trajcheck")]:
+        folder = os.path.join(WORK, name)
+        os.makedirs(folder)
+        shutil.copy2(BIN, os.path.join(folder, "trajcheck"))
+        with open(os.path.join(folder, "plugin.c"), "w") as f:
+            f.write(source)
+        built = run([cc, "-shared", "-fPIC", "-o", os.path.join(folder, "libtrajcheck-http.so"),
+                     os.path.join(folder, "plugin.c")])
+        if built.returncode != 0:
+            fail(f"{cc} did not build the {name} plugin: {built.stderr}")
+            continue
+        r = run([os.path.join(folder, "trajcheck"), "serve", "-r", RULES, "--listen", "127.0.0.1:0"])
+        if r.returncode != 2 or expected not in r.stderr:
+            fail(f"serve beside the {name} plugin: exit {r.returncode}, stderr {r.stderr!r}")
 
 # 3. Installed.
 prefix = os.path.join(WORK, "prefix")
