@@ -17,12 +17,17 @@ using namespace trajcheck::testing;
 namespace {
 
 // The status (and witnesses) of the one rule of `rules` on `trace`.
+// A rule's result as "STATUS STEP…".
+std::string result_text(const RuleResult& res) {
+  std::string out(to_string(res.status));
+  for (std::uint32_t s : res.steps) out += " " + std::to_string(s);
+  return out;
+}
+
 std::string verdict(const std::string& rules, const Trajectory& trace) {
   CheckOutcome o = satisfies(Rules::text(rules), trace);
   REQUIRE(o.results.size() == 1);
-  std::string out(to_string(o.results[0].status));
-  for (std::uint32_t s : o.results[0].steps) out += " " + std::to_string(s);
-  return out;
+  return result_text(o.results[0]);
 }
 
 // user, then order_get and refund_order in one message (turn 1).
@@ -380,11 +385,6 @@ TEST_CASE("turns: a checker reused across traces gives each trace a fresh checke
   REQUIRE(r.ok());
   Checker checker(r.program);
   std::vector<RuleResult> out;
-  auto text = [](const RuleResult& res) {
-    std::string s(to_string(res.status));
-    for (std::uint32_t step : res.steps) s += " " + std::to_string(step);
-    return s;
-  };
   const char* specs[] = {"b b a b", "b|a", "c x", "b|a", "x", "b b a b", "c"};
   const char* first[] = {"violated 2 3", "violated 0 1", "vacuous", "violated 0 1", "vacuous", "violated 2 3", "vacuous"};
   for (std::size_t k = 0; k < std::size(specs); ++k) {
@@ -392,9 +392,9 @@ TEST_CASE("turns: a checker reused across traces gives each trace a fresh checke
     const Trace t = turns_of(specs[k]);
     checker.check(t, out);
     REQUIRE(out.size() == 2);
-    CHECK(text(out[0]) == first[k]);
-    CHECK(text(out[0]) == verdict("a is never followed by b", t));
-    CHECK(text(out[1]) == verdict("require c", t));
+    CHECK(result_text(out[0]) == first[k]);
+    CHECK(result_text(out[0]) == verdict("a is never followed by b", t));
+    CHECK(result_text(out[1]) == verdict("require c", t));
   }
 }
 
@@ -418,11 +418,6 @@ TEST_CASE("turns: a reused checker forgets each statement kind's state between t
   REQUIRE(r.ok());
   Checker checker(r.program);
   std::vector<RuleResult> out;
-  auto text = [](const RuleResult& res) {
-    std::string s(to_string(res.status));
-    for (std::uint32_t step : res.steps) s += " " + std::to_string(step);
-    return s;
-  };
   // Traces that end mid-state (a key seen, a chain open, an A waiting, expect part way, a
   // shared turn), each followed by one that a leftover would misjudge.
   const char* specs[] = {"a:1 a:1", "a:1",     "a a a",   "a",   "a|b a",   "b",       "a",
@@ -436,7 +431,7 @@ TEST_CASE("turns: a reused checker forgets each statement kind's state between t
     REQUIRE(out.size() == rules.size());
     for (std::size_t k = 0; k < rules.size(); ++k) {
       CAPTURE(rules[k]);
-      CHECK(text(out[k]) == verdict(rules[k], t));
+      CHECK(result_text(out[k]) == verdict(rules[k], t));
     }
   }
 }
