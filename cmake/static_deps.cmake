@@ -15,8 +15,9 @@
 # users). The archive is used only when it is installed beside the shared LIBRARY and a test
 # program (cmake/static_deps/*.cpp), which calls the entry points trajcheck calls, links
 # against it: its private dependencies (pkg-config --static) are each linked from their
-# own static archive, or from the shared library trajcheck links anyway (zlib, zstd, glibc's), and a dependency with neither is left out, so that the test link says whether the
-# archive's objects trajcheck uses need it. When the archive is missing or the test fails,
+# own static archive, or from the shared library trajcheck links anyway (zlib, zstd, glibc's),
+# and a dependency with neither is left out, so that the test link says whether the archive's
+# objects trajcheck uses need it. When the archive is missing or the test fails,
 # VAR is the shared library and configure says why.
 option(TRAJCHECK_STATIC_DEPS
        "Link protobuf, SQLite, nettle and libarchive into the trajcheck executable statically where their static archives are installed"
