@@ -42,6 +42,14 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Each stage's time on stderr, so that a run's log shows where its minutes went (docs/ci.md).
+stage_start=0
+stage() {  # stage NAME: the time since the previous stage ended
+  echo "setup: $1 took $((SECONDS - stage_start)) s (${SECONDS} s in all)" >&2
+  stage_start=$SECONDS
+}
+stage "the Debian packages"
+
 build() {  # build DIR [cmake args…]
   local dir=$1; shift
   cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
@@ -63,6 +71,7 @@ case "$mode" in
   examples)
     build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=OFF
     install_python
+    stage "the Release build"
     bash scripts/run-examples.sh build/trajcheck
     ;;
   test)
@@ -87,6 +96,7 @@ case "$mode" in
         echo "setup: npm ci failed in $producer: its producer test will be skipped" >&2
       fi
     done
+    stage "the npm packages"
     # The Release tree: the product (command line, library, Python package) and every test of
     # it — golden files, the command line, Python, Dask, the editor, the examples — but of the
     # C++ unit tests only the full-size soak and the allocation count (which the sanitizers'
@@ -94,8 +104,10 @@ case "$mode" in
     # doctest file at -O3 too would double the build: docs/ci.md).
     build build "${release[@]}" -DTRAJCHECK_BUILD_TESTS=ON "-DTRAJCHECK_UNIT_TESTS=checker_parametric;checker_alloc"
     install_python
+    stage "the Release build"
     ctest --test-dir build --output-on-failure -j "$jobs"
     bash scripts/run-examples.sh build/trajcheck >/dev/null
+    stage "the Release tests and the examples"
     # The embedding example is a project of its own: it must build against an installed copy
     # (find_package(trajcheck)), not against this tree.
     prefix=$(mktemp -d)
@@ -105,6 +117,7 @@ case "$mode" in
       -DCMAKE_PREFIX_PATH="$prefix/usr" >/dev/null
     cmake --build "$prefix/embedding" -j "$jobs"
     "$prefix/embedding/embedding_tests"
+    stage "the embedding example"
     # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer, in a tree built by
     # clang (docs/ci.md: how this tree is kept short): -O1, as ASan recommends, but the unit
     # tests' own sources at -O0; -g1, the line tables the sanitizers' stack traces need; unity
@@ -116,20 +129,24 @@ case "$mode" in
       -DCMAKE_CXX_FLAGS=-DSIMDJSON_DEVELOPMENT_CHECKS=0 \
       -DTRAJCHECK_BUILD_TESTS=ON -DTRAJCHECK_UNIT_TESTS=all -DTRAJCHECK_SANITIZE=ON -DTRAJCHECK_FUZZ=ON \
       -DTRAJCHECK_PYTHON=OFF -DTRAJCHECK_PCH=ON
+    stage "the sanitizer build"
     symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer  # file:line in clang's sanitizer reports
     [[ -x $symbolizer ]] && export ASAN_SYMBOLIZER_PATH=$symbolizer
     # (The extension's tests run no C++ code: once, above, is enough.)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-asan --output-on-failure -j "$jobs" -E '^vscode\.'
+    stage "the sanitizer tests"
     # The record pipeline's threads and RecordSource's reading ahead under ThreadSanitizer: a
     # program of its own (the tree above is built with ASan, which TSan cannot join).
     clang++ -std=c++20 -fsanitize=thread -O1 -g1 -Iinclude -Isrc tests/tsan/pipeline_tsan.cpp \
       src/readers/{record_source,input_stream,input_list,record_shape}.cpp src/json/text.cpp \
       -lsimdjson -lfmt -larchive -lz -lzstd -o build-asan/pipeline_tsan
     TSAN_OPTIONS=halt_on_error=1 build-asan/pipeline_tsan
+    stage "the ThreadSanitizer program"
     # A minute of each fuzz target, seeded from the repository's files: a crash, leak or hang
     # fails the run, and the input that caused it is in build-asan/artifacts/.
     FUZZ_BUILD_DIR=$PWD/build-asan FUZZ_BUILD_JOBS=$jobs FUZZ_JOBS=$jobs bash scripts/fuzz.sh 60
+    stage "the fuzz targets"
     ;;
   *)
     echo "usage: scripts/setup.sh examples|test" >&2
