@@ -67,7 +67,7 @@ bool read_fast(std::string_view text, Reader reader, std::string* normalized) {
   detail::CompiledOptions c;
   std::string padded(text);
   padded.append(kRecordPadding, ' ');
-  detail::Scratch s;
+  static detail::Scratch s;  // one for every record, as a reading thread keeps it
   detail::TapeDoc doc;
   std::string_view in(padded.data(), text.size());
   if (!doc.parse(s.tape, in)) return false;
@@ -580,12 +580,12 @@ TEST_CASE("tape: a member named twice is found in objects of every size, however
     return out + "}";
   };
   int declined = 0, read = 0;
+  detail::Scratch s;  // one for every record, as a reading thread keeps it
   for (int i = 0; i < 3000; ++i) {
     bool duplicate = false;
     std::string text = R"({"steps":[{"tool":"a","arguments":)" + object(object, 0, duplicate) + "}]}";
     CAPTURE(text);
     std::string padded = text + std::string(kRecordPadding, ' ');
-    detail::Scratch s;
     detail::TapeDoc doc;
     bool parsed = doc.parse(s.tape, std::string_view(padded.data(), text.size()));
     CHECK(parsed == !duplicate);
@@ -622,7 +622,7 @@ namespace {
 
 // Whether simdjson's DOM parser accepts `text` and no object in it names a member twice.
 bool dom_accepts(const std::string& text) {
-  simdjson::dom::parser parser;
+  static simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(text).get(root)) return false;
   auto unique_names = [](auto& self, simdjson::dom::element e) -> bool {
@@ -660,13 +660,13 @@ TEST_CASE("tape: the walk accepts exactly what the DOM parser accepts") {
   Gen g(29);
   std::mt19937 rng(31);
   int accepted = 0, rejected = 0;
+  detail::Scratch s;  // one for every record, as a reading thread keeps it
   for (int i = 0; i < 6000; ++i) {
     g.blanks = i % 2 == 1;
     std::string record = i % 3 == 2 ? g.chat_record() : g.record();
     if (i % 4) mutate(record, rng);
     CAPTURE(record);
     std::string padded = record + std::string(kRecordPadding, ' ');
-    detail::Scratch s;
     detail::TapeDoc doc;
     bool walked = doc.parse(s.tape, std::string_view(padded.data(), record.size()));
     bool dom = dom_accepts(record);
@@ -688,12 +688,12 @@ TEST_CASE("tape: strings with escapes decode as the DOM parser decodes them") {
   const char* strings[] = {R"("a\nb")", R"("\"\\\/\b\f\n\r\t")", R"("caf\u00e9")", R"("\ud83d\ude00 x")", R"("\u0000")",
                            R"("\ud83d")", R"("\ude00")", R"("\ud83dx")", R"("\u12")", R"("\u12G4")", R"("\x")",
                            R"("a\")", R"("\\")", R"("\\\"")", R"("\uD83D\uDE00")", R"("€ \u20ac")"};
+  detail::Scratch s;  // one for every record, as a reading thread keeps it
   for (const char* str : strings) {
     std::string record = std::string("{\"k\":") + str + ",\"" + str + "\":1}";
     // A key equal to "k" would be a duplicate: none of the strings decodes to it.
     CAPTURE(record);
     std::string padded = record + std::string(kRecordPadding, ' ');
-    detail::Scratch s;
     detail::TapeDoc doc;
     bool walked = doc.parse(s.tape, std::string_view(padded.data(), record.size()));
     simdjson::dom::parser parser;
@@ -719,6 +719,7 @@ TEST_CASE("tape: strings with escapes decode as the DOM parser decodes them") {
 TEST_CASE("tape: values decoded when first read agree with the DOM parser, in any order") {
   std::mt19937 rng(7);
   const char* pieces[] = {"a", "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b\\f\\r", "xyz ", "\\u00e9", "é"};
+  detail::Scratch s;  // one for every record, as a reading thread keeps it
   for (int round = 0; round < 200; ++round) {
     std::string record = "{";
     const int n = 1 + static_cast<int>(rng() % 12);
@@ -731,7 +732,6 @@ TEST_CASE("tape: values decoded when first read agree with the DOM parser, in an
     record += "}";
     CAPTURE(record);
     std::string padded = record + std::string(kRecordPadding, ' ');
-    detail::Scratch s;
     detail::TapeDoc doc;
     REQUIRE(doc.parse(s.tape, std::string_view(padded.data(), record.size())));
     simdjson::dom::parser parser;
@@ -793,13 +793,13 @@ TEST_CASE("tape: records larger than the usual size take the fast path and agree
 TEST_CASE("tape: the walk's verdict does not depend on the bytes past the record") {
   Gen g(43);
   std::mt19937 rng(47);
+  detail::Scratch s;  // one for every record, as a reading thread keeps it
   for (int i = 0; i < 1500; ++i) {
     std::string record = i % 2 ? g.chat_record() : g.record();
     record.resize(rng() % (record.size() + 1));  // cut anywhere, often mid-value
     if (i % 3 == 0) mutate(record, rng);
     CAPTURE(record);
     std::string spaces = record + std::string(kRecordPadding, ' ');
-    detail::Scratch s;
     detail::TapeDoc doc;
     bool expected = !record.empty() && doc.parse(s.tape, std::string_view(spaces.data(), record.size()));
     for (char pad : std::string("]}[{,:\"0")) {
