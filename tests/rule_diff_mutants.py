@@ -6,13 +6,15 @@ widened to a glob `a_b` -> `a_*`); `diff ORIGINAL MUTANT` must report the edited
 counterexample of at most 10 steps, and `check` must confirm every counterexample it prints
 (exactly one of the two files' rule is violated, the one the direction names).
 
-    rule_diff_mutants.py ROOT TRAJCHECK WORK_DIR [--report]
+    rule_diff_mutants.py ROOT TRAJCHECK WORK_DIR [--report] [--every N]
 
 A mutant that does not compile, or whose edit leaves the rule's meaning the same (diff says
 `unchanged`: the same text once groups are expanded), is not counted. Mutants diff does not
 catch are printed with diff's reason; the known ones (listed below, each with why the search
 cannot reach it) do not fail the test, any other does. A counterexample `check` does not
-confirm always fails it.
+confirm always fails it. `--every N` tries only every Nth mutant (in the order they are made, so
+every file and kind of edit still comes up): the sanitizer build's run, where each `diff` is
+several times slower, while the Release build tries them all.
 """
 import glob
 import json
@@ -25,6 +27,7 @@ import time
 
 root, trajcheck, work = sys.argv[1:4]
 report = "--report" in sys.argv[4:]
+every = int(sys.argv[sys.argv.index("--every") + 1]) if "--every" in sys.argv[4:] else 1
 trajcheck = os.path.abspath(trajcheck)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -127,7 +130,7 @@ KNOWN = {
 
 rules_files = sorted(glob.glob(os.path.join(work, "rules", "*.rules")) +
                      glob.glob(os.path.join(work, "examples", "**", "*.rules"), recursive=True))
-total = caught = unchanged = not_compiling = 0
+total = caught = unchanged = not_compiling = made = 0
 bad, missed, times = [], [], []
 for path in rules_files:
     with open(path, encoding="utf-8") as f:
@@ -139,6 +142,9 @@ for path in rules_files:
         if text in seen or text == original:
             continue
         seen.add(text)
+        made += 1
+        if (made - 1) % every:
+            continue
         with open(mutant_path, "w", encoding="utf-8") as f:
             f.write(text)
         r = subprocess.run([trajcheck, "diff", "--format", "json", "--timings", path, mutant_path],
