@@ -163,6 +163,7 @@ int run_check(const CheckArgs& a) {
     return kBadInput;
   }
   CheckReport report(compiled.rules, ro);
+  buffer_bulk_output(stdout);
   std::FILE* body = nullptr;
   if (report.buffered()) {
     body = std::tmpfile();
@@ -170,6 +171,7 @@ int run_check(const CheckArgs& a) {
       fmt::print(stderr, "trajcheck check: cannot create a temporary file\n");
       return kInternal;
     }
+    buffer_bulk_output(body);
   }
   RecordSource source(a.input.inputs, run.reading.format);
   StopOnSignal stop;

@@ -25,6 +25,7 @@ int run_normalize(const TraceInputOptions& opts) {
     return kBadInput;
   }
   RecordSource source(opts.inputs, parser.options().format);
+  buffer_bulk_output(stdout);
   NormalizeStats total = normalize_records(RecordInput(source), parser, opts.jobs,
                                            write_to(stdout, stderr));
   std::fflush(stdout);

@@ -48,6 +48,7 @@ int run_score(ScoreSettings& s) {
     fmt::print(stderr, "trajcheck score: {}\n", runner.option_error());
     return kBadInput;
   }
+  buffer_bulk_output(stdout);
   std::FILE* body = nullptr;
   if (run.format == ScoreFormat::json) {
     // Records stream to a temporary file so memory stays flat; the array is closed after.
@@ -56,6 +57,7 @@ int run_score(ScoreSettings& s) {
       fmt::print(stderr, "trajcheck score: cannot create a temporary file\n");
       return kInternal;
     }
+    buffer_bulk_output(body);
   }
   RecordSource source(s.input.inputs, run.reading.format);
   ScoreSummary summary = runner.run(source, write_to(body ? body : stdout, stderr));

@@ -2,6 +2,7 @@
 // command touches no other file.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ struct Command {
 };
 
 std::vector<Command>& command_registry();
+
+// A stream the report of a whole corpus goes to (standard output, a report's temporary file):
+// a 64 KiB buffer when it is not a terminal. stdio's own is one block of the file (4 KiB), so
+// a long report cost a write(2) for every 4 KiB of it. Call before anything is written to it.
+void buffer_bulk_output(std::FILE* f);
 
 inline bool register_command(Command c) {
   command_registry().push_back(std::move(c));

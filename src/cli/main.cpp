@@ -5,6 +5,8 @@
 #include <cstring>
 #include <exception>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "command.hpp"
@@ -13,6 +15,14 @@ namespace trajcheck::cli {
 std::vector<Command>& command_registry() {
   static std::vector<Command> registry;
   return registry;
+}
+
+void buffer_bulk_output(std::FILE* f) {
+  // glibc ignores the size asked for with a null buffer: the buffers are ours. One for standard
+  // output and one for a temporary file, each used by one stream for the rest of the process.
+  static char out_buffer[1 << 16], file_buffer[1 << 16];
+  if (f == nullptr || ::isatty(::fileno(f)) != 0) return;
+  std::setvbuf(f, f == stdout ? out_buffer : file_buffer, _IOFBF, sizeof out_buffer);
 }
 
 namespace {
