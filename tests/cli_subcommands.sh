@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Each subcommand works when named first, which is when the command line sets up that one
-# alone (src/cli/main.cpp): its --help, a flag it does not know refused with exit 2, and the
-# list of them all under `trajcheck --help`.
+# alone (src/cli/main.cpp): its --help, a flag it does not know refused with exit 2 and named,
+# and the list of them all under `trajcheck --help`.
 #
 #   bash tests/cli_subcommands.sh TRAJCHECK
 set -u
@@ -17,7 +17,13 @@ for name in "${names[@]}"; do
   grep -q "^Usage: .* $name" <<<"$out" || fail "$name --help shows no usage of $name: $out"
   out=$("$bin" "$name" --no-such-flag 2>&1); rc=$?
   ((rc == 2)) || fail "$name --no-such-flag: exit $rc"
+  # Named even when a required option is missing too (CLI11 would report that one alone).
+  grep -q -- "not expected: --no-such-flag" <<<"$out" || fail "$name --no-such-flag does not name the flag: $out"
 done
+# A misspelt required option is the flag named, not the option said to be missing.
+out=$("$bin" check --rule x.rules traces.jsonl 2>&1); rc=$?
+((rc == 2)) && grep -q -- "not expected: --rule" <<<"$out" && ! grep -q "is required" <<<"$out" \
+  || fail "check --rule: exit $rc: $out"
 # Not a subcommand: every one is set up, and the error is the usual one.
 out=$("$bin" chek traces.jsonl 2>&1); rc=$?
 ((rc == 2)) || fail "an unknown subcommand: exit $rc: $out"

@@ -68,6 +68,16 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // CLI11 checks for missing required options before it looks at arguments it did not expect,
+    // so `check --rule r.rules x.jsonl` said "--rules is required" and nothing of the misspelt
+    // flag. An argument nothing took is what is reported then.
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      std::vector<std::string> extra = app.remaining(true);
+      if (!extra.empty()) {
+        int rc = app.exit(CLI::ExtrasError(extra));
+        return finish_output(rc == 0 ? kPass : kBadInput);
+      }
+    }
     int rc = app.exit(e);
     return finish_output(rc == 0 ? kPass : kBadInput);
   }
