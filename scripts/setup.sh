@@ -6,7 +6,7 @@
 #                                    command-line, Python, Dask and editor tests and the full soak;
 #                                    the embedding example against an installed copy; then every
 #                                    C++ test built with ASan+UBSan, the record pipeline with
-#                                    TSan, and 45 seconds of each fuzz target)
+#                                    TSan, and 30 seconds of each fuzz target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -143,9 +143,9 @@ case "$mode" in
       -lsimdjson -lfmt -larchive -lz -lzstd -o build-asan/pipeline_tsan
     TSAN_OPTIONS=halt_on_error=1 build-asan/pipeline_tsan
     stage "the ThreadSanitizer program"
-    # 45 seconds of each fuzz target, seeded from the repository's files: a crash, leak or hang
+    # 30 seconds of each fuzz target, seeded from the repository's files: a crash, leak or hang
     # fails the run, and the input that caused it is in build-asan/artifacts/.
-    FUZZ_BUILD_DIR=$PWD/build-asan FUZZ_BUILD_JOBS=$jobs FUZZ_JOBS=$jobs bash scripts/fuzz.sh 45
+    FUZZ_BUILD_DIR=$PWD/build-asan FUZZ_BUILD_JOBS=$jobs FUZZ_JOBS=$jobs bash scripts/fuzz.sh 30
     stage "the fuzz targets"
     ;;
   *)
