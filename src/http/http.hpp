@@ -49,7 +49,8 @@ class Server {
   virtual ~Server() = default;
   // Listens on host:port (0: a free port); the port, or -1 (errno says why).
   virtual int bind(const std::string& host, int port) = 0;
-  // Answers requests on threads of its own until stop(); returns then.
+  // Answers requests on threads of its own until stop(); returns then. stop() may come from
+  // another thread before listen() has begun: it waits for it, and listen() returns.
   virtual void listen() = 0;
   virtual void stop() = 0;
 };

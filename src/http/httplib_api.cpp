@@ -3,6 +3,9 @@
 // trajcheck_http_api. Nothing here but cpp-httplib and the standard library, so that the
 // plugin needs no other part of trajcheck.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <httplib.h>
 
@@ -52,12 +55,22 @@ class HttplibServer final : public Server {
   int bind(const std::string& host, int port) override {
     return port == 0 ? server_.bind_to_any_port(host) : (server_.bind_to_port(host, port) ? port : -1);
   }
-  void listen() override { server_.listen_after_bind(); }
-  void stop() override { server_.stop(); }
+  void listen() override {
+    server_.listen_after_bind();
+    listened_ = true;
+  }
+  // httplib's stop() does nothing while the server is not yet listening, so a stop that came
+  // before the listening thread got there (a SIGTERM right after start) was lost and listen()
+  // never returned: wait until it listens, or has returned, first.
+  void stop() override {
+    while (!server_.is_running() && !listened_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server_.stop();
+  }
 
  private:
   ServerSpec spec_;
   httplib::Server server_;
+  std::atomic<bool> listened_{false};
 };
 
 class HttplibClient final : public Client {

@@ -6,7 +6,7 @@ files, and its decision log holds a line per violation (an allow per passing tra
 /metrics and /healthz, a 400 on garbage JSON and on garbage protobuf (answered in protobuf), a
 415 on another media type, SIGHUP with a bad rules file (old rules kept), SIGTERM with open
 traces sent gzip-compressed (every trace checked, exit 0; the gen_ai.evaluation.result events
-sent to a local OTLP logs receiver match the verdicts). With node and
+sent to a local OTLP logs receiver match the verdicts), and SIGTERM the moment serve listens. With node and
 tests/producers/otel/node_modules, the real OpenTelemetry JS SDK exports to serve too — OTLP/HTTP
 JSON, protobuf, and gzip-compressed protobuf, each to a server of its own, each giving `check`'s
 verdicts on the same spans; without them that part is skipped (said on stdout). Every server started is killed on the way out.
@@ -298,6 +298,29 @@ finally:
         if sv.p.poll() is None:
             sv.p.kill()
             sv.p.wait()
+
+# SIGTERM the moment serve says it listens (a service manager stopping it right after start): it
+# must stop every time, even when the signal comes before its listening thread has begun to
+# listen. The stderr is read in a busy loop, without a pause, to send the signal that early.
+early = 0
+for i in range(10):
+    err_path = os.path.join(WORK, f"early-stop-{i}.stderr")
+    with open(err_path, "w") as err:
+        p = subprocess.Popen([BIN, "serve", "-r", RULES, "--listen", "127.0.0.1:0", "--out", os.devnull],
+                             stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.time() + 30
+    while p.poll() is None and time.time() < deadline and "listening on" not in open(err_path).read():
+        pass
+    p.send_signal(signal.SIGTERM)
+    try:
+        if p.wait(timeout=15) != 0:
+            fail(f"serve stopped right after it listened exited {p.returncode}: {open(err_path).read()}")
+    except subprocess.TimeoutExpired:
+        early += 1
+        p.kill()
+        p.wait()
+if early:
+    fail(f"serve did not exit on a SIGTERM sent as it began to listen, {early} times of 10")
 
 print("ok" if not problems else f"{len(problems)} problem(s)")
 sys.exit(1 if problems else 0)
