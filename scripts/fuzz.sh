@@ -30,17 +30,18 @@ if [[ ! -f "$build/build.ninja" ]]; then
 fi
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
-# copy_seeds DIR PATTERN… : the repository's small files matching any PATTERN, into DIR.
+# copy_seeds DIR PATTERN… : the repository's small files matching any PATTERN, into DIR, under
+# their paths in the repository (libFuzzer reads a seed directory recursively). One cp for them
+# all: a process per file took seconds per target.
 copy_seeds() {
   local dir=$1; shift
-  local find_args=()
+  local find_args=() sources=()
   for p in "$@"; do find_args+=(${find_args:+-o} -name "$p"); done
   for src in rules tests/data tests/golden examples catalog; do
-    [[ -d "$root/$src" ]] || continue
-    find "$root/$src" \( "${find_args[@]}" \) -size -64k -print0 | while IFS= read -r -d '' f; do
-      cp "$f" "$dir/$(echo "$f" | sha1sum | cut -c1-16).${f##*.}"
-    done
+    [[ -d "$root/$src" ]] && sources+=("$src")
   done
+  (cd "$root" && find "${sources[@]}" \( "${find_args[@]}" \) -size -64k -print0 |
+     xargs -0 -r cp --parents -t "$dir")
 }
 
 # run_target TARGET: one fuzz run; its log in $build/TARGET.log, exit 1 on a finding.
@@ -52,9 +53,8 @@ run_target() {
     fuzz_traces) copy_seeds "$seeds" '*.json' '*.jsonl' ;;
     fuzz_compressed)
       copy_seeds "$seeds" '*.jsonl'
-      for f in "$seeds"/*.jsonl; do
-        gzip -c "$f" > "$f.gz"; zstd -q -c "$f" > "$f.zst"; rm "$f"
-      done ;;
+      find "$seeds" -name '*.jsonl' -exec gzip -k {} +
+      find "$seeds" -name '*.jsonl' -exec zstd -q --rm {} + ;;
     fuzz_suite) copy_seeds "$seeds" '*.suite' ;;
     fuzz_rule_tests) copy_seeds "$seeds" '*.rules.test.json' ;;
     fuzz_catalog) copy_seeds "$seeds" 'tools*.json' 'catalog*.json' 'broken.json' 'lookaround.json' ;;
@@ -83,25 +83,21 @@ report() {
 
 parallel="${FUZZ_JOBS:-1}"
 failed=()
-declare -A pid_of=()
-for target in "${targets[@]}"; do
-  while ((${#pid_of[@]} >= parallel)); do
-    for t in "${!pid_of[@]}"; do
-      if ! kill -0 "${pid_of[$t]}" 2>/dev/null; then
-        status=0; wait "${pid_of[$t]}" || status=1
-        report "$t" $status; ((status)) && failed+=("$t")
-        unset "pid_of[$t]"
-      fi
-    done
-    ((${#pid_of[@]} >= parallel)) && sleep 1
-  done
-  run_target "$target" &
-  pid_of[$target]=$!
-done
-for t in "${!pid_of[@]}"; do
-  status=0; wait "${pid_of[$t]}" || status=1
+declare -A target_of=()  # pid → target, while it runs
+# reap_one: waits for whichever target ends first (bash 5.1's wait -n -p) and reports it.
+reap_one() {
+  local pid status=0
+  wait -n -p pid "${!target_of[@]}" || status=1
+  local t=${target_of[$pid]}
   report "$t" $status; ((status)) && failed+=("$t")
+  unset "target_of[$pid]"
+}
+for target in "${targets[@]}"; do
+  while ((${#target_of[@]} >= parallel)); do reap_one; done
+  run_target "$target" &
+  target_of[$!]=$target
 done
+while ((${#target_of[@]})); do reap_one; done
 if ((${#failed[@]})); then
   echo "fuzz: findings in ${failed[*]} (inputs in $build/artifacts/)"
   exit 1
