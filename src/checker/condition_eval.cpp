@@ -325,8 +325,8 @@ void StepDocs::begin_step(const Step& step, std::uint32_t index) {
 bool StepDocs::read_flat(Flat& f, std::string_view text) {
   f.size = 0;
   bool fits = true;
-  // An integer past 15 digits anywhere leaves the whole text to the parse, which refuses
-  // one past 64 bits (and with it every member).
+  // An integer past 15 digits anywhere leaves the whole text to the parse (load), which reads
+  // every number as a double.
   const bool flat = json::scan_flat_object(text, [&](std::string_view name, std::string_view value, bool number) {
     if (f.size == Flat::kMax || (number && value.size() - (value[0] == '-') > 15)) fits = false;
     else f.members[f.size++] = {name, value, number};
@@ -456,6 +456,17 @@ const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
       std::memcpy(d.buffer.data(), text.data(), text.size());
       std::memset(d.buffer.data() + text.size(), 0, simdjson::SIMDJSON_PADDING);
       auto r = d.parser.parse(reinterpret_cast<const uint8_t*>(d.buffer.data()), text.size(), false);
+      // A number the DOM refuses (an integer beyond 64 bits, a double out of range) would fail
+      // the whole document and hide every member from the rules: it is read as the double it
+      // stands for, as numbers compare.
+      if (r.error() == simdjson::NUMBER_ERROR && json::write_wide_numbers_as_doubles(text, d.wide)) {
+        if (d.buffer.size() < d.wide.size() + simdjson::SIMDJSON_PADDING)
+          d.buffer.resize(d.wide.size() + simdjson::SIMDJSON_PADDING);
+        std::memcpy(d.buffer.data(), d.wide.data(), d.wide.size());
+        std::memset(d.buffer.data() + d.wide.size(), 0, simdjson::SIMDJSON_PADDING);
+        d.size = std::string::npos;  // the buffer no longer holds `text`: never reused
+        r = d.parser.parse(reinterpret_cast<const uint8_t*>(d.buffer.data()), d.wide.size(), false);
+      }
       if (!r.error()) {
         d.element = r.value_unsafe();
         d.ok = true;

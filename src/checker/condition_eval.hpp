@@ -161,6 +161,7 @@ class StepDocs {
   struct Doc {
     simdjson::dom::parser parser;
     std::string buffer;  // padded copy: simdjson reads SIMDJSON_PADDING bytes past the end
+    std::string wide;    // the text with numbers beyond the DOM's range rewritten, when it has any
     simdjson::dom::element element;
     bool parsed = false, ok = false;
     // The size of the text in `buffer`, parsed last: the same text again (guard mode asks

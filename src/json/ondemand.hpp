@@ -52,6 +52,29 @@ inline bool plain_string_token(simdjson::ondemand::value& v, std::string_view* q
   return true;
 }
 
+// The source text of a value, as written: an object or an array whole (consumed), a scalar's
+// token without the blanks after it. For documents validated already (a trace's fields):
+// unlike a DOM parse and minify, it keeps numbers beyond the DOM's range and as written.
+inline simdjson::error_code value_source_text(simdjson::ondemand::value& v, std::string_view* out) {
+  simdjson::ondemand::json_type type;
+  if (auto e = v.type().get(type)) return e;
+  switch (type) {
+    case simdjson::ondemand::json_type::object: {
+      simdjson::ondemand::object o;
+      if (auto e = v.get_object().get(o)) return e;
+      return o.raw_json().get(*out);
+    }
+    case simdjson::ondemand::json_type::array: {
+      simdjson::ondemand::array a;
+      if (auto e = v.get_array().get(a)) return e;
+      return a.raw_json().get(*out);
+    }
+    default:
+      *out = trim_ws(v.raw_json_token());
+      return simdjson::SUCCESS;
+  }
+}
+
 // A number as simdjson's DOM reads it (which is what ArgCanon::add sees): integer syntax
 // is an int64, else a uint64; anything else a double.
 struct NumberValue {

@@ -2,7 +2,14 @@
 // whether a string literal's source is already what append_json_string would write.
 #include "json/text.hpp"
 
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "json/swar.hpp"
 
@@ -30,6 +37,58 @@ bool is_json_number(std::string_view s) {
     while (digit(i)) ++i;
   }
   return i == n;
+}
+
+bool write_wide_numbers_as_doubles(std::string_view json, std::string& out) {
+  auto number_byte = [](char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+  };
+  std::size_t copied = 0;  // json[0, copied) is in `out`
+  bool any = false;
+  std::string token;       // NUL-terminated for strtod
+  for (std::size_t i = 0; i < json.size();) {
+    const char c = json[i];
+    if (c == '"') {  // a string: to its closing quote
+      for (++i; i < json.size() && json[i] != '"'; ++i)
+        if (json[i] == '\\') ++i;
+      ++i;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < json.size() && number_byte(json[end])) ++end;
+    const std::string_view text = json.substr(i, end - i);
+    bool wide = false;
+    if (is_json_number(text)) {
+      if (text.find_first_of(".eE") == std::string_view::npos) {  // an integer: int64 or uint64?
+        std::int64_t si;
+        std::uint64_t ui;
+        const char* b = text.data();
+        const char* e = b + text.size();
+        wide = std::from_chars(b, e, si).ec != std::errc{} && std::from_chars(b, e, ui).ec != std::errc{};
+      }
+      token.assign(text);
+      errno = 0;
+      double d = std::strtod(token.c_str(), nullptr);
+      if (errno == ERANGE && (d > 1 || d < -1)) {  // beyond a double's range (not underflow)
+        wide = true;
+        d = d > 0 ? std::numeric_limits<double>::max() : -std::numeric_limits<double>::max();
+      }
+      if (wide) {
+        if (!any) out.clear();
+        any = true;
+        out.append(json.substr(copied, i - copied));
+        fmt::format_to(std::back_inserter(out), "{}", d);
+        copied = end;
+      }
+    }
+    i = end;
+  }
+  if (any) out.append(json.substr(copied));
+  return any;
 }
 
 std::string_view trim_ws(std::string_view s) {

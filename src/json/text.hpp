@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "json/swar.hpp"
@@ -12,6 +13,13 @@ namespace trajcheck::json {
 
 // True when `s` is exactly one JSON number (RFC 8259 grammar, any magnitude).
 bool is_json_number(std::string_view s);
+
+// `json` with each number simdjson's DOM parser refuses written as the double it stands for,
+// into `out`: an integer beyond 64 bits as the nearest double (12345678901234567890123 →
+// 1.2345678901234568e+22), a number beyond a double's range as the largest double of its sign.
+// So a value of such a document reads as it compares (numbers compare as doubles) instead of
+// the whole document failing to parse. False, `out` untouched, when no number needs it.
+bool write_wide_numbers_as_doubles(std::string_view json, std::string& out);
 
 // `s` without leading and trailing JSON whitespace.
 std::string_view trim_ws(std::string_view s);

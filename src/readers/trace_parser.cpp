@@ -560,13 +560,21 @@ void apply_context_overrides(Trajectory& t, const std::vector<std::pair<std::str
   };
   std::string_view ctx = t.context();
   if (!ctx.empty()) {
-    simdjson::dom::parser parser;
-    simdjson::dom::object obj;
-    if (!parser.parse(ctx.data(), ctx.size()).get_object().get(obj)) {
+    // The members as the source wrote them (a DOM parse would refuse a number beyond 64 bits,
+    // and with it every member; minify would rewrite the others). The reader has validated the
+    // object already.
+    simdjson::ondemand::parser parser;
+    simdjson::padded_string padded(ctx);
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object obj;
+    if (!parser.iterate(padded).get(doc) && !doc.get_object().get(obj)) {
       for (auto field : obj) {
+        std::string_view key, raw;
+        simdjson::ondemand::value value;
+        if (field.unescaped_key().get(key) || field.value().get(value) || json::value_source_text(value, &raw)) break;
         bool overridden = false;
-        for (const auto& o : overrides) overridden = overridden || o.first == field.key;
-        if (!overridden) add(field.key, simdjson::minify(field.value));
+        for (const auto& o : overrides) overridden = overridden || o.first == key;
+        if (!overridden) add(key, raw);
       }
     }
   }

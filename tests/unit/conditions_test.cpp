@@ -42,6 +42,28 @@ TEST_CASE("numbers compare by value, strings as strings, kinds never mix") {
   CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::ge, lit_num(1e19)); }, R"({"n":18446744073709551615})"));
 }
 
+TEST_CASE("a number beyond the DOM's range (past 64 bits, past a double) hides no member") {
+  // Every member of such arguments, results and context is read; the wide number itself as
+  // the double it stands for (the largest double of its sign beyond a double's range).
+  const std::string wide_args = R"({"recipient":"attacker","amount":5000,"reference":12345678901234567890123})";
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.recipient", Op::eq, lit_str("attacker")); }, wide_args));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.amount", Op::gt, lit_num(1000)); }, wide_args));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.reference", Op::gt, lit_num(1.2e22)); }, wide_args));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.reference", Op::eq, lit_num(12345678901234567890123.0)); }, wide_args));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.n", Op::lt, lit_num(-1.8e19)); }, R"({"n":-18446744073709551617})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.big", Op::gt, lit_num(1e308)); }, R"({"big":1e400,"s":"x"})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.s", Op::eq, lit_str("x")); }, R"({"big":-2E+308,"s":"x"})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("arguments.tiny", Op::eq, lit_num(0)); }, R"({"tiny":1e-400,"big":[1e999]})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("result.status", Op::eq, lit_str("sent")); }, "",
+              R"({"status":"sent","id":99999999999999999999999999})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("context.user", Op::eq, lit_str("u")); }, "", "", "",
+              R"({"user":"u","quota":1e500})"));
+  CHECK(holds([](IrBuilder& b) { return b.cmp("latency", Op::eq, lit_num(3)); }, "", "", R"({"latency":3,"n":123456789012345678901})"));
+  // A number written as a string stays a string; a malformed document stays unread.
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.s", Op::gt, lit_num(1)); }, R"({"s":"1e400"})"));
+  CHECK_FALSE(holds([](IrBuilder& b) { return b.exists("arguments.x"); }, R"({"x":1e400,)"));
+}
+
 TEST_CASE("absent paths make every comparison false, including !=") {
   CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::ne, lit_num(1)); }, R"({"n":1})"));
   CHECK_FALSE(holds([](IrBuilder& b) { return b.cmp("arguments.x", Op::eq, lit_null()); }, ""));

@@ -42,6 +42,21 @@ TEST_CASE("overrides replace the trace's own keys and keep the others") {
   CHECK(ctx == R"({"user_id":"u_9","region":"eu"})");
 }
 
+TEST_CASE("the trace's own members are kept as read, numbers beyond 64 bits included") {
+  ToolTable tools;
+  Trajectory t(&tools);
+  NormalizeOptions o;
+  o.context_overrides = {{"user_id", "\"u_9\""}};
+  std::string ctx = parse_context(
+      o,
+      R"({"trace_id":"a","context":{"tenant":"acme","quota":12345678901234567890123,"ratio":1.50,)"
+      R"("limits":{"max": 1e400 },"tags":["a", "b\u0041"],"user_id":"u_1","ok":true,"none":null},"steps":[]})",
+      t);
+  // (The reader itself drops the blanks and decodes the escape, as without an override.)
+  CHECK(ctx == R"({"tenant":"acme","quota":12345678901234567890123,"ratio":1.50,"limits":{"max":1e400},)"
+               R"("tags":["a","bA"],"ok":true,"none":null,"user_id":"u_9"})");
+}
+
 TEST_CASE("a rule on context.* sees the override") {
   CompileResult r = compile(Source("c.rules", "forbid get_order_details where arguments.user_id != context.user_id\n"));
   REQUIRE(r.ok());
