@@ -75,8 +75,25 @@ std::string_view langchain_role(std::string_view type) {
   return {};
 }
 
-bool status_is_error(std::string_view s) { return one_of(s, {"error", "failed", "failure", "fail"}); }
-bool status_is_ok(std::string_view s) { return one_of(s, {"ok", "success", "succeeded", "completed"}); }
+namespace {
+// `s` without surrounding blanks, in lower case, when it is short enough to be a status word.
+bool status_word(std::string_view s, std::string& out) {
+  s = json::trim_ws(s);
+  if (s.size() > 16) return false;
+  out.clear();
+  for (char ch : s) out += static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
+  return true;
+}
+}  // namespace
+
+bool status_is_error(std::string_view s) {
+  std::string w;
+  return status_word(s, w) && one_of(w, {"error", "failed", "failure", "fail"});
+}
+bool status_is_ok(std::string_view s) {
+  std::string w;
+  return status_word(s, w) && one_of(w, {"ok", "success", "succeeded", "completed"});
+}
 
 bool json_has_member(od::parser& parser, std::string& padded, std::string_view json, std::string_view key) {
   if (json.empty() || json.front() != '{') return false;

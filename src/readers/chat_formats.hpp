@@ -24,7 +24,8 @@ BlockKind classify_block_type(std::string_view type);
 // Converse blocks {"image": …}, Gemini parts {"inlineData": …}), kept whole silently.
 bool known_block_key(std::string_view key);
 
-// Status words of tool results (LangChain "error" / "success", Bedrock, native).
+// Status words of tool results (LangChain "error" / "success", Bedrock, native), told without
+// case or surrounding blanks ("ERROR", "Failed ").
 bool status_is_error(std::string_view s);
 bool status_is_ok(std::string_view s);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "readers/chat_formats.hpp"
 #include "readers/parser_impl.hpp"
 
 namespace trajcheck::detail {
@@ -159,8 +160,8 @@ bool read_step(ParseCtx& c, V sv, std::uint32_t index, std::string& extras) {
       std::string_view status;
       if (type == od::json_type::string) {
         if (!c.get_string(v, &status, "step \"status\"")) return false;
-        if (status == "error" || status == "failed" || status == "failure" || status == "fail") error = true;
-        else if (status == "ok" || status == "success" || status == "succeeded") status_ok = true;
+        if (status_is_error(status)) error = true;
+        else if (status_is_ok(status)) status_ok = true;
         else append_json_string(extra.key("source_status"), status);
       } else {
         bool null = false;

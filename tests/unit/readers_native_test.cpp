@@ -88,11 +88,15 @@ TEST_CASE("native: status from explicit fields and from error patterns") {
     {"type":"tool_call","tool":"d","result":"fine","error":"boom"},
     {"type":"tool_call","tool":"e","result":"fine","error":null},
     {"type":"tool_call","tool":"f","result":"fine","status":"failed"},
-    {"type":"tool_call","tool":"g","result":"fine","status":"weird"}]})", opts);
+    {"type":"tool_call","tool":"g","result":"fine","status":"weird"},
+    {"type":"tool_call","tool":"h","status":"ERROR"},
+    {"type":"tool_call","tool":"i","status":" Failed "},
+    {"type":"tool_call","tool":"j","status":"Completed"}]})", opts);
   REQUIRE(r.rejected == 0);
   const Trajectory& t = r.traces[0];
   std::vector<StepStatus> want = {StepStatus::error, StepStatus::error, StepStatus::error, StepStatus::error,
-                                  StepStatus::ok,    StepStatus::error, StepStatus::ok};
+                                  StepStatus::ok,    StepStatus::error, StepStatus::ok,    StepStatus::error,
+                                  StepStatus::error, StepStatus::ok};
   REQUIRE(t.steps().size() == want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     CAPTURE(i);
