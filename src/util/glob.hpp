@@ -1,4 +1,5 @@
-// Tool-name globs of the rule language: `*` any run, `?` one byte, everything else itself.
+// Tool-name globs of the rule language: `*` any run, `?` one character (a UTF-8 sequence),
+// everything else itself.
 // One matcher for the checker, lint, score's PATH patterns and eval's file patterns, so that
 // they agree on every name (a `*` or `?` inside a tool name is an ordinary byte there).
 #pragma once

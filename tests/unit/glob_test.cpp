@@ -2,6 +2,7 @@
 // name they are ordinary bytes, so the checker, lint and score agree on such names.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,53 @@ TEST_CASE("glob_match: whole-string matching with * and ?") {
   CHECK_FALSE(glob_match("a*b*c", "aXbYbZ"));
   CHECK(glob_match("", ""));
   CHECK_FALSE(glob_match("", "a"));
+}
+
+TEST_CASE("glob_match: ? is one character, however many bytes it takes in UTF-8") {
+  CHECK(glob_match("get_?", "get_\xC3\xA9"));             // é, two bytes
+  CHECK_FALSE(glob_match("get_??", "get_\xC3\xA9"));
+  CHECK(glob_match("?", "\xE2\x82\xAC"));                // €, three bytes
+  CHECK(glob_match("?", "\xF0\x9F\x98\x80"));            // an emoji, four bytes
+  CHECK_FALSE(glob_match("??", "\xF0\x9F\x98\x80"));
+  CHECK(glob_match("*?x", "\xC3\xA9\xC3\xA9x"));
+  CHECK_FALSE(glob_match("*\xA9", "\xC3\xA9"));           // a lone continuation byte is no character
+  CHECK(glob_match("*\xC3\xA9", "a\xC3\xA9"));
+}
+
+namespace {
+// The glob matched over decoded characters, by plain recursion: the reference for ? and *.
+bool reference_match(const std::vector<std::string>& g, std::size_t gi, const std::vector<std::string>& t,
+                     std::size_t ti) {
+  if (gi == g.size()) return ti == t.size();
+  if (g[gi] == "*") {
+    for (std::size_t k = ti; k <= t.size(); ++k)
+      if (reference_match(g, gi + 1, t, k)) return true;
+    return false;
+  }
+  if (ti == t.size()) return false;
+  return (g[gi] == "?" || g[gi] == t[ti]) && reference_match(g, gi + 1, t, ti + 1);
+}
+}  // namespace
+
+TEST_CASE("glob_match: agrees with matching over decoded characters") {
+  const std::vector<std::string> chars = {"a", "b", "_", "\xC3\xA9", "\xC3\xA8", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20000; ++round) {
+    std::vector<std::string> g, t;
+    std::string gs, ts;
+    for (int n = static_cast<int>(rng() % 6); n > 0; --n) {
+      std::uint32_t r = rng() % 10;
+      g.push_back(r == 0 ? "*" : r == 1 ? "?" : chars[rng() % chars.size()]);
+      gs += g.back();
+    }
+    for (int n = static_cast<int>(rng() % 7); n > 0; --n) {
+      t.push_back(chars[rng() % chars.size()]);
+      ts += t.back();
+    }
+    CAPTURE(gs);
+    CAPTURE(ts);
+    CHECK(glob_match(gs, ts) == reference_match(g, 0, t, 0));
+  }
 }
 
 TEST_CASE("glob_match: a * or ? inside the name is an ordinary byte") {
