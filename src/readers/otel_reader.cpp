@@ -3,6 +3,7 @@
 // trajectory per trace. Tool spans (gen_ai.operation.name = execute_tool) become tool_call
 // steps; other spans are kept as steps of type `other` named after their operation.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <unordered_map>
 
@@ -191,7 +192,12 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
     if (key == "traceId") {
       std::string_view id;
       if (!c.get_string(v, &id, "\"traceId\"")) return false;
-      staged.trace_id = c.t.store(id);
+      // OTLP/JSON writes a trace id (16 bytes) as case-insensitive hex: one trace whatever case
+      // each span used.
+      std::string hex(id);
+      if (hex.size() == 32 && std::all_of(hex.begin(), hex.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); }))
+        for (char& ch : hex) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      staged.trace_id = c.t.store(hex);
       return true;
     }
     if (key == "spanId" || key == "parentSpanId") {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include "unit/readers_support.hpp"
 
 using namespace trajcheck;
@@ -41,6 +43,23 @@ TEST_CASE("otel: one trajectory per traceId, steps by start time, parent ids kep
   CHECK(b.trace_id() == "0af7651916cd43dd8448eb211c80319c");
   REQUIRE(b.steps().size() == 1);
   CHECK(tool_of(b, 0) == "search_kb");
+}
+
+TEST_CASE("otel: a traceId of 32 hex digits is one trace whatever its case; another id is kept as written") {
+  auto span = [](const char* trace, const char* tool, int start) {
+    return fmt::format(R"({{"traceId":"{}","startTimeUnixNano":"{}","attributes":[{{"key":"gen_ai.tool.name","value":{{"stringValue":"{}"}}}}]}})",
+                       trace, start, tool);
+  };
+  ReadResult r = read_text(R"({"resourceSpans":[{"scopeSpans":[{"spans":[)" + span("5B8EFFF798038103D269B633813FC60C", "a", 1) +
+                           "," + span("5b8efff798038103d269b633813fc60c", "b", 2) + "," + span("ABC", "c", 3) + "," +
+                           span("abc", "d", 4) + "]}]}]}");
+  REQUIRE(r.rejected == 0);
+  REQUIRE(r.traces.size() == 3);
+  CHECK(r.traces[0].trace_id() == "5b8efff798038103d269b633813fc60c");
+  REQUIRE(r.traces[0].steps().size() == 2);
+  CHECK(tool_of(r.traces[0], 1) == "b");
+  CHECK(r.traces[1].trace_id() == "ABC");
+  CHECK(r.traces[2].trace_id() == "abc");
 }
 
 TEST_CASE("otel: parse_value wants exactly one trace") {
