@@ -315,6 +315,19 @@ bool TraceParser::Impl::run(std::string_view json, std::size_t capacity, const R
         err.where = detail::locate(start, text, at);
         err.message = std::move(message.message);
         err.kind = message.kind;
+      } else if (err.kind == RecordErrorKind::content) {
+        // Brackets that match prove little: `nonsense`, `tru` and `[1,]` were told apart from
+        // a trace by their shape ("the record is a JSON null"). What the DOM parser finds wrong
+        // is the reason (a number it refuses may be valid JSON: those stay shape errors).
+        static thread_local simdjson::dom::parser validator;
+        simdjson::padded_string padded(text);
+        simdjson::error_code e = validator.parse(padded).error();
+        if (e && e != simdjson::NUMBER_ERROR && e != simdjson::DEPTH_ERROR && e != simdjson::CAPACITY &&
+            e != simdjson::MEMALLOC) {
+          detail::ReadError why = detail::json_error_message(e);
+          err.message = std::move(why.message);
+          err.kind = why.kind;
+        }
       }
     }
   }

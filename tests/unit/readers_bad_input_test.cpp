@@ -189,7 +189,11 @@ TEST_CASE("bad: literals, escapes and strings") {
   };
   std::vector<Case> cases = {
       {R"({"steps":[],"x":tru})", 17, "invalid JSON: unexpected literal"},
-      {R"({"steps":[tru]})", 11, "a step must be a JSON object"},
+      {R"({"steps":[tru]})", 11, "invalid JSON: unexpected literal"},
+      // A record that is not JSON is reported as such, not by its shape.
+      {"nonsense", 1, "invalid JSON: unexpected literal"},
+      {"  tru", 3, "invalid JSON: unexpected literal"},
+      {"[1,]", 1, "invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)"},
       {R"({"steps":[],"x":"a\qb"})", 17, "invalid JSON: invalid escape in string"},
       {R"({"steps":[],"x":"abc})", 17, "invalid JSON: unclosed string"},
       {R"({"steps":[],,"x":1})", 13, "invalid JSON: unexpected character (a missing or extra comma, colon, bracket or key)"},
