@@ -48,6 +48,12 @@ struct CompileOptions {
   // matches none of them is warning W008, with a "did you mean" note; with a catalog the
   // catalog decides (E202) and these names are candidates for its note too. Unset: no check.
   std::optional<std::vector<std::string>> seen_tools;
+  // Aliases that rename the traces' tool names besides the file's own (observed, canonical):
+  // the command line's (`--alias`), which win over the file's for one observed name, and the
+  // other rules files' of the same run (compile_rule_set sets them), which the file's own win
+  // over. A rule's tool name that one of them renames means its canonical name, as with the
+  // file's own aliases: the traces never show it under the observed name.
+  std::vector<std::pair<std::string, std::string>> command_line_aliases, other_files_aliases;
 };
 
 struct CompileResult {

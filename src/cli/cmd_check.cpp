@@ -205,6 +205,7 @@ int run_check(const CheckArgs& a) {
   if (a.strict && stats.traces > 0) {
     CompileOptions copts;
     copts.catalog_override = a.tool_catalog;
+    copts.command_line_aliases = setup.run.reading.aliases;
     copts.seen_tools = collector.names();
     RuleSetResult again = compile_rule_set(a.rules_files, copts);
     std::size_t unknown = 0;

@@ -53,6 +53,7 @@ int run_hook_command(const HookArgs& a) {
     return block(error);
   CompileOptions copts;
   copts.catalog_override = a.tool_catalog;
+  copts.command_line_aliases = reading.aliases;
   RuleSetResult compiled = compile_rule_set(a.rules_files, copts);
   if (!compiled.ok()) {
     for (const RuleFile& f : compiled.files) {

@@ -10,6 +10,8 @@ CompileResult compile(Source source, const CompileOptions& options) {
   CompileResult out;
   language::FrontendOptions fo;
   fo.max_nesting = options.max_nesting;
+  fo.command_line_aliases = options.command_line_aliases;
+  fo.other_files_aliases = options.other_files_aliases;
   language::FrontendResult fr = language::parse_rules(source, fo);
   out.diagnostics = std::move(fr.diagnostics);
   if (!has_errors(out.diagnostics)) {

@@ -1,6 +1,7 @@
 // The front end's boundary: rules text -> AST -> semantic checks -> rule IR.
 // Everything here is internal; the public entry point is trajcheck::compile().
 #pragma once
+#include <utility>
 
 #include <string>
 #include <string_view>
@@ -13,6 +14,8 @@ namespace trajcheck::language {
 
 struct FrontendOptions {
   std::uint32_t max_nesting = 256;
+  // Aliases from outside the file (CompileOptions::command_line_aliases, ::other_files_aliases).
+  std::vector<std::pair<std::string, std::string>> command_line_aliases, other_files_aliases;
 };
 
 struct FrontendResult {

@@ -63,9 +63,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 class Lowerer {
  public:
-  Lowerer(const Source& source, const ast::File& file, std::uint32_t max_nesting, ir::Module& module,
+  Lowerer(const Source& source, const ast::File& file, const FrontendOptions& options, ir::Module& module,
           std::vector<Diagnostic>& diags)
-      : file_(file), max_nesting_(max_nesting), m_(module), diags_(diags) {
+      : file_(file), max_nesting_(options.max_nesting), m_(module), diags_(diags),
+        command_line_aliases_(options.command_line_aliases), other_files_aliases_(options.other_files_aliases) {
     (void)source;  // ranges are offsets into it; kept in the signature for future notes
   }
 
@@ -473,9 +474,32 @@ class Lowerer {
     return ir::kNone;
   }
 
+  // The canonical name of `name`: the traces' names pass the command line's aliases, then the
+  // file's own, then the other files', in chains (reading options, NormalizeOptions::aliases);
+  // so does a rule's name. A cycle among them is the reader's error; the steps are bounded.
   std::string resolve_alias(const std::string& name) {
-    auto it = aliases_.find(name);
-    return it == aliases_.end() ? name : it->second;
+    if (command_line_aliases_.empty() && other_files_aliases_.empty()) {
+      auto it = aliases_.find(name);
+      return it == aliases_.end() ? name : it->second;
+    }
+    auto find = [&](const std::vector<std::pair<std::string, std::string>>& list, const std::string& n) -> const std::string* {
+      for (const auto& [from, to] : list)
+        if (normalize(from) == n) return &to;
+      return nullptr;
+    };
+    std::string cur = name;
+    for (std::size_t step = 0; step <= command_line_aliases_.size() + aliases_.size() + other_files_aliases_.size(); ++step) {
+      if (const std::string* to = find(command_line_aliases_, cur)) {
+        cur = normalize(*to);
+      } else if (auto it = aliases_.find(cur); it != aliases_.end()) {
+        cur = it->second;
+      } else if (const std::string* other = find(other_files_aliases_, cur)) {
+        cur = normalize(*other);
+      } else {
+        break;
+      }
+    }
+    return cur;
   }
 
   ir::Id lower_group(const std::string& name, std::uint32_t line, SourceRange use) {
@@ -886,6 +910,7 @@ class Lowerer {
   std::vector<Diagnostic>& diags_;
   std::map<std::string, std::uint32_t> groups_;       // normalized name -> line
   std::map<std::string, std::string> aliases_;        // observed -> canonical (resolved)
+  std::vector<std::pair<std::string, std::string>> command_line_aliases_, other_files_aliases_;  // FrontendOptions
   std::set<std::string> alias_targets_;               // the canonical names of aliases_
   std::map<std::string, std::uint32_t> alias_line_;
   std::map<std::string, ir::Id> group_ids_;
@@ -904,12 +929,12 @@ class Lowerer {
 
 void lower_file(const Source& source, const ast::File& file, const FrontendOptions& options, ir::Module& module,
                 std::vector<Diagnostic>& diags) {
-  Lowerer(source, file, options.max_nesting, module, diags).run();
+  Lowerer(source, file, options, module, diags).run();
 }
 
 ir::Id lower_path(const Source& source, const ast::File& file, ast::Id path, ir::Module& module,
                   std::vector<Diagnostic>& diags) {
-  Lowerer l(source, file, FrontendOptions{}.max_nesting, module, diags);
+  Lowerer l(source, file, FrontendOptions{}, module, diags);
   return l.lower_path_root(path);
 }
 

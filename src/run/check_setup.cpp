@@ -24,6 +24,7 @@ CheckSetup set_up_check(const CheckSpellings& s) {
 
   CompileOptions copts;
   copts.catalog_override = s.catalog;
+  copts.command_line_aliases = out.run.reading.aliases;
   out.compiled = compile_rule_set(s.rules, copts);
   std::size_t warnings = 0;
   for (const RuleFile& f : out.compiled.files) {

@@ -77,6 +77,24 @@ RuleSetResult compile_sources(std::vector<std::optional<Source>> sources, std::v
     }
     out.files.push_back(std::move(f));
   }
+  // Every file's aliases rename the traces' tool names for all the files (RuleSet): a file's
+  // rule that names a tool another file renames would never see it under that name. Each file
+  // that has such a name in reach is compiled again with the others' aliases, so that the name
+  // means the canonical one there too, as it does in the file that declares the alias.
+  if (ok && programs.size() > 1) {
+    for (std::size_t p = 0; p < programs.size(); ++p) {
+      CompileOptions again = options;
+      for (std::size_t q = 0; q < programs.size(); ++q)
+        if (q != p)
+          for (const auto& alias : programs[q]->tool_aliases()) again.other_files_aliases.push_back(alias);
+      if (again.other_files_aliases.empty()) continue;
+      RuleFile& f = out.files[p];  // every file compiled, so files and programs line up
+      CompileResult r = compile(f.source, again);
+      if (!r.ok()) continue;  // cannot happen (the same text compiled); keep the first
+      f.diagnostics = std::move(r.diagnostics);
+      programs[p] = std::move(r.program);
+    }
+  }
   if (ok) out.rules = std::make_shared<const RuleSet>(std::move(files), std::move(programs));
   return out;
 }

@@ -221,6 +221,55 @@ TEST_CASE("the command line's aliases win over a file's for one name, and chain 
   CHECK(names == std::vector<std::string>{"web_search", "order_get"});
 }
 
+namespace {
+// The status of each rule of `rs` on one native trace of the tools `calls`, read as `check`
+// reads it (the rule set's aliases after `given`'s).
+std::vector<VerdictStatus> statuses(const RuleSetResult& rs, const std::vector<std::string>& calls,
+                                    NormalizeOptions given = {}) {
+  TraceParser parser(rs.rules->reading_options(given));
+  REQUIRE(parser.option_error().empty());
+  ToolTable tools;
+  Trajectory t(&tools);
+  std::string text = R"({"trace_id":"t","steps":[)";
+  for (std::size_t i = 0; i < calls.size(); ++i)
+    text += (i ? "," : "") + std::string(R"({"type":"tool_call","tool":")") + calls[i] + R"("})";
+  text += "]}";
+  REQUIRE(parser.parse_value(text, RecordOrigin{}, t).ok());
+  RuleSetChecker checker(rs.rules);
+  std::vector<VerdictStatus> out;
+  for (const RuleResult& r : checker.check(t).results) out.push_back(r.status);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a tool name another file or the command line renames means its canonical name in every file") {
+  // b.rules names `s`, which a.rules's alias renames in the traces: its rule sees the calls of
+  // `s` under their canonical name, as a.rules's own rules would.
+  std::vector<Source> sources;
+  sources.emplace_back("a.rules", "alias s = search_documents\nforbid search_documents\n");
+  sources.emplace_back("b.rules", "forbid s\ns at most 0\nalias q = s\nforbid q\n");
+  RuleSetResult rs = compile_rule_set(std::move(sources));
+  REQUIRE(rs.ok());
+  using V = VerdictStatus;
+  CHECK(statuses(rs, {"s"}) == std::vector<V>{V::violated, V::violated, V::violated, V::violated});
+  CHECK(statuses(rs, {"search_documents"}) == std::vector<V>{V::violated, V::violated, V::violated, V::violated});
+  CHECK(statuses(rs, {"other"}) == std::vector<V>{V::satisfied, V::satisfied, V::satisfied, V::satisfied});
+  for (const RuleFile& f : rs.files) CHECK(f.diagnostics.empty());
+
+  // --alias s=search_documents: `forbid s` means the calls the traces show as search_documents;
+  // the command line's alias wins over a file's for the same observed name.
+  CompileOptions copts;
+  copts.command_line_aliases = {{"s", "search_documents"}, {"web", "lookup"}};
+  std::vector<Source> one;
+  one.emplace_back("c.rules", "alias web = browse\nforbid s\nforbid lookup\nforbid browse\n");
+  RuleSetResult cl = compile_rule_set(std::move(one), copts);
+  REQUIRE(cl.ok());
+  NormalizeOptions given;
+  given.aliases = copts.command_line_aliases;
+  CHECK(statuses(cl, {"s"}, given) == std::vector<V>{V::violated, V::satisfied, V::satisfied});
+  CHECK(statuses(cl, {"web"}, given) == std::vector<V>{V::satisfied, V::violated, V::satisfied});
+}
+
 TEST_CASE("fail-on by name") {
   FailOn f;
   CHECK(parse_fail_on("never", &f));
