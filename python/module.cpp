@@ -1119,6 +1119,7 @@ PYBIND11_MODULE(_native, m) {
     for (auto& [name, text] : sources) srcs.emplace_back(std::move(name), std::move(text));
     CompileOptions copts;
     copts.catalog_override = checked_path(catalog);
+    copts.command_line_aliases = reading.aliases;
     return make_rules(compile_rule_set(std::move(srcs), copts), std::move(reading));
   });
   m.def("load_files", [](const std::vector<std::string>& paths, const std::string& catalog,
@@ -1127,6 +1128,7 @@ PYBIND11_MODULE(_native, m) {
     NormalizeOptions reading = reading_options(input_format, aliases, error_patterns, context);
     CompileOptions copts;
     copts.catalog_override = checked_path(catalog);
+    copts.command_line_aliases = reading.aliases;
     return make_rules(compile_rule_set(checked_paths(paths), copts), std::move(reading));
   });
   m.def("score", [](py::bytes record, const std::string& selection, bool multiset, double selection_weight,

@@ -59,6 +59,10 @@ def test_reading_options_are_the_cli_options(tmp_path):
     assert not rules.check(["Issue_Refund"]).passed
     rules = trajcheck.compile("forbid refund_order\n", aliases=["issue_refund=refund_order"])
     assert not rules.check(["issue_refund"]).passed
+    # A rule naming the observed spelling means the canonical tool, as with a file's alias.
+    observed = trajcheck.compile("forbid issue_refund\n", aliases={"issue_refund": "refund_order"})
+    assert not observed.check(["issue_refund"]).passed
+    assert not observed.check(["refund_order"]).passed
     with pytest.raises(trajcheck.OptionError, match="--alias"):
         trajcheck.compile("forbid x\n", aliases=["no-equals-sign"])
     with pytest.raises(trajcheck.OptionError):
