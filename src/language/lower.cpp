@@ -579,6 +579,10 @@ class Lowerer {
     if (o.kind == ir::Operand::Kind::variable) variables_.insert(o.variable);
   }
 
+  static bool is_null(const ir::Operand& o) {
+    return o.kind == ir::Operand::Kind::literal && o.literal.kind == ir::Literal::Kind::null;
+  }
+
   ir::Id lower_cond(Id id) {
     const ast::Cond& c = file_.conds[id];
     using K = ast::Cond::Kind;
@@ -606,6 +610,10 @@ class Lowerer {
         out.op = c.op;
         if (c.a.kind != ir::Operand::Kind::path && c.b.kind != ir::Operand::Kind::path)
           error("E016", c.range, "a comparison needs a field path on at least one side");
+        else if (is_null(c.a) || is_null(c.b))
+          warning("W012", c.range,
+                  "a comparison with null is never true (null makes every comparison false): "
+                  "to test for a field's absence, write 'not PATH exists'");
         break;
       case K::matches: {
         out.kind = ir::Cond::Kind::matches;
@@ -616,8 +624,17 @@ class Lowerer {
         if (!re.ok()) error("E008", c.regex_range, fmt::format("invalid regex: {}", re.error()));
         break;
       }
-      case K::contains: out.kind = ir::Cond::Kind::contains; break;
-      case K::in: out.kind = ir::Cond::Kind::in; break;
+      case K::contains:
+        out.kind = ir::Cond::Kind::contains;
+        if (is_null(c.b)) warning("W012", c.range, "'contains null' is never true (null makes every comparison false)");
+        break;
+      case K::in:
+        out.kind = ir::Cond::Kind::in;
+        if (c.b.kind == ir::Operand::Kind::list && !c.b.list.empty() &&
+            std::all_of(c.b.list.begin(), c.b.list.end(),
+                        [](const ir::Literal& l) { return l.kind == ir::Literal::Kind::null; }))
+          warning("W012", c.range, "'in' a list of nulls is never true (null makes every comparison false)");
+        break;
       case K::exists: out.kind = ir::Cond::Kind::exists; break;
       case K::seen:
         out.kind = ir::Cond::Kind::seen;
@@ -720,6 +737,11 @@ class Lowerer {
             "in 'between Q and R', a Q with 'where' is written in parentheses: between (Q where …) and R");
     if (out.q != ir::kNone && matches_nothing(out.q))
       warning("W004", file_.patterns[s.q].range, "the scope never opens: this pattern matches no step");
+    else if ((s.kind == ir::ScopeKind::between || s.kind == ir::ScopeKind::after_until) && out.q != ir::kNone &&
+             out.q == out.r)
+      // A step that matches R does not open a segment (§4): with R the same pattern, none does.
+      warning("W004", file_.patterns[s.q].range,
+              "the scope never opens: a step that would open it also closes it (the same pattern opens and closes)");
     return out;
   }
 
