@@ -1,10 +1,10 @@
 // The front end's boundary: rules text -> AST -> semantic checks -> rule IR.
 // Everything here is internal; the public entry point is trajcheck::compile().
 #pragma once
-#include <utility>
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.hpp"
