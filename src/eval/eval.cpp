@@ -807,7 +807,10 @@ int SuiteRun::compile_file(const std::string& path, const suite::Located* at) {
     return -1;
   }
   std::string digest = sha256_hex(text);
-  CompileResult cr = compile(Source(path, std::move(text)));
+  // A rule's name that --alias renames means its canonical tool, as in `check`.
+  CompileOptions copts;
+  copts.command_line_aliases = options_.reading.aliases;
+  CompileResult cr = compile(Source(path, std::move(text)), copts);
   errors_.add(cr.source, cr.diagnostics);
   if (!cr.ok()) return -1;
   ctx_.programs.push_back(cr.program);

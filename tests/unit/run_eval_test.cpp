@@ -6,6 +6,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "trajcheck/eval.hpp"
@@ -63,4 +66,27 @@ TEST_CASE("the json report is the CLI's") {
   CHECK(eval::report_json(report) + "--- stderr\n" + eval::format_problems(problems) + "--- exit " +
             std::to_string(exit) + "\n" ==
         golden("gates.json.expected"));
+}
+
+TEST_CASE("a rule's name that --alias renames means its canonical tool, as in check") {
+  // The runs call read_page; --alias read_page=open_page renames it before anything is judged,
+  // so `forbid read_page` must mean the calls of open_page, not a name no run shows any more.
+  char dir_template[] = "/tmp/trajcheck-eval-alias-XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path dir = dir_template;
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(dir / name) << text; };
+  write("s.suite", "suite \"alias\"\ncases \"cases.jsonl\"\nruns \"runs.jsonl\"\nrules \"r.rules\"\n");
+  write("r.rules", "rule no_read [critical]: forbid read_page\n");
+  write("cases.jsonl", R"({"case_id":"c","expected":{"tools":["open_page"]}})" "\n");
+  write("runs.jsonl", R"({"trace_id":"t","case_id":"c","success":true,"steps":[{"type":"tool_call","tool":"read_page"}]})" "\n");
+  eval::EvalOptions o;
+  o.suite_path = (dir / "s.suite").string();
+  o.reading.aliases = {{"read_page", "open_page"}};
+  eval::EvalReport report;
+  std::vector<eval::EvalProblem> problems;
+  REQUIRE(eval::run_eval(o, report, problems));
+  REQUIRE(report.cases.size() == 1);
+  CHECK(report.cases[0].violations.size() == 1);
+  CHECK_FALSE(report.cases[0].pass);
+  std::filesystem::remove_all(dir);
 }
