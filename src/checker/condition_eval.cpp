@@ -450,22 +450,21 @@ const simdjson::dom::element* StepDocs::load(Doc& d, std::string_view text) {
     d.ok = false;
     d.size = text.size();
     if (!text.empty()) {
-      // resize only grows the buffer: no allocation once it has reached the largest field.
-      if (d.buffer.size() < text.size() + simdjson::SIMDJSON_PADDING)
-        d.buffer.resize(text.size() + simdjson::SIMDJSON_PADDING);
-      std::memcpy(d.buffer.data(), text.data(), text.size());
-      std::memset(d.buffer.data() + text.size(), 0, simdjson::SIMDJSON_PADDING);
-      auto r = d.parser.parse(reinterpret_cast<const uint8_t*>(d.buffer.data()), text.size(), false);
+      // `s` into the padded buffer, parsed. resize only grows the buffer: no allocation once it
+      // has reached the largest field.
+      auto parse = [&d](std::string_view s) {
+        if (d.buffer.size() < s.size() + simdjson::SIMDJSON_PADDING) d.buffer.resize(s.size() + simdjson::SIMDJSON_PADDING);
+        std::memcpy(d.buffer.data(), s.data(), s.size());
+        std::memset(d.buffer.data() + s.size(), 0, simdjson::SIMDJSON_PADDING);
+        return d.parser.parse(reinterpret_cast<const uint8_t*>(d.buffer.data()), s.size(), false);
+      };
+      auto r = parse(text);
       // A number the DOM refuses (an integer beyond 64 bits, a double out of range) would fail
       // the whole document and hide every member from the rules: it is read as the double it
       // stands for, as numbers compare.
       if (r.error() == simdjson::NUMBER_ERROR && json::write_wide_numbers_as_doubles(text, d.wide)) {
-        if (d.buffer.size() < d.wide.size() + simdjson::SIMDJSON_PADDING)
-          d.buffer.resize(d.wide.size() + simdjson::SIMDJSON_PADDING);
-        std::memcpy(d.buffer.data(), d.wide.data(), d.wide.size());
-        std::memset(d.buffer.data() + d.wide.size(), 0, simdjson::SIMDJSON_PADDING);
         d.size = std::string::npos;  // the buffer no longer holds `text`: never reused
-        r = d.parser.parse(reinterpret_cast<const uint8_t*>(d.buffer.data()), d.wide.size(), false);
+        r = parse(d.wide);
       }
       if (!r.error()) {
         d.element = r.value_unsafe();

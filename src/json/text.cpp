@@ -2,6 +2,8 @@
 // whether a string literal's source is already what append_json_string would write.
 #include "json/text.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -89,6 +91,11 @@ bool write_wide_numbers_as_doubles(std::string_view json, std::string& out) {
   }
   if (any) out.append(json.substr(copied));
   return any;
+}
+
+bool is_hex_trace_id(std::string_view id) {
+  return id.size() == 32 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 std::string_view trim_ws(std::string_view s) {

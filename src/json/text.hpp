@@ -21,6 +21,10 @@ bool is_json_number(std::string_view s);
 // the whole document failing to parse. False, `out` untouched, when no number needs it.
 bool write_wide_numbers_as_doubles(std::string_view json, std::string& out);
 
+// Whether `id` is a trace id as OTLP/JSON and W3C trace context write one: 32 hex digits (16
+// bytes), in either case.
+bool is_hex_trace_id(std::string_view id);
+
 // `s` without leading and trailing JSON whitespace.
 std::string_view trim_ws(std::string_view s);
 

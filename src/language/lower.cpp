@@ -66,7 +66,7 @@ class Lowerer {
   Lowerer(const Source& source, const ast::File& file, const FrontendOptions& options, ir::Module& module,
           std::vector<Diagnostic>& diags)
       : file_(file), max_nesting_(options.max_nesting), m_(module), diags_(diags),
-        command_line_aliases_(options.command_line_aliases), other_files_aliases_(options.other_files_aliases) {
+        outside_aliases_{options.command_line_aliases, options.other_files_aliases} {
     (void)source;  // ranges are offsets into it; kept in the signature for future notes
   }
 
@@ -186,6 +186,10 @@ class Lowerer {
       alias_targets_.insert(*end);
       m_.aliases.push_back({from, *end});
     }
+    // The aliases from outside the file, normalized as its names are (its case rule is known
+    // now); the first for one name wins, as the reader takes them.
+    for (const auto& [from, to] : outside_aliases_.command_line) command_line_aliases_.emplace(normalize(from), normalize(to));
+    for (const auto& [from, to] : outside_aliases_.other_files) other_files_aliases_.emplace(normalize(from), normalize(to));
   }
 
   void duplicate_decl(const ast::Line& l, const char* what, SourceRange first) {
@@ -478,26 +482,17 @@ class Lowerer {
   // file's own, then the other files', in chains (reading options, NormalizeOptions::aliases);
   // so does a rule's name. A cycle among them is the reader's error; the steps are bounded.
   std::string resolve_alias(const std::string& name) {
-    if (command_line_aliases_.empty() && other_files_aliases_.empty()) {
-      auto it = aliases_.find(name);
-      return it == aliases_.end() ? name : it->second;
-    }
-    auto find = [&](const std::vector<std::pair<std::string, std::string>>& list, const std::string& n) -> const std::string* {
-      for (const auto& [from, to] : list)
-        if (normalize(from) == n) return &to;
-      return nullptr;
-    };
     std::string cur = name;
+    auto in = [&cur](const std::map<std::string, std::string>& m) -> const std::string* {
+      auto it = m.find(cur);
+      return it == m.end() ? nullptr : &it->second;
+    };
     for (std::size_t step = 0; step <= command_line_aliases_.size() + aliases_.size() + other_files_aliases_.size(); ++step) {
-      if (const std::string* to = find(command_line_aliases_, cur)) {
-        cur = normalize(*to);
-      } else if (auto it = aliases_.find(cur); it != aliases_.end()) {
-        cur = it->second;
-      } else if (const std::string* other = find(other_files_aliases_, cur)) {
-        cur = normalize(*other);
-      } else {
-        break;
-      }
+      const std::string* to = in(command_line_aliases_);
+      if (!to) to = in(aliases_);
+      if (!to) to = in(other_files_aliases_);
+      if (!to) break;
+      cur = *to;
     }
     return cur;
   }
@@ -932,7 +927,10 @@ class Lowerer {
   std::vector<Diagnostic>& diags_;
   std::map<std::string, std::uint32_t> groups_;       // normalized name -> line
   std::map<std::string, std::string> aliases_;        // observed -> canonical (resolved)
-  std::vector<std::pair<std::string, std::string>> command_line_aliases_, other_files_aliases_;  // FrontendOptions
+  struct {
+    std::vector<std::pair<std::string, std::string>> command_line, other_files;  // FrontendOptions, as given
+  } outside_aliases_;
+  std::map<std::string, std::string> command_line_aliases_, other_files_aliases_;  // normalized
   std::set<std::string> alias_targets_;               // the canonical names of aliases_
   std::map<std::string, std::uint32_t> alias_line_;
   std::map<std::string, ir::Id> group_ids_;

@@ -195,7 +195,7 @@ bool read_span(ParseCtx& c, od::value sv, std::uint32_t resource, Slice scope) {
       // OTLP/JSON writes a trace id (16 bytes) as case-insensitive hex: one trace whatever case
       // each span used.
       std::string hex(id);
-      if (hex.size() == 32 && std::all_of(hex.begin(), hex.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); }))
+      if (json::is_hex_trace_id(hex))
         for (char& ch : hex) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       staged.trace_id = c.t.store(hex);
       return true;

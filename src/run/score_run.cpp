@@ -692,22 +692,14 @@ struct ScoreRecordReader::Impl {
       std::string_view raw;
       simdjson::error_code e = simdjson::SUCCESS;
       if (is_actual || is_expected) {
-        if (type == simdjson::ondemand::json_type::array) {
-          simdjson::ondemand::array a;
-          e = v.get_array().get(a);
-          if (!e) e = a.raw_json().get(raw);
-        } else if (type == simdjson::ondemand::json_type::object) {
-          simdjson::ondemand::object o;
-          e = v.get_object().get(o);
-          if (!e) e = o.raw_json().get(raw);
-        } else if (is_expected && type == simdjson::ondemand::json_type::string) {
+        if (is_expected && type == simdjson::ondemand::json_type::string) {
           std::string_view token = v.raw_json_token();
           path_off = static_cast<std::size_t>(token.data() - buf.data());
           e = v.get_string().get(path);
           expected_is_path = true;
           raw = path;
         } else {
-          raw = v.raw_json_token();
+          e = json::value_source_text(v, &raw);
         }
         if (e) return bad_json(e);
         if (is_actual ? have_actual : have_expected)

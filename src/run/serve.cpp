@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "http/http.hpp"
+#include "json/text.hpp"
 #include "run/decision_log.hpp"
 #include "run/otlp_events.hpp"
 #include "run/otlp_protobuf.hpp"
@@ -421,7 +422,7 @@ namespace {
 void serve_events(detail::OtlpEventExporter& ex, const ServeVerdict& sv) {
   const auto now = std::chrono::system_clock::now();
   const std::string_view id = sv.trace->trace_id();
-  const bool hex_id = id.size() == 32 && std::all_of(id.begin(), id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+  const bool hex_id = json::is_hex_trace_id(id);
   for (const RuleResult& r : sv.verdict->results) {
     if (r.status == VerdictStatus::vacuous || r.rule >= sv.rules->rules().size()) continue;
     const RuleInfo& info = *sv.rules->rules()[r.rule].info;
